@@ -1,0 +1,25 @@
+// Module registration only; every function lives in the wrapper of its concept.
+#include <napi.h>
+
+#include "bindings.h"
+
+namespace {
+
+// Runs once per environment (main thread and each worker). The wrappers only
+// create functions; the state behind them is process-global.
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  using namespace gsf::binding;
+  NameTableBinding::Init(env, exports);
+  TagQueueBinding::Init(env, exports);
+  WorkerSlotsBinding::Init(env, exports);
+  WakeSignalBinding::Init(env, exports);
+  TimerStoreBinding::Init(env, exports);
+  CounterStoreBinding::Init(env, exports);
+  ProfilerBinding::Init(env, exports);
+  ConfigBlobBinding::Init(env, exports);
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(gsf_native, Init)

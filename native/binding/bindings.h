@@ -1,0 +1,57 @@
+// One wrapper per core concept; each exports its functions onto the module object.
+#pragma once
+
+#include <napi.h>
+
+#include <vector>
+
+#include "../core/tag_queue.h"
+
+namespace gsf::binding {
+
+/** Reads a worker-slot index argument. */
+int SlotArg(const Napi::CallbackInfo& info, size_t i);
+/** CancelledEvent[] of native.ts, shared by cancelTag and timeoutSlot. */
+Napi::Array DroppedToJs(Napi::Env env, const std::vector<DroppedEvent>& dropped);
+
+class NameTableBinding {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+};
+
+class TagQueueBinding {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+};
+
+class WorkerSlotsBinding {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+};
+
+class WakeSignalBinding {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+};
+
+class TimerStoreBinding {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+};
+
+class CounterStoreBinding {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+};
+
+class ProfilerBinding {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+};
+
+class ConfigBlobBinding {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+};
+
+}  // namespace gsf::binding

@@ -1,0 +1,109 @@
+// Hot path: push/take/begin/complete exchange data through caller-owned typed
+// arrays and return plain numbers, so no JS object is made per event.
+#include <algorithm>
+
+#include "../core/runtime.h"
+#include "bindings.h"
+#include "boundary.h"
+
+namespace gsf::binding {
+
+namespace {
+
+Napi::Value Push(const Napi::CallbackInfo& info) {
+  EventInput in;
+  in.tag = UintArg(info, 0, "tag");
+  in.name_id = IdArg(info, 1, "nameId");
+  in.handler_id = IdArg(info, 2, "handlerId");
+  in.session_id = UintArg(info, 3, "sessionId");
+  in.kind = static_cast<uint8_t>(IntegerArg(info, 4, "kind", 0, 255));
+  ByteView payload = BytesArg(info, 5, "payload", true);
+  in.payload = payload.data;
+  in.payload_len = payload.length;
+  return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().queue.Push(in)));
+}
+
+Napi::Value Take(const Napi::CallbackInfo& info) {
+  int slot = SlotArg(info, 0);
+  DoubleView meta = Float64Arg(info, 1, "meta");
+  ByteView bytes = BytesArg(info, 2, "bytes", false);
+  double max = IntegerArg(info, 3, "max", 0, kMaxSafeInteger);
+  size_t n = std::min(static_cast<size_t>(max), meta.length / kTakeStride);
+  int64_t r = ProcessRuntime().queue.Take(slot, meta.data, n, bytes.data, bytes.length);
+  return Napi::Number::New(info.Env(), static_cast<double>(r));
+}
+
+Napi::Value Begin(const Napi::CallbackInfo& info) {
+  int slot = SlotArg(info, 0);
+  double index = IntegerArg(info, 1, "index", 0, kMaxSafeInteger);
+  return Napi::Number::New(info.Env(), ProcessRuntime().queue.Begin(slot, static_cast<size_t>(index)));
+}
+
+Napi::Value Complete(const Napi::CallbackInfo& info) {
+  int slot = SlotArg(info, 0);
+  size_t count = static_cast<size_t>(IntegerArg(info, 1, "count", 0, kMaxSafeInteger));
+  DoubleView timings = Float64Arg(info, 2, "timings");
+  if (count > timings.length / kCompleteStride) {
+    ThrowCoded(info.Env(), ErrorKind::kRangeError, kErrArgument,
+               "timings must hold COMPLETE_STRIDE values for each of the count events");
+  }
+  return Napi::Boolean::New(info.Env(), ProcessRuntime().queue.Complete(slot, count, timings.data));
+}
+
+}  // namespace
+
+int SlotArg(const Napi::CallbackInfo& info, size_t i) {
+  return static_cast<int>(IntegerArg(info, i, "slot", 0, TagQueue::kMaxSlots - 1));
+}
+
+Napi::Array DroppedToJs(Napi::Env env, const std::vector<DroppedEvent>& dropped) {
+  Napi::Array out = Napi::Array::New(env, dropped.size());
+  for (size_t i = 0; i < dropped.size(); ++i) {
+    const DroppedEvent& d = dropped[i];
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("id", static_cast<double>(d.id));
+    o.Set("tag", static_cast<double>(d.tag));
+    o.Set("nameId", static_cast<double>(d.name_id));
+    o.Set("sessionId", static_cast<double>(d.session_id));
+    out.Set(static_cast<uint32_t>(i), o);
+  }
+  return out;
+}
+
+namespace {
+
+Napi::Value CancelTag(const Napi::CallbackInfo& info) {
+  uint64_t tag = UintArg(info, 0, "tag");
+  return DroppedToJs(info.Env(), ProcessRuntime().queue.CancelTag(tag));
+}
+
+Napi::Value Waiting(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().queue.Waiting()));
+}
+
+Napi::Value Stats(const Napi::CallbackInfo& info) {
+  QueueStats st = ProcessRuntime().queue.Stats();
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("inflow_per_sec", static_cast<double>(st.inflow_per_sec));
+  o.Set("throughput_per_sec", static_cast<double>(st.throughput_per_sec));
+  o.Set("waiting", static_cast<double>(st.waiting));
+  o.Set("outstanding", static_cast<double>(st.outstanding));
+  o.Set("pushed_total", static_cast<double>(st.pushed_total));
+  o.Set("completed_total", static_cast<double>(st.completed_total));
+  o.Set("cancelled_total", static_cast<double>(st.cancelled_total));
+  return o;
+}
+
+}  // namespace
+
+void TagQueueBinding::Init(Napi::Env env, Napi::Object exports) {
+  Export<Push>(env, exports, "push");
+  Export<Take>(env, exports, "take");
+  Export<Begin>(env, exports, "begin");
+  Export<Complete>(env, exports, "complete");
+  Export<CancelTag>(env, exports, "cancelTag");
+  Export<Waiting>(env, exports, "waiting");
+  Export<Stats>(env, exports, "queueStats");
+}
+
+}  // namespace gsf::binding

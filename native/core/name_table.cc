@@ -1,0 +1,43 @@
+#include "name_table.h"
+
+#include <mutex>
+
+#include "errors.h"
+
+namespace gsf {
+
+uint32_t NameTable::Intern(std::string_view name) {
+  {
+    // Names are interned once and looked up many times: stay on the shared lock.
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    auto it = ids_.find(name);
+    if (it != ids_.end()) return it->second;
+  }
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  auto it = ids_.find(name);
+  if (it != ids_.end()) return it->second;
+  if (names_.size() >= UINT32_MAX - 1) throw StateError("name table is full");
+  names_.emplace_back(name);
+  uint32_t id = static_cast<uint32_t>(names_.size());
+  ids_.emplace(std::string_view(names_.back()), id);
+  return id;
+}
+
+uint32_t NameTable::Find(std::string_view name) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  auto it = ids_.find(name);
+  return it == ids_.end() ? 0 : it->second;
+}
+
+std::string NameTable::NameOf(uint32_t id) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  if (id == 0 || id > names_.size()) return std::string();
+  return names_[id - 1];
+}
+
+size_t NameTable::Size() const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  return names_.size();
+}
+
+}  // namespace gsf

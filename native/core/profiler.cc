@@ -1,0 +1,259 @@
+#include "profiler.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+#include "clock.h"
+
+namespace gsf {
+
+void RunningStat::Add(double x) {
+  ++count;
+  double delta = x - mean;
+  mean += delta / static_cast<double>(count);
+  m2 += delta * (x - mean);
+  max = count == 1 ? x : std::max(max, x);
+}
+
+void RunningStat::Merge(const RunningStat& other) {
+  if (other.count == 0) return;
+  if (count == 0) {
+    *this = other;
+    return;
+  }
+  double na = static_cast<double>(count);
+  double nb = static_cast<double>(other.count);
+  double n = na + nb;
+  double delta = other.mean - mean;
+  mean += delta * nb / n;
+  m2 += other.m2 + delta * delta * na * nb / n;
+  max = std::max(max, other.max);
+  count += other.count;
+}
+
+double RunningStat::Stdev() const {
+  if (count == 0 || m2 <= 0) return 0;
+  return std::sqrt(m2 / static_cast<double>(count));
+}
+
+struct Profiler::SummaryAccum {
+  RunningStat execution, io_wait, queue;
+
+  void Add(const ProfileSample& s, double exec) {
+    execution.Add(exec);
+    io_wait.Add(s.io_wait_sec);
+    queue.Add(s.queue_sec);
+  }
+  void Merge(const SummaryAccum& o) {
+    execution.Merge(o.execution);
+    io_wait.Merge(o.io_wait);
+    queue.Merge(o.queue);
+  }
+};
+
+struct Profiler::EventAccum {
+  RunningStat execution, handler, io_wait, queue, rollbacks;
+  std::array<double, 6> object_sums{};
+
+  void Add(const ProfileSample& s, double exec) {
+    execution.Add(exec);
+    handler.Add(s.handler_sec);
+    io_wait.Add(s.io_wait_sec);
+    queue.Add(s.queue_sec);
+    rollbacks.Add(s.rollbacks);
+    for (size_t i = 0; i < object_sums.size(); ++i) object_sums[i] += s.objects[i];
+  }
+  void Merge(const EventAccum& o) {
+    execution.Merge(o.execution);
+    handler.Merge(o.handler);
+    io_wait.Merge(o.io_wait);
+    queue.Merge(o.queue);
+    rollbacks.Merge(o.rollbacks);
+    for (size_t i = 0; i < object_sums.size(); ++i) object_sums[i] += o.object_sums[i];
+  }
+};
+
+struct Profiler::EventStats {
+  EventAccum all_time;
+  uint64_t timeouts = 0;
+  std::array<std::pair<int64_t, EventAccum>, kWindowSec> last;
+
+  EventStats() {
+    for (auto& b : last) b.first = INT64_MIN;
+  }
+};
+
+namespace {
+
+int64_t CurrentSecond() { return NowNs() / kNsPerSec; }
+
+size_t BucketIndex(int64_t sec) {
+  int64_t m = sec % Profiler::kWindowSec;
+  return static_cast<size_t>(m < 0 ? m + Profiler::kWindowSec : m);
+}
+
+bool InWindow(int64_t bucket_sec, int64_t now_sec) {
+  return bucket_sec <= now_sec && bucket_sec > now_sec - Profiler::kWindowSec;
+}
+
+// A bucket still holding an older second is recycled rather than merged into.
+template <typename Accum>
+Accum& BucketFor(std::array<std::pair<int64_t, Accum>, Profiler::kWindowSec>& buckets, int64_t sec) {
+  auto& b = buckets[BucketIndex(sec)];
+  if (b.first != sec) {
+    b.first = sec;
+    b.second = Accum();
+  }
+  return b.second;
+}
+
+StatView ViewOf(const RunningStat& s) { return StatView{s.mean, s.Stdev(), s.max}; }
+
+}  // namespace
+
+Profiler::Profiler()
+    : summary_all_(new SummaryAccum()),
+      summary_last_(new std::array<std::pair<int64_t, SummaryAccum>, kWindowSec>()) {
+  for (auto& b : *summary_last_) b.first = INT64_MIN;
+}
+
+Profiler::~Profiler() = default;
+
+void Profiler::Reset() {
+  resetting_.store(true);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    *summary_all_ = SummaryAccum();
+    for (auto& b : *summary_last_) {
+      b.first = INT64_MIN;
+      b.second = SummaryAccum();
+    }
+    events_.clear();
+  }
+  resetting_.store(false);
+}
+
+Profiler::EventStats* Profiler::StatsFor(uint32_t name_id) {
+  if (name_id >= events_.size()) events_.resize(static_cast<size_t>(name_id) + 1);
+  auto& slot = events_[name_id];
+  if (!slot) slot.reset(new EventStats());
+  return slot.get();
+}
+
+void Profiler::RecordBatch(const ProfileSample* samples, size_t n) {
+  if (n == 0 || !Enabled()) return;
+  int64_t sec = CurrentSecond();
+  std::lock_guard<std::mutex> lock(mu_);
+  SummaryAccum& summary_bucket = BucketFor(*summary_last_, sec);
+  for (size_t i = 0; i < n; ++i) {
+    const ProfileSample& s = samples[i];
+    // SPEC 2.6: execution time = queue time + I/O wait + handler time.
+    double exec = s.queue_sec + s.handler_sec + s.io_wait_sec;
+    summary_all_->Add(s, exec);
+    summary_bucket.Add(s, exec);
+    if (s.name_id == 0) continue;
+    EventStats* stats = StatsFor(s.name_id);
+    stats->all_time.Add(s, exec);
+    BucketFor(stats->last, sec).Add(s, exec);
+  }
+}
+
+void Profiler::RecordTimeout(uint32_t name_id) {
+  if (name_id == 0 || !Enabled()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  StatsFor(name_id)->timeouts++;
+}
+
+SummaryWindow Profiler::ToWindow(const SummaryAccum& acc) {
+  SummaryWindow w;
+  w.count = acc.execution.count;
+  w.execution = gsf::ViewOf(acc.execution);
+  w.io_wait = gsf::ViewOf(acc.io_wait);
+  w.queue = gsf::ViewOf(acc.queue);
+  return w;
+}
+
+EventWindow Profiler::ToWindow(const EventAccum& acc) {
+  EventWindow w;
+  w.count = acc.execution.count;
+  w.rollback_mean = acc.rollbacks.mean;
+  w.rollback_max = acc.rollbacks.max;
+  w.execution = gsf::ViewOf(acc.execution);
+  w.handler = gsf::ViewOf(acc.handler);
+  w.io_wait = gsf::ViewOf(acc.io_wait);
+  w.queue = gsf::ViewOf(acc.queue);
+  if (w.count > 0) {
+    for (size_t i = 0; i < w.object_means.size(); ++i) {
+      w.object_means[i] = acc.object_sums[i] / static_cast<double>(w.count);
+    }
+  }
+  return w;
+}
+
+SummaryView Profiler::Summary() const {
+  int64_t now_sec = CurrentSecond();
+  std::lock_guard<std::mutex> lock(mu_);
+  SummaryAccum last;
+  for (const auto& b : *summary_last_) {
+    if (InWindow(b.first, now_sec)) last.Merge(b.second);
+  }
+  return SummaryView{ToWindow(*summary_all_), ToWindow(last)};
+}
+
+EventView Profiler::ViewOf(uint32_t name_id, const EventStats& stats, int64_t now_sec) const {
+  EventAccum last;
+  for (const auto& b : stats.last) {
+    if (InWindow(b.first, now_sec)) last.Merge(b.second);
+  }
+  EventView v;
+  v.name_id = name_id;
+  v.all_time = ToWindow(stats.all_time);
+  v.last1min = ToWindow(last);
+  v.timeout_count = stats.timeouts;
+  return v;
+}
+
+bool Profiler::Event(uint32_t name_id, EventView* out) const {
+  int64_t now_sec = CurrentSecond();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (name_id == 0 || name_id >= events_.size() || !events_[name_id]) return false;
+  *out = ViewOf(name_id, *events_[name_id], now_sec);
+  return true;
+}
+
+std::vector<EventView> Profiler::All() const {
+  int64_t now_sec = CurrentSecond();
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<EventView> out;
+  for (uint32_t id = 1; id < events_.size(); ++id) {
+    if (events_[id]) out.push_back(ViewOf(id, *events_[id], now_sec));
+  }
+  return out;
+}
+
+void SortEventViews(std::vector<std::pair<std::string, EventView>>& views, ProfileOrder order) {
+  auto key = [order](const EventView& v) -> double {
+    const EventWindow& w = v.all_time;
+    double n = static_cast<double>(w.count);
+    switch (order) {
+      case ProfileOrder::kExecutionSum: return w.execution.mean * n;
+      case ProfileOrder::kHandlerSum: return w.handler.mean * n;
+      case ProfileOrder::kIoWaitSum: return w.io_wait.mean * n;
+      case ProfileOrder::kExecutionMean: return w.execution.mean;
+      case ProfileOrder::kHandlerMean: return w.handler.mean;
+      case ProfileOrder::kIoWaitMean: return w.io_wait.mean;
+      case ProfileOrder::kName: break;
+    }
+    return 0;
+  };
+  std::stable_sort(views.begin(), views.end(), [&](const auto& a, const auto& b) {
+    if (order != ProfileOrder::kName) {
+      double ka = key(a.second), kb = key(b.second);
+      if (ka != kb) return ka > kb;
+    }
+    return a.first < b.first;
+  });
+}
+
+}  // namespace gsf

@@ -1,0 +1,30 @@
+// The process-global instances behind the addon, shared by every thread.
+#pragma once
+
+#include "config_blob.h"
+#include "counter_store.h"
+#include "name_table.h"
+#include "profiler.h"
+#include "tag_queue.h"
+#include "timer_store.h"
+#include "wake_signal.h"
+
+namespace gsf {
+
+struct Runtime {
+  NameTable names;
+  Profiler profiler;
+  WakeSignal wake;
+  TagQueue queue{&profiler, &wake};
+  TimerStore timers{&queue, &wake};
+  CounterStore counters;
+  ConfigBlob config;
+};
+
+/**
+ * The one Runtime of the process. It is created on first use and never
+ * destroyed: worker threads may still be inside it while the process exits.
+ */
+Runtime& ProcessRuntime();
+
+}  // namespace gsf

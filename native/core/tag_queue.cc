@@ -1,0 +1,302 @@
+#include "tag_queue.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+#include "clock.h"
+#include "errors.h"
+#include "profiler.h"
+#include "wake_signal.h"
+
+namespace gsf {
+
+namespace {
+
+// Payload buffers are recycled with their nodes; one that grew past this is
+// released instead, so a burst of large payloads does not pin memory.
+constexpr size_t kKeepPayloadCapacity = 64 * 1024;
+
+double Finite(double v) { return std::isfinite(v) ? v : 0; }
+
+}  // namespace
+
+void TagQueue::Rate::Add(int64_t now_sec, uint64_t n) {
+  if (now_sec > sec) {
+    prev_sec = sec;
+    prev_count = count;
+    sec = now_sec;
+    count = 0;
+  }
+  count += static_cast<int64_t>(n);
+}
+
+uint64_t TagQueue::Rate::LastWholeSecond(int64_t now_sec) const {
+  if (sec == now_sec - 1) return static_cast<uint64_t>(count);
+  if (sec == now_sec && prev_sec == now_sec - 1) return static_cast<uint64_t>(prev_count);
+  return 0;
+}
+
+TagQueue::TagQueue(Profiler* profiler, WakeSignal* wake) : profiler_(profiler), wake_(wake) {}
+
+TagQueue::~TagQueue() = default;
+
+uint32_t TagQueue::AllocNode() {
+  if (free_head_ != kNil) {
+    uint32_t i = free_head_;
+    free_head_ = At(i).next;
+    return i;
+  }
+  if (node_count_ == kNil - 1) throw StateError("event queue is full");
+  if ((node_count_ & (kChunkSize - 1)) == 0) chunks_.emplace_back(new Node[kChunkSize]);
+  return node_count_++;
+}
+
+void TagQueue::FreeNode(uint32_t i) {
+  Node& nd = At(i);
+  if (nd.payload.capacity() > kKeepPayloadCapacity) {
+    std::string().swap(nd.payload);
+  } else {
+    nd.payload.clear();
+  }
+  nd.next = free_head_;
+  free_head_ = i;
+}
+
+TagQueue::Slot& TagQueue::CheckedSlot(int slot) {
+  return const_cast<Slot&>(static_cast<const TagQueue*>(this)->CheckedSlot(slot));
+}
+
+const TagQueue::Slot& TagQueue::CheckedSlot(int slot) const {
+  if (slot < 0 || slot >= kMaxSlots) throw ArgumentError("slot index out of range");
+  const Slot& s = slots_[static_cast<size_t>(slot)];
+  if (!s.used) throw StateError("slot is not registered");
+  return s;
+}
+
+void TagQueue::AppendLocked(uint64_t tag, uint32_t node) {
+  TagState& st = tags_[tag];
+  At(node).next = kNil;
+  if (st.tail == kNil) {
+    st.head = node;
+  } else {
+    At(st.tail).next = node;
+  }
+  st.tail = node;
+  if (++st.count == 1 && st.claimed_by < 0) ready_.push_back(tag);
+  ++waiting_;
+}
+
+uint64_t TagQueue::Push(const EventInput& in) {
+  int64_t now = NowNs();
+  // The copy is made before taking the lock; the node's old buffer comes back
+  // in exchange and serves this thread's next push.
+  thread_local std::string staging;
+  staging.assign(reinterpret_cast<const char*>(in.payload), in.payload ? in.payload_len : 0);
+  uint64_t id;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    uint32_t idx = AllocNode();
+    Node& nd = At(idx);
+    id = next_id_++;
+    nd.id = id;
+    nd.tag = in.tag;
+    nd.session_id = in.session_id;
+    nd.enqueue_ns = now;
+    nd.name_id = in.name_id;
+    nd.handler_id = in.handler_id;
+    nd.kind = in.kind;
+    nd.payload.swap(staging);
+    AppendLocked(in.tag, idx);
+    ++pushed_total_;
+    inflow_.Add(now / kNsPerSec, 1);
+  }
+  if (staging.capacity() > kKeepPayloadCapacity) std::string().swap(staging);
+  if (wake_) wake_->Notify();
+  return id;
+}
+
+int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_t bytes_len) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Slot& s = CheckedSlot(slot);
+  if (s.revoked) return -1;
+  if (s.open) throw StateError("take: the slot still holds a claim; complete it first");
+  size_t n = 0, used = 0;
+  bool full = false;
+  while (n < max && !full && !ready_.empty()) {
+    uint64_t tag = ready_.front();
+    TagState& st = tags_.find(tag)->second;
+    size_t first_len = At(st.head).payload.size();
+    if (first_len > bytes_len - used) {
+      if (n == 0) {
+        // Never -1, which means "revoked".
+        return -static_cast<int64_t>(std::max<size_t>(first_len, 2));
+      }
+      break;
+    }
+    ready_.pop_front();
+    st.claimed_by = slot;
+    s.tags.push_back(tag);
+    while (n < max && st.head != kNil) {
+      uint32_t idx = st.head;
+      const Node& nd = At(idx);
+      size_t len = nd.payload.size();
+      if (len > bytes_len - used) {
+        full = true;
+        break;
+      }
+      if (len) std::memcpy(bytes + used, nd.payload.data(), len);
+      double* m = meta + n * kTakeStride;
+      m[0] = static_cast<double>(nd.id);
+      m[1] = static_cast<double>(nd.tag);
+      m[2] = nd.name_id;
+      m[3] = nd.handler_id;
+      m[4] = static_cast<double>(nd.session_id);
+      m[5] = nd.kind;
+      m[6] = static_cast<double>(used);
+      m[7] = static_cast<double>(len);
+      used += len;
+      s.claim.push_back(Claimed{idx, 0, false});
+      st.head = nd.next;
+      if (st.head == kNil) st.tail = kNil;
+      --st.count;
+      ++n;
+    }
+  }
+  if (n > 0) {
+    s.open = true;
+    s.running = -1;
+    waiting_ -= n;
+    outstanding_ += n;
+  }
+  return static_cast<int64_t>(n);
+}
+
+double TagQueue::Begin(int slot, size_t index) {
+  int64_t now = NowNs();
+  std::lock_guard<std::mutex> lock(mu_);
+  Slot& s = CheckedSlot(slot);
+  if (s.revoked) return -1;
+  if (!s.open || index >= s.claim.size()) throw ArgumentError("begin: no claimed event at this index");
+  Claimed& c = s.claim[index];
+  c.begin_ns = now;
+  c.begun = true;
+  s.running = static_cast<int32_t>(index);
+  return static_cast<double>(std::max<int64_t>(0, now - At(c.node).enqueue_ns)) / kNsPerMs;
+}
+
+bool TagQueue::Complete(int slot, size_t count, const double* timings) {
+  int64_t now = NowNs();
+  const bool profile = profiler_ && profiler_->Enabled();
+  thread_local std::vector<ProfileSample> samples;
+  samples.clear();
+  bool made_ready = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    Slot& s = CheckedSlot(slot);
+    if (s.revoked) return false;
+    if (!s.open) {
+      if (count == 0) return true;
+      throw StateError("complete: the slot holds no claim");
+    }
+    if (count != s.claim.size()) throw ArgumentError("complete: count differs from the claimed events");
+    for (size_t i = 0; i < count; ++i) {
+      const Claimed& c = s.claim[i];
+      const double* t = timings + i * kCompleteStride;
+      uint32_t flags = static_cast<uint32_t>(Finite(t[kFlags]));
+      if (profile && !(flags & kFlagNotRun)) {
+        ProfileSample ps;
+        double name = Finite(t[kNameId]);
+        ps.name_id = name > 0 && name <= UINT32_MAX ? static_cast<uint32_t>(name) : 0;
+        int64_t start = c.begun ? c.begin_ns : now;
+        ps.queue_sec = static_cast<double>(std::max<int64_t>(0, start - At(c.node).enqueue_ns)) / kNsPerSec;
+        ps.handler_sec = Finite(t[kHandlerMs]) / 1000.0;
+        ps.io_wait_sec = Finite(t[kIoWaitMs]) / 1000.0;
+        ps.rollbacks = Finite(t[kRollbacks]);
+        for (size_t k = 0; k < ps.objects.size(); ++k) ps.objects[k] = Finite(t[kObjectCreateCount + k]);
+        samples.push_back(ps);
+      }
+      FreeNode(c.node);
+    }
+    for (uint64_t tag : s.tags) {
+      auto it = tags_.find(tag);
+      it->second.claimed_by = -1;
+      if (it->second.count > 0) {
+        ready_.push_back(tag);
+        made_ready = true;
+      } else {
+        tags_.erase(it);  // random tags are used once; keep the map small
+      }
+    }
+    s.claim.clear();
+    s.tags.clear();
+    s.open = false;
+    s.running = -1;
+    outstanding_ -= count;
+    completed_total_ += count;
+    throughput_.Add(now / kNsPerSec, count);
+  }
+  if (!samples.empty()) profiler_->RecordBatch(samples.data(), samples.size());
+  if (made_ready && wake_) wake_->Notify();
+  return true;
+}
+
+void TagQueue::DropQueuedLocked(TagState& st, std::vector<DroppedEvent>* out) {
+  for (uint32_t idx = st.head; idx != kNil;) {
+    Node& nd = At(idx);
+    uint32_t next = nd.next;
+    if (out) out->push_back(DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id});
+    FreeNode(idx);
+    idx = next;
+  }
+  waiting_ -= st.count;
+  cancelled_total_ += st.count;
+  st.head = st.tail = kNil;
+  st.count = 0;
+}
+
+void TagQueue::RemoveFromReady(uint64_t tag) {
+  auto it = std::find(ready_.begin(), ready_.end(), tag);
+  if (it != ready_.end()) ready_.erase(it);
+}
+
+std::vector<DroppedEvent> TagQueue::CancelTag(uint64_t tag) {
+  std::vector<DroppedEvent> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = tags_.find(tag);
+  if (it == tags_.end() || it->second.count == 0) return out;
+  DropQueuedLocked(it->second, &out);
+  if (it->second.claimed_by < 0) {
+    RemoveFromReady(tag);
+    tags_.erase(it);
+  }
+  // A claimed tag keeps its (now empty) state until the claim completes.
+  return out;
+}
+
+uint64_t TagQueue::Waiting() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return waiting_;
+}
+
+bool TagQueue::HasReady() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !ready_.empty();
+}
+
+QueueStats TagQueue::Stats() const {
+  int64_t now_sec = NowNs() / kNsPerSec;
+  std::lock_guard<std::mutex> lock(mu_);
+  QueueStats st;
+  st.inflow_per_sec = inflow_.LastWholeSecond(now_sec);
+  st.throughput_per_sec = throughput_.LastWholeSecond(now_sec);
+  st.waiting = waiting_;
+  st.outstanding = outstanding_;
+  st.pushed_total = pushed_total_;
+  st.completed_total = completed_total_;
+  st.cancelled_total = cancelled_total_;
+  return st;
+}
+
+}  // namespace gsf

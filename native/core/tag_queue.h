@@ -1,0 +1,184 @@
+// Tag-ordered event queue and the worker slots that claim from it (SPEC 6.2).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gsf {
+
+class Profiler;
+class WakeSignal;
+
+constexpr uint64_t kNullTag = 0;
+constexpr uint64_t kTimerTag = 1;
+constexpr uint8_t kKindTimer = 2;
+
+/** Per-event stride of the `meta` array filled by Take. */
+constexpr size_t kTakeStride = 8;
+/** Per-event stride of the `timings` array read by Complete. */
+constexpr size_t kCompleteStride = 12;
+enum TimingField : size_t {
+  kHandlerMs = 0, kIoWaitMs, kNameId, kFlags, kRollbacks,
+  kObjectCreateCount, kObjectCount, kObjectCacheHitRate, kObjectNolockRate,
+  kObjectLeaseRate, kObjectNullRate,
+};
+constexpr uint32_t kFlagFailed = 1;
+constexpr uint32_t kFlagNotRun = 2;
+
+/** What a producer hands to Push; the payload is copied. */
+struct EventInput {
+  uint64_t tag = 0;
+  uint32_t name_id = 0;
+  uint32_t handler_id = 0;
+  uint64_t session_id = 0;
+  uint8_t kind = 0;
+  const uint8_t* payload = nullptr;
+  size_t payload_len = 0;
+};
+
+struct DroppedEvent {
+  uint64_t id, tag;
+  uint32_t name_id;
+  uint64_t session_id;
+};
+
+struct RunningSlot {
+  int32_t slot;
+  double thread_id;
+  double task_id;
+  uint64_t event_id, tag;
+  uint32_t name_id;
+  uint64_t session_id;
+  uint8_t kind;
+  double elapsed_ms;
+};
+
+struct QueueStats {
+  uint64_t inflow_per_sec = 0, throughput_per_sec = 0;
+  uint64_t waiting = 0, outstanding = 0;
+  uint64_t pushed_total = 0, completed_total = 0, cancelled_total = 0;
+};
+
+/**
+ * Events of one tag run strictly in push order and never on two slots at once;
+ * different tags run in parallel. A slot claims whole runs of a tag's queued
+ * events with Take, marks each one started with Begin and releases the claim
+ * with Complete. One mutex guards everything: the hot operations are short and
+ * batched (Take moves up to `max` events per acquisition).
+ */
+class TagQueue {
+ public:
+  static constexpr int kMaxSlots = 256;
+
+  TagQueue(Profiler* profiler, WakeSignal* wake);
+  ~TagQueue();
+  TagQueue(const TagQueue&) = delete;
+  TagQueue& operator=(const TagQueue&) = delete;
+
+  /** Queues an event; returns its process-unique id (>= 1). */
+  uint64_t Push(const EventInput& in);
+  /**
+   * Claims up to `max` ready events for `slot` (see native.ts). Returns the
+   * count, 0 if nothing is ready, -needed if the first payload does not fit in
+   * `bytes_len`, or -1 if the slot is revoked.
+   */
+  int64_t Take(int slot, double* meta, size_t max, uint8_t* bytes, size_t bytes_len);
+  /** Starts claimed event `index`; returns its queue time in ms, or -1 if revoked. */
+  double Begin(int slot, size_t index);
+  /** Ends the slot's whole claim; `timings` holds kCompleteStride values per event. False if revoked. */
+  bool Complete(int slot, size_t count, const double* timings);
+  /** Drops the tag's queued (not yet taken) events. */
+  std::vector<DroppedEvent> CancelTag(uint64_t tag);
+  /** Queued events that no slot has taken. */
+  uint64_t Waiting() const;
+  /** True if some tag could be taken right now. */
+  bool HasReady() const;
+  QueueStats Stats() const;
+
+  int SlotRegister(double thread_id);
+  void SlotAttachTask(int slot, double task_id);
+  /** Frees every slot of the thread; returns the events requeued, or -1 if it had none. */
+  int64_t SlotReleaseThread(double thread_id);
+  std::vector<RunningSlot> SlotsRunning() const;
+  /** Times out the running event; false if `event_id` is not running on `slot`. */
+  bool TimeoutSlot(int slot, uint64_t event_id, std::vector<DroppedEvent>* dropped);
+
+ private:
+  static constexpr uint32_t kNil = UINT32_MAX;
+
+  struct Node {
+    uint64_t id = 0, tag = 0, session_id = 0;
+    int64_t enqueue_ns = 0;
+    uint32_t name_id = 0, handler_id = 0;
+    uint32_t next = kNil;
+    uint8_t kind = 0;
+    std::string payload;  // capacity is kept across reuse of the node
+  };
+  // A tag is in ready_ exactly when it has queued events and no slot claims it.
+  struct TagState {
+    uint32_t head = kNil, tail = kNil;
+    uint32_t count = 0;
+    int32_t claimed_by = -1;
+  };
+  struct Claimed {
+    uint32_t node;
+    int64_t begin_ns;
+    bool begun;
+  };
+  struct Slot {
+    bool used = false;
+    bool revoked = false;
+    bool open = false;  // a Take claim has not been completed yet
+    int32_t running = -1;  // index of the last begun event of the claim
+    double thread_id = 0, task_id = 0;
+    std::vector<Claimed> claim;
+    std::vector<uint64_t> tags;  // claimed tags, in claim order
+  };
+  // Counts events per whole second so the last complete second can be reported.
+  struct Rate {
+    int64_t sec = INT64_MIN, count = 0, prev_sec = INT64_MIN, prev_count = 0;
+    void Add(int64_t now_sec, uint64_t n);
+    uint64_t LastWholeSecond(int64_t now_sec) const;
+  };
+
+  Node& At(uint32_t i) { return chunks_[i >> kChunkBits][i & (kChunkSize - 1)]; }
+  const Node& At(uint32_t i) const { return chunks_[i >> kChunkBits][i & (kChunkSize - 1)]; }
+  uint32_t AllocNode();
+  void FreeNode(uint32_t i);
+  Slot& CheckedSlot(int slot);
+  const Slot& CheckedSlot(int slot) const;
+  void AppendLocked(uint64_t tag, uint32_t node);
+  // Returns the slot's unstarted claimed events to the front of their tags and
+  // unclaims its tags; with `drop_tag`, that tag's events (claimed or queued)
+  // are dropped instead. Returns how many events were requeued.
+  size_t UnwindClaimLocked(Slot& s, bool drop_tag, uint64_t tag_to_drop,
+                           std::vector<DroppedEvent>* dropped, bool* made_ready);
+  void DropQueuedLocked(TagState& st, std::vector<DroppedEvent>* out);
+  void RemoveFromReady(uint64_t tag);
+
+  static constexpr uint32_t kChunkBits = 10;
+  static constexpr uint32_t kChunkSize = 1u << kChunkBits;
+
+  Profiler* profiler_;
+  WakeSignal* wake_;
+  mutable std::mutex mu_;
+  std::vector<std::unique_ptr<Node[]>> chunks_;
+  uint32_t free_head_ = kNil;
+  uint32_t node_count_ = 0;
+  std::unordered_map<uint64_t, TagState> tags_;
+  std::deque<uint64_t> ready_;
+  std::array<Slot, kMaxSlots> slots_;
+  uint64_t next_id_ = 1;
+  uint64_t waiting_ = 0, outstanding_ = 0;
+  uint64_t pushed_total_ = 0, completed_total_ = 0, cancelled_total_ = 0;
+  Rate inflow_, throughput_;
+};
+
+}  // namespace gsf

@@ -1,0 +1,146 @@
+// Worker slots of the tag queue: registration, release of dead workers and timeouts.
+#include <algorithm>
+
+#include "clock.h"
+#include "errors.h"
+#include "profiler.h"
+#include "tag_queue.h"
+#include "wake_signal.h"
+
+namespace gsf {
+
+int TagQueue::SlotRegister(double thread_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (int i = 0; i < kMaxSlots; ++i) {
+    Slot& s = slots_[static_cast<size_t>(i)];
+    if (s.used) continue;
+    s.used = true;
+    s.revoked = false;
+    s.open = false;
+    s.running = -1;
+    s.thread_id = thread_id;
+    s.task_id = 0;
+    s.claim.clear();
+    s.tags.clear();
+    return i;
+  }
+  throw StateError("no free worker slot");
+}
+
+void TagQueue::SlotAttachTask(int slot, double task_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  CheckedSlot(slot).task_id = task_id;
+}
+
+size_t TagQueue::UnwindClaimLocked(Slot& s, bool drop_tag, uint64_t tag_to_drop,
+                                   std::vector<DroppedEvent>* dropped, bool* made_ready) {
+  const size_t n = s.claim.size();
+  for (size_t i = 0; i < n; ++i) {
+    Claimed& c = s.claim[i];
+    if (c.begun) {
+      // Events before the current one have run to their end; the current one never will.
+      if (static_cast<int32_t>(i) == s.running) {
+        ++cancelled_total_;
+      } else {
+        ++completed_total_;
+      }
+    } else if (drop_tag && At(c.node).tag == tag_to_drop) {
+      const Node& nd = At(c.node);
+      if (dropped) dropped->push_back(DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id});
+      ++cancelled_total_;
+    } else {
+      continue;
+    }
+    FreeNode(c.node);
+    c.node = kNil;
+  }
+  // Walking backwards and pushing onto the front restores each tag's claim order.
+  size_t requeued = 0;
+  for (size_t i = n; i-- > 0;) {
+    uint32_t idx = s.claim[i].node;
+    if (idx == kNil) continue;
+    TagState& st = tags_[At(idx).tag];
+    At(idx).next = st.head;
+    st.head = idx;
+    if (st.tail == kNil) st.tail = idx;
+    ++st.count;
+    ++requeued;
+  }
+  outstanding_ -= n;
+  waiting_ += requeued;
+  // Requeued tags go to the front of the ready list: their events are the oldest.
+  for (size_t i = s.tags.size(); i-- > 0;) {
+    uint64_t tag = s.tags[i];
+    auto it = tags_.find(tag);
+    it->second.claimed_by = -1;
+    if (drop_tag && tag == tag_to_drop) {
+      DropQueuedLocked(it->second, dropped);
+      tags_.erase(it);
+    } else if (it->second.count > 0) {
+      ready_.push_front(tag);
+      *made_ready = true;
+    } else {
+      tags_.erase(it);
+    }
+  }
+  s.claim.clear();
+  s.tags.clear();
+  s.open = false;
+  s.running = -1;
+  return requeued;
+}
+
+int64_t TagQueue::SlotReleaseThread(double thread_id) {
+  bool found = false, made_ready = false;
+  size_t requeued = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (Slot& s : slots_) {
+      if (!s.used || s.thread_id != thread_id) continue;
+      found = true;
+      if (s.open) requeued += UnwindClaimLocked(s, false, 0, nullptr, &made_ready);
+      s.used = false;
+      s.revoked = false;
+      s.task_id = 0;
+    }
+  }
+  if (made_ready && wake_) wake_->Notify();
+  return found ? static_cast<int64_t>(requeued) : -1;
+}
+
+std::vector<RunningSlot> TagQueue::SlotsRunning() const {
+  int64_t now = NowNs();
+  std::vector<RunningSlot> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (int i = 0; i < kMaxSlots; ++i) {
+    const Slot& s = slots_[static_cast<size_t>(i)];
+    if (!s.used || s.revoked || !s.open || s.running < 0) continue;
+    const Claimed& c = s.claim[static_cast<size_t>(s.running)];
+    const Node& nd = At(c.node);
+    out.push_back(RunningSlot{i, s.thread_id, s.task_id, nd.id, nd.tag, nd.name_id, nd.session_id, nd.kind,
+                              static_cast<double>(std::max<int64_t>(0, now - c.begin_ns)) / kNsPerMs});
+  }
+  return out;
+}
+
+bool TagQueue::TimeoutSlot(int slot, uint64_t event_id, std::vector<DroppedEvent>* dropped) {
+  uint32_t name_id;
+  bool made_ready = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    Slot& s = CheckedSlot(slot);
+    if (s.revoked || !s.open || s.running < 0) return false;
+    const Node& nd = At(s.claim[static_cast<size_t>(s.running)].node);
+    if (nd.id != event_id) return false;
+    name_id = nd.name_id;
+    // Revoked until the worker's thread is released: whatever the stuck
+    // handler does later must not touch the queue again.
+    s.revoked = true;
+    UnwindClaimLocked(s, true, nd.tag, dropped, &made_ready);
+  }
+  if (profiler_) profiler_->RecordTimeout(name_id);
+  if (made_ready && wake_) wake_->Notify();
+  return true;
+}
+
+}  // namespace gsf

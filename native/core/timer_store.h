@@ -1,0 +1,66 @@
+// One-shot and repeating timers that fire as events on the timer tag.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gsf {
+
+class TagQueue;
+class WakeSignal;
+
+/**
+ * A min-heap of due times over the live timers. Cancelled timers leave stale
+ * heap entries behind that are skipped when they surface, which keeps Cancel
+ * O(1); the heap is rebuilt if stale entries ever dominate it.
+ */
+class TimerStore {
+ public:
+  TimerStore(TagQueue* queue, WakeSignal* wake);
+
+  /** Adds a timer due after `delay_ms`, then every `interval_ms` if > 0; returns its id. */
+  uint64_t Add(double delay_ms, double interval_ms, uint32_t name_id, uint32_t handler_id,
+               const uint8_t* payload, size_t payload_len);
+  /** False if unknown or already fired (one-shot). */
+  bool Cancel(uint64_t id);
+  /**
+   * Pushes every due timer onto the timer tag in due order; returns whole ms
+   * until the next due time (>= 0), or -1 if no timer is left.
+   */
+  int64_t Fire();
+  size_t Count() const;
+
+ private:
+  struct Timer {
+    int64_t due_ns;
+    int64_t interval_ns;
+    uint32_t name_id, handler_id;
+    std::string payload;
+  };
+  struct Entry {
+    int64_t due_ns;
+    uint64_t seq;  // add order breaks ties between timers due at the same time
+    uint64_t id;
+  };
+  struct Later {
+    bool operator()(const Entry& a, const Entry& b) const {
+      return a.due_ns != b.due_ns ? a.due_ns > b.due_ns : a.seq > b.seq;
+    }
+  };
+
+  void PushEntryLocked(int64_t due_ns, uint64_t id);
+  void CompactLocked();
+
+  TagQueue* queue_;
+  WakeSignal* wake_;
+  mutable std::mutex mu_;
+  std::unordered_map<uint64_t, Timer> timers_;
+  std::vector<Entry> heap_;
+  uint64_t next_id_ = 1;
+  uint64_t next_seq_ = 0;
+};
+
+}  // namespace gsf

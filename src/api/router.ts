@@ -1,0 +1,110 @@
+/**
+ * A small path router for the API service. Patterns use `{name}` for one path segment and a
+ * final `{name*}` for the rest of the path (counter names may contain `/`).
+ */
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+
+export interface ApiRequest {
+  method: string;
+  path: string;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  header(name: string): string;
+  /** Raw request body (empty for GET). */
+  body: Buffer;
+}
+
+export interface ApiResponse {
+  status: number;
+  /** Objects and arrays are sent as JSON; strings as given. Omitted for 204. */
+  body?: unknown;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export type RouteHandler = (req: ApiRequest) => ApiResponse | Promise<ApiResponse>;
+
+interface Route {
+  method: Method;
+  pattern: string;
+  segments: string[];
+  handler: RouteHandler;
+}
+
+export type RouteMatch =
+  | { kind: 'found'; handler: RouteHandler; params: Record<string, string> }
+  | { kind: 'method'; allowed: Method[] }
+  | { kind: 'none' };
+
+function split(path: string): string[] {
+  return path.split('/').filter((s) => s !== '');
+}
+
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+export class Router {
+  private readonly routes: Route[] = [];
+
+  /** Adds a route; later routes with the same pattern and method are errors. */
+  add(method: Method, pattern: string, handler: RouteHandler): void {
+    if (this.routes.some((r) => r.method === method && r.pattern === pattern)) {
+      throw new Error(`route ${method} ${pattern} is already registered`);
+    }
+    this.routes.push({ method, pattern, segments: split(pattern), handler });
+  }
+
+  get(pattern: string, handler: RouteHandler): void { this.add('GET', pattern, handler); }
+  post(pattern: string, handler: RouteHandler): void { this.add('POST', pattern, handler); }
+  put(pattern: string, handler: RouteHandler): void { this.add('PUT', pattern, handler); }
+
+  /** Finds the handler for a request; literal segments win over parameters. */
+  match(method: string, path: string): RouteMatch {
+    const parts = split(path);
+    let best: { route: Route; params: Record<string, string>; score: number } | null = null;
+    const allowed = new Set<Method>();
+    for (const route of this.routes) {
+      const params = matchSegments(route.segments, parts);
+      if (params === null) continue;
+      allowed.add(route.method);
+      if (route.method !== method) continue;
+      const score = route.segments.filter((s) => !s.startsWith('{')).length;
+      if (best === null || score > best.score) best = { route, params, score };
+    }
+    if (best) return { kind: 'found', handler: best.route.handler, params: best.params };
+    if (allowed.size > 0) return { kind: 'method', allowed: [...allowed].sort() };
+    return { kind: 'none' };
+  }
+}
+
+function matchSegments(pattern: string[], parts: string[]): Record<string, string> | null {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const seg = pattern[i]!;
+    if (seg.startsWith('{') && seg.endsWith('*}')) {
+      if (i >= parts.length) return null;
+      params[seg.slice(1, -2)] = parts.slice(i).map(decode).join('/');
+      return params;
+    }
+    const part = parts[i];
+    if (part === undefined) return null;
+    if (seg.startsWith('{') && seg.endsWith('}')) params[seg.slice(1, -1)] = decode(part);
+    else if (seg !== part) return null;
+  }
+  return parts.length === pattern.length ? params : null;
+}
+
+/** A JSON response. */
+export function json(status: number, body: unknown): ApiResponse {
+  return { status, body };
+}
+
+/** The JSON error body every gsf route uses. */
+export function errorBody(code: string, message: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { error: code, message, ...extra };
+}

@@ -1,0 +1,79 @@
+/**
+ * The `gsf` command: `gsf start [--manifest PATH]`, `gsf bench [NAME]`.
+ */
+import { startServer, type GsfServer } from './server.ts';
+import { describeError } from './errors.ts';
+
+const USAGE = `usage: gsf <command> [options]
+
+commands:
+  start [--manifest PATH]   start the game server (default manifest: ./MANIFEST.json)
+  bench [NAME]              run the benchmarks in bench/ (all, or one by name)
+`;
+
+function option(args: string[], name: string): string | undefined {
+  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
+  if (i < 0) return undefined;
+  const arg = args[i]!;
+  if (arg.includes('=')) return arg.slice(arg.indexOf('=') + 1);
+  const value = args[i + 1];
+  if (value === undefined || value.startsWith('--')) throw new Error(`${name} needs a value`);
+  return value;
+}
+
+async function start(args: string[]): Promise<void> {
+  const manifestPath = option(args, '--manifest') ?? 'MANIFEST.json';
+  let server: GsfServer;
+  try {
+    server = await startServer({ manifestPath });
+  } catch (err) {
+    process.stderr.write(`gsf: ${err instanceof TypeError ? `TypeError: ${err.message}` : describeError(err)}\n`);
+    process.exit(1);
+  }
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) {
+      process.stderr.write(`gsf: ${signal} again, exiting without draining\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    server.host.log.info(`${signal} received: stopping`);
+    server.stop().then(() => {
+      server.host.log.info('stopped');
+      process.exit(0);
+    }, (err: unknown) => {
+      process.stderr.write(`gsf: stop failed: ${describeError(err)}\n`);
+      process.exit(1);
+    });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'start':
+      await start(rest);
+      break;
+    case 'bench': {
+      const { runBenchmarks } = await import('../bench/run.ts');
+      await runBenchmarks(rest);
+      break;
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE);
+      break;
+    default:
+      process.stderr.write(`gsf: unknown command '${command}'\n${USAGE}`);
+      process.exit(2);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  process.stderr.write(`gsf: ${describeError(err)}\n`);
+  process.exit(1);
+});

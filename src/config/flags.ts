@@ -1,0 +1,152 @@
+/**
+ * The typed flag registry: every value read at run time. The main thread owns it; a change is
+ * published to the native config snapshot, which workers re-read before each batch, so every
+ * thread sees it at once (SPEC 4.2 rule 3: code that copied a value earlier keeps its copy).
+ */
+import type { ArgSpec, ArgType } from './schema.ts';
+import { checkValue, type ArgValue } from './manifest.ts';
+
+export interface FlagInfo {
+  name: string;
+  type: ArgType;
+  desc: string;
+  mutable: boolean;
+  value: ArgValue;
+}
+
+export type FlagListener = (name: string, value: ArgValue, previous: ArgValue) => void;
+
+/** Outcome of setting a flag from text. */
+export type SetResult = { ok: true; value: ArgValue } | { ok: false; reason: 'unknown' | 'immutable' | 'invalid' };
+
+export class FlagRegistry {
+  private readonly flags = new Map<string, FlagInfo>();
+  private readonly listeners = new Map<string, FlagListener[]>();
+  private readonly specs = new Map<string, ArgSpec>();
+
+  /** Adds a flag; a second definition of the same name throws. */
+  define(name: string, spec: ArgSpec, value: ArgValue, mutable: boolean): void {
+    if (this.flags.has(name)) throw new Error(`flag '${name}' is already defined`);
+    this.flags.set(name, { name, type: spec.type, desc: spec.desc, mutable, value });
+    this.specs.set(name, spec);
+  }
+
+  has(name: string): boolean {
+    return this.flags.has(name);
+  }
+
+  /** The current value; throws for an unknown flag (a programming error). */
+  get<T extends ArgValue = ArgValue>(name: string): T {
+    const flag = this.flags.get(name);
+    if (!flag) throw new Error(`unknown flag '${name}'`);
+    return flag.value as T;
+  }
+
+  info(name: string): FlagInfo | undefined {
+    const f = this.flags.get(name);
+    return f ? { ...f } : undefined;
+  }
+
+  /** Mutable flags in name order (what runtime configuration lists). */
+  listMutable(): FlagInfo[] {
+    return [...this.flags.values()].filter((f) => f.mutable).sort((a, b) => a.name.localeCompare(b.name)).map((f) => ({ ...f }));
+  }
+
+  /** Marks a defined flag mutable (user flags listed in `additional_configurations`). */
+  makeMutable(name: string): boolean {
+    const f = this.flags.get(name);
+    if (!f || f.type === 'string_list') return false;
+    f.mutable = true;
+    return true;
+  }
+
+  /** Parses `text` by the flag's type and, if valid and mutable, applies it. */
+  setFromText(name: string, text: string): SetResult {
+    const flag = this.flags.get(name);
+    if (!flag) return { ok: false, reason: 'unknown' };
+    if (!flag.mutable) return { ok: false, reason: 'immutable' };
+    const value = parseFlagText(this.specs.get(name)!, text);
+    if (value === undefined) return { ok: false, reason: 'invalid' };
+    this.apply(flag, value);
+    return { ok: true, value };
+  }
+
+  /** Sets a typed value (startup, tests and in-process callers); throws on a bad value. */
+  set(name: string, value: ArgValue): void {
+    const flag = this.flags.get(name);
+    if (!flag) throw new Error(`unknown flag '${name}'`);
+    const problem = checkValue(this.specs.get(name)!, value);
+    if (problem) throw new TypeError(`flag ${name} ${problem}`);
+    this.apply(flag, value);
+  }
+
+  /** Calls `fn` after `name` changes; '*' listens to every flag. Returns an unsubscribe function. */
+  onChange(name: string, fn: FlagListener): () => void {
+    const list = this.listeners.get(name) ?? [];
+    list.push(fn);
+    this.listeners.set(name, list);
+    return () => {
+      const l = this.listeners.get(name);
+      if (l) l.splice(l.indexOf(fn), 1);
+    };
+  }
+
+  /** Every value, by name. */
+  snapshot(): Record<string, ArgValue> {
+    const out: Record<string, ArgValue> = {};
+    for (const f of this.flags.values()) out[f.name] = f.value;
+    return out;
+  }
+
+  /** Overwrites values from a snapshot (workers mirroring the main thread). */
+  load(values: Record<string, ArgValue>): void {
+    for (const [name, value] of Object.entries(values)) {
+      const f = this.flags.get(name);
+      if (f && f.value !== value) this.apply(f, value);
+    }
+  }
+
+  private apply(flag: FlagInfo, value: ArgValue): void {
+    const previous = flag.value;
+    flag.value = value;
+    if (previous === value) return;
+    for (const key of [flag.name, '*']) {
+      for (const fn of this.listeners.get(key) ?? []) fn(flag.name, value, previous);
+    }
+  }
+}
+
+/** Text form of a value, as runtime configuration shows it. */
+export function flagText(value: ArgValue): string {
+  return Array.isArray(value) ? JSON.stringify(value) : String(value);
+}
+
+/**
+ * Parses a flag value from text. Bools accept `true`/`false` and numbers (non-zero is true,
+ * SPEC 4.2 rule 1). Returns undefined for an invalid value.
+ */
+export function parseFlagText(spec: ArgSpec, text: string): ArgValue | undefined {
+  let value: ArgValue;
+  switch (spec.type) {
+    case 'bool':
+      if (text === 'true') return true;
+      if (text === 'false') return false;
+      if (!/^[-+]?\d+(\.\d+)?$/.test(text)) return undefined;
+      return Number(text) !== 0;
+    case 'int32':
+    case 'uint64':
+      if (!/^[-+]?\d+$/.test(text)) return undefined;
+      value = Number(text);
+      break;
+    case 'double':
+      if (text.trim() === '') return undefined;
+      value = Number(text);
+      break;
+    case 'string':
+      value = text;
+      break;
+    case 'string_list':
+      return undefined;
+  }
+  return checkValue(spec, value) === null ? value : undefined;
+}

@@ -1,0 +1,144 @@
+/**
+ * MANIFEST.json loading and validation (iFun Engine form):
+ * `{"components": [{"name": "EventDispatcher", "arguments": {...}}], "plugins": [...]}`.
+ * Every problem stops the start with a TypeError naming the file, the component and the argument.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { COMPONENTS, defaultsOf, type ArgSpec } from './schema.ts';
+
+export type ArgValue = boolean | number | string | string[];
+export type ComponentArgs = Record<string, ArgValue>;
+
+export interface Manifest {
+  /** The manifest path as shown in messages. */
+  file: string;
+  /** Directory the manifest's relative paths resolve against. */
+  dir: string;
+  /** Every known component with its arguments (defaults filled in). */
+  components: Record<string, ComponentArgs>;
+  /** Components the manifest listed. */
+  listed: Set<string>;
+  /** Plugin entries as written, or null to load every folder under `<dir>/plugins`. */
+  plugins: string[] | null;
+}
+
+/** A manifest error: a TypeError with code GSF_ERR_MANIFEST. */
+export class ManifestError extends TypeError {
+  readonly code = 'GSF_ERR_MANIFEST';
+  constructor(message: string) {
+    super(message);
+    this.name = 'TypeError';
+  }
+}
+
+function shownPath(file: string): string {
+  const rel = path.relative(process.cwd(), file);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
+}
+
+/** Reads and validates a manifest file. */
+export function loadManifest(file: string): Manifest {
+  const shown = shownPath(path.resolve(file));
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ManifestError(`${shown}: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ManifestError(`${shown}: is not valid JSON (${(err as Error).message})`);
+  }
+  return parseManifest(json, shown, path.dirname(path.resolve(file)));
+}
+
+/** Validates an already parsed manifest object. */
+export function parseManifest(json: unknown, shown: string, dir: string): Manifest {
+  if (!isPlainObject(json)) throw new ManifestError(`${shown}: must be a JSON object with "components"`);
+  for (const key of Object.keys(json)) {
+    if (key !== 'components' && key !== 'plugins') {
+      throw new ManifestError(`${shown}: unknown top-level key "${key}" (allowed: components, plugins)`);
+    }
+  }
+  const components: Record<string, ComponentArgs> = {};
+  for (const name of Object.keys(COMPONENTS)) components[name] = defaultsOf(name) as ComponentArgs;
+  const listed = new Set<string>();
+
+  const list = json.components ?? [];
+  if (!Array.isArray(list)) throw new ManifestError(`${shown}: "components" must be an array`);
+  list.forEach((entry, index) => {
+    if (!isPlainObject(entry) || typeof entry.name !== 'string') {
+      throw new ManifestError(`${shown}: components[${index}] must be an object with a string "name"`);
+    }
+    const name = entry.name;
+    const schema = COMPONENTS[name];
+    if (!schema) {
+      throw new ManifestError(`${shown}: unknown component "${name}" (known: ${Object.keys(COMPONENTS).join(', ')})`);
+    }
+    if (listed.has(name)) throw new ManifestError(`${shown}: component ${name} is listed twice`);
+    listed.add(name);
+    for (const key of Object.keys(entry)) {
+      if (key !== 'name' && key !== 'arguments') {
+        throw new ManifestError(`${shown}: ${name}: unknown key "${key}" (allowed: name, arguments)`);
+      }
+    }
+    const args = entry.arguments ?? {};
+    if (!isPlainObject(args)) throw new ManifestError(`${shown}: ${name}.arguments must be an object`);
+    const target = components[name]!;
+    for (const [arg, value] of Object.entries(args)) {
+      const spec = schema[arg];
+      if (!spec) {
+        throw new ManifestError(`${shown}: ${name}.${arg} is not an argument of ${name} (known: ${Object.keys(schema).join(', ')})`);
+      }
+      const problem = checkValue(spec, value);
+      if (problem) throw new ManifestError(`${shown}: ${name}.${arg} ${problem}`);
+      target[arg] = value as ArgValue;
+    }
+  });
+
+  let plugins: string[] | null = null;
+  if (json.plugins !== undefined) {
+    if (!Array.isArray(json.plugins) || json.plugins.some((p) => typeof p !== 'string' || p === '')) {
+      throw new ManifestError(`${shown}: "plugins" must be an array of plugin names or paths`);
+    }
+    plugins = json.plugins as string[];
+  }
+  return { file: shown, dir, components, listed, plugins };
+}
+
+/** Returns why `value` does not fit `spec`, or null when it does. */
+export function checkValue(spec: ArgSpec, value: unknown): string | null {
+  switch (spec.type) {
+    case 'bool':
+      return typeof value === 'boolean' ? null : 'must be a boolean (true or false)';
+    case 'uint64':
+    case 'int32': {
+      const min = spec.type === 'uint64' ? Math.max(0, spec.min ?? 0) : spec.min;
+      const ok = typeof value === 'number' && Number.isSafeInteger(value) && (min === undefined || value >= min)
+        && (spec.type !== 'int32' || (value >= -2147483648 && value <= 2147483647));
+      if (ok) return null;
+      if (spec.type === 'int32') return min === undefined ? 'must be a 32-bit integer' : `must be an integer >= ${min}`;
+      return min === 1 ? 'must be a positive integer' : min ? `must be an integer >= ${min}` : 'must be a non-negative integer';
+    }
+    case 'double':
+      return typeof value === 'number' && Number.isFinite(value) ? null : 'must be a number';
+    case 'string':
+      if (typeof value !== 'string') return 'must be a string';
+      if (spec.oneOf && !spec.oneOf.includes(value)) return `must be one of ${spec.oneOf.map((v) => `"${v}"`).join(', ')}`;
+      return null;
+    case 'string_list':
+      return Array.isArray(value) && value.every((v) => typeof v === 'string') ? null : 'must be an array of strings';
+  }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A manifest with every default, as if the file listed nothing. */
+export function emptyManifest(dir = process.cwd()): Manifest {
+  return parseManifest({ components: [] }, '(defaults)', dir);
+}

@@ -1,0 +1,93 @@
+/**
+ * The components a manifest may list, their arguments, types and defaults.
+ * Every argument has a default, so an empty manifest runs.
+ */
+
+/** Value types of manifest arguments and flags (names as shown by runtime configuration). */
+export type ArgType = 'bool' | 'int32' | 'uint64' | 'double' | 'string' | 'string_list';
+
+export interface ArgSpec {
+  type: ArgType;
+  default: boolean | number | string | string[];
+  desc: string;
+  /** Smallest allowed value for numbers (uint64 is always >= 0). */
+  min?: number;
+  /** Allowed values for strings. */
+  oneOf?: readonly string[];
+  /** When set, the argument is also a flag in the flag registry under this name. */
+  flag?: { mutable: boolean };
+}
+
+export type ComponentSchema = Record<string, ArgSpec>;
+
+const bool = (def: boolean, desc: string, flag?: ArgSpec['flag']): ArgSpec => ({ type: 'bool', default: def, desc, flag });
+const u64 = (def: number, desc: string, min = 0, flag?: ArgSpec['flag']): ArgSpec => ({ type: 'uint64', default: def, desc, min, flag });
+const i32 = (def: number, desc: string, flag?: ArgSpec['flag']): ArgSpec => ({ type: 'int32', default: def, desc, flag });
+const str = (def: string, desc: string, extra: Partial<ArgSpec> = {}): ArgSpec => ({ type: 'string', default: def, desc, ...extra });
+const list = (desc: string): ArgSpec => ({ type: 'string_list', default: [], desc });
+const mutable = { mutable: true } as const;
+
+/** Built-in components. Later features add theirs here. */
+export const COMPONENTS: Record<string, ComponentSchema> = {
+  AppInfo: {
+    app_id: str('gsf-app', 'Application identifier'),
+    client_current_version: str('1.0.0', 'Required client version for connecting', { flag: mutable }),
+    client_compatible_versions: list('Client versions accepted besides the current one'),
+  },
+  EventDispatcher: {
+    event_threads_size: u64(4, 'Number of main event threads', 1, mutable),
+    enable_event_profiler: bool(true, 'Event profiling on/off', mutable),
+    slow_event_log_threshold_in_ms: u64(300, 'Slow-event log threshold', 0, { mutable: false }),
+    event_timeout_in_ms: u64(30000, 'Time until an event is timed out', 1, { mutable: false }),
+    enable_inheriting_event_tag: bool(true, "Inherit the caller's tag when no tag is given", { mutable: false }),
+    enable_random_event_tag: bool(true, 'When inheriting is off and no tag is given, generate a random tag; when false, the null tag', { mutable: false }),
+    enable_event_thread_checker: bool(true, 'Check once per second whether an event thread is blocked', { mutable: false }),
+    enable_outstanding_event_profiler: bool(true, 'Profile currently running events', { mutable: false }),
+    event_thread_hang_threshold_in_ms: u64(30000, 'How long one event may hold a thread before the hang line is written', 1),
+    event_thread_hang_report_interval_in_ms: u64(60000, 'How often the hang line repeats while the thread stays stuck', 1),
+    event_batch_size: u64(64, 'Most events a worker claims from the queue at once', 1),
+    event_task_budget_in_ms: u64(20, 'How long one worker task keeps draining the queue before yielding', 1),
+    shutdown_drain_timeout_in_ms: u64(10000, 'How long a stopping server waits for queued events to finish', 0),
+  },
+  ApiService: {
+    api_service_address: str('127.0.0.1', 'Address the API service listens on'),
+    api_service_port: u64(8014, 'Port of the API service (0 picks a free port)'),
+    api_service_max_body_bytes: u64(1048576, 'Largest accepted request body', 1),
+  },
+  CounterService: {
+    counter_monitoring_interval_in_sec: u64(30, 'How often monitored counters are checked', 1),
+    warning_threshold_event_queue_length: u64(3000, 'Warn when more events wait in the queue'),
+    warning_threshold_outstanding_fetch_query: u64(5000, 'Warn when more object reads wait'),
+    warning_threshold_outstanding_update_query: u64(5000, 'Warn when more object writes wait'),
+    warning_threshold_slow_query_in_sec: u64(1, 'Warn when a query takes longer'),
+    warning_threshold_slow_distribution_in_sec: u64(3, 'Warn when the distribution layer takes longer'),
+    refresh_interval_in_sec: u64(1, 'Refresh interval of the built-in counters', 1),
+  },
+  RuntimeConfiguration: {
+    additional_configurations: list('User flags that become mutable over REST'),
+  },
+  Logging: {
+    minloglevel: i32(0, 'Minimum log level: 0 INFO, 1 WARNING, 2 ERROR, 3 FATAL', mutable),
+    v: i32(0, 'Log verbosity: verbose lines up to this level are written', mutable),
+    alsologtostderr: bool(false, 'Also log to standard error', mutable),
+    log_file: str('', 'Append log lines to this file instead of standard output'),
+    log_format: str('text', 'Log line format', { oneOf: ['text', 'json'] }),
+  },
+};
+
+/** Flags that exist before the feature reading them has its component. */
+export const STANDALONE_FLAGS: Record<string, ArgSpec> = {
+  session_message_logging_level: i32(0, 'Session message logging: 0 none, 1 type and length, 2 entire message', mutable),
+  rpc_message_logging_level: i32(0, 'Server-to-server RPC message logging: 0 none, 1 type and length, 2 entire message', mutable),
+};
+
+/** Defaults of one component, typed loosely (readers use `ResolvedManifest` accessors). */
+export function defaultsOf(component: string): Record<string, ArgSpec['default']> {
+  const schema = COMPONENTS[component];
+  if (!schema) throw new Error(`unknown component ${component}`);
+  const out: Record<string, ArgSpec['default']> = {};
+  for (const [name, spec] of Object.entries(schema)) {
+    out[name] = Array.isArray(spec.default) ? [...spec.default] : spec.default;
+  }
+  return out;
+}

@@ -1,0 +1,155 @@
+/**
+ * The per-thread event runtime: the running event, `invoke`, naming, io-wait accounting and
+ * timers. The main thread and every worker have one; they share the native queue.
+ */
+import { native, EventKind } from '../native.ts';
+import { gsfError } from '../errors.ts';
+import type { FlagRegistry } from '../config/flags.ts';
+import type { Logger } from '../log/logger.ts';
+import { encodePayload } from './codec.ts';
+import { isValidTag, randomTag, resolveTag, type TagSwitches } from './tags.ts';
+import type { EventContext, EventHandler, EventKindName, InvokeOptions } from './types.ts';
+
+/** A registered named event. */
+export interface HandlerEntry {
+  plugin: string;
+  event: string;
+  id: number;
+  fn: EventHandler;
+}
+
+/** State of the event running on this thread. */
+export interface RunningEvent {
+  id: number;
+  tag: number;
+  kind: EventKindName;
+  sessionId: number;
+  name: string;
+  nameId: number;
+  /** Events created so far by this one (for `{parent}_#{n}` names). */
+  children: number;
+  ioWaitMs: number;
+}
+
+const internCache = new Map<string, number>();
+
+/** Process-wide id of a name, cached per thread. */
+export function intern(name: string): number {
+  let id = internCache.get(name);
+  if (id === undefined) {
+    id = native.intern(name);
+    internCache.set(name, id);
+  }
+  return id;
+}
+
+export class EventRuntime {
+  readonly handlers = new Map<string, HandlerEntry>();
+  readonly handlersById = new Map<number, HandlerEntry>();
+  /** The event running on this thread, or null outside events. */
+  running: RunningEvent | null = null;
+  /** Set by the dispatcher when shutdown starts: events from outside events are refused. */
+  stopping = false;
+
+  constructor(readonly role: 'main' | 'worker', readonly flags: FlagRegistry, readonly log: Logger) {}
+
+  /** Adds a named event; duplicates are reported by the plugin loader before this. */
+  addHandler(plugin: string, event: string, fn: EventHandler): void {
+    const entry: HandlerEntry = { plugin, event, id: intern(event), fn };
+    this.handlers.set(event, entry);
+    this.handlersById.set(entry.id, entry);
+  }
+
+  private switches(): TagSwitches {
+    return {
+      enable_inheriting_event_tag: this.flags.get<boolean>('enable_inheriting_event_tag'),
+      enable_random_event_tag: this.flags.get<boolean>('enable_random_event_tag'),
+    };
+  }
+
+  private handlerId(event: string): number {
+    const entry = this.handlers.get(event);
+    if (!entry) throw gsfError('GSF_ERR_UNKNOWN_EVENT', event);
+    return entry.id;
+  }
+
+  private refuseAfterStop(what: string): void {
+    if (this.stopping && this.running === null) throw gsfError('GSF_ERR_SHUTTING_DOWN', what);
+  }
+
+  /** Queues a user event (SPEC 6.1 `Invoke`); returns its id. */
+  invoke(event: string, payload?: unknown, options: InvokeOptions = {}): number {
+    const handlerId = this.handlerId(event);
+    if (options.tag !== undefined && !isValidTag(options.tag)) {
+      throw gsfError('GSF_ERR_BAD_ARGUMENT', `invoke: tag must be a non-negative safe integer, got ${String(options.tag)}`);
+    }
+    if (options.name !== undefined && (typeof options.name !== 'string' || options.name === '')) {
+      throw gsfError('GSF_ERR_BAD_ARGUMENT', 'invoke: name must be a non-empty string');
+    }
+    this.refuseAfterStop(`invoke('${event}')`);
+    const parent = this.running;
+    const tag = options.tag ?? resolveTag(parent, this.switches());
+    const name = options.name ?? (parent ? `${parent.name}_#${++parent.children}` : event);
+    return native.push(tag, intern(name), handlerId, parent?.sessionId ?? 0, EventKind.user, encodePayload(payload));
+  }
+
+  /**
+   * Queues an engine event: network messages (session tag), engine callbacks (a random tag
+   * each), API-service handlers. Used by engine features, not by plugins.
+   */
+  invokeEngine(kind: Exclude<EventKindName, 'user' | 'timer'>, event: string, payload: unknown,
+    opts: { tag?: number; name?: string; sessionId?: number } = {}): number {
+    const handlerId = this.handlerId(event);
+    this.refuseAfterStop(`${kind} event '${event}'`);
+    const tag = opts.tag ?? randomTag();
+    return native.push(tag, intern(opts.name ?? event), handlerId, opts.sessionId ?? 0, EventKind[kind], encodePayload(payload));
+  }
+
+  /** Starts a timer whose handler runs as an event on the timer tag. */
+  addTimer(delayMs: number, intervalMs: number, event: string, payload?: unknown, name?: string): number {
+    for (const [label, v] of [['delay', delayMs], ['interval', intervalMs]] as const) {
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
+        throw gsfError('GSF_ERR_BAD_ARGUMENT', `timer ${label} must be a non-negative number of ms, got ${String(v)}`);
+      }
+    }
+    const handlerId = this.handlerId(event);
+    this.refuseAfterStop(`timer '${event}'`);
+    return native.timerAdd(delayMs, intervalMs, intern(name ?? event), handlerId, encodePayload(payload));
+  }
+
+  /** Renames the running event (SPEC 6.3 `SetEventName`). */
+  setEventName(name: string): void {
+    const ev = this.running;
+    if (!ev) throw gsfError('GSF_ERR_BAD_ARGUMENT', 'setEventName must be called inside an event');
+    if (typeof name !== 'string' || name === '') throw gsfError('GSF_ERR_BAD_ARGUMENT', 'setEventName: name must be a non-empty string');
+    ev.name = name;
+    ev.nameId = intern(name);
+  }
+
+  /** The context object handed to a handler for the running event `ev`. */
+  contextFor(ev: RunningEvent): EventContext {
+    const rt = this;
+    return {
+      id: ev.id,
+      tag: ev.tag,
+      kind: ev.kind,
+      sessionId: ev.sessionId === 0 ? null : ev.sessionId,
+      get name() { return ev.name; },
+      setEventName(name: string) {
+        if (rt.running !== ev) throw gsfError('GSF_ERR_BAD_ARGUMENT', 'setEventName must be called while its event runs');
+        rt.setEventName(name);
+      },
+      io: <T>(work: Promise<T>) => trackIo(ev, work),
+    };
+  }
+}
+
+/** Awaits `work`, adding the wait to the event's io-wait time. */
+export async function trackIo<T>(ev: RunningEvent, work: Promise<T>): Promise<T> {
+  const start = performance.now();
+  try {
+    return await work;
+  } finally {
+    ev.ioWaitMs += performance.now() - start;
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Watches running events from the main thread: event timeouts (SPEC 3.3, 6.3) and the
+ * event-thread hang checker. Workers publish what they run in the native slot table, so
+ * this needs no message from a stuck worker.
+ */
+import { native, type SlotState } from '../native.ts';
+import { describeError } from '../errors.ts';
+import type { ThreadHost } from '../host.ts';
+import type { Dispatcher } from './dispatcher.ts';
+import type { TimeoutHandler } from './types.ts';
+
+export interface WatchdogSettings {
+  timeoutMs: number;
+  checker: boolean;
+  hangThresholdMs: number;
+  hangReportIntervalMs: number;
+}
+
+export class Watchdog {
+  private handle: NodeJS.Timeout | null = null;
+  /** Last hang report per running event, keyed `slot:eventId`. */
+  private readonly hangReports = new Map<string, number>();
+  /** Timeouts seen, for tests and diagnostics. */
+  timeouts = 0;
+
+  constructor(
+    private readonly host: ThreadHost,
+    private readonly dispatcher: Dispatcher,
+    private readonly settings: WatchdogSettings,
+    private readonly handlers: ReadonlyArray<{ plugin: string; fn: TimeoutHandler }>,
+  ) {}
+
+  start(): void {
+    const s = this.settings;
+    // The checker runs once per second (SPEC 6.4); shorter limits make it look more often.
+    const period = Math.max(10, Math.min(1000, s.timeoutMs / 4, s.checker ? s.hangThresholdMs / 4 : 1000));
+    this.handle = setInterval(() => this.check(), period);
+    this.handle.unref();
+  }
+
+  stop(): void {
+    if (this.handle !== null) clearInterval(this.handle);
+    this.handle = null;
+  }
+
+  /** One pass over the running events. */
+  check(): void {
+    const running = native.slotsRunning();
+    const live = new Set<string>();
+    for (const s of running) {
+      if (s.elapsedMs >= this.settings.timeoutMs) {
+        this.timeOut(s);
+        continue;
+      }
+      const key = `${s.slot}:${s.eventId}`;
+      live.add(key);
+      if (this.settings.checker && s.elapsedMs >= this.settings.hangThresholdMs) this.reportHang(key, s);
+    }
+    for (const key of this.hangReports.keys()) if (!live.has(key)) this.hangReports.delete(key);
+  }
+
+  private reportHang(key: string, s: SlotState): void {
+    const now = Date.now();
+    const last = this.hangReports.get(key);
+    if (last !== undefined && now - last < this.settings.hangReportIntervalMs) return;
+    this.hangReports.set(key, now);
+    this.host.log.warn(`event thread hang: event_thread_index=${s.slot}, event_name=${native.nameOf(s.nameId)}, ` +
+      `event_id=${s.eventId}, event_tag=${s.tag}, elapsed_time_in_sec=${(s.elapsedMs / 1000).toFixed(3)}`);
+  }
+
+  private timeOut(s: SlotState): void {
+    const dropped = native.timeoutSlot(s.slot, s.eventId);
+    if (dropped === null) return;
+    this.timeouts++;
+    const name = native.nameOf(s.nameId);
+    this.host.log.error(`Event timeout: event_name=${name}, event_id=${s.eventId}, event_tag=${s.tag}`);
+    if (dropped.length > 0) {
+      this.host.log.warn(`cancelled ${dropped.length} queued event(s) of timed-out tag ${s.tag}`,
+        { event_ids: dropped.slice(0, 20).map((d) => d.id) });
+    }
+    // The handler may be stuck in synchronous code: only ending its thread stops it.
+    this.dispatcher.task(s.taskId)?.abort.abort();
+    const session = s.sessionId === 0 ? null : s.sessionId;
+    for (const { plugin, fn } of this.handlers) {
+      try {
+        fn(name, s.eventId, s.tag, session);
+      } catch (err) {
+        this.host.log.error(`GSF_ERR_HANDLER_FAILED: plugin '${plugin}' timeout handler failed: ${describeError(err)}`);
+      }
+    }
+  }
+}

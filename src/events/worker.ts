@@ -1,0 +1,141 @@
+/**
+ * Event worker (a piscina worker): loads every plugin, then runs drain tasks. A drain task
+ * claims ready events from the native queue in batches, runs them one after another and
+ * completes the batch, until the queue has nothing ready or the task's time budget ends.
+ */
+import { threadId, workerData } from 'node:worker_threads';
+import {
+  native, COMPLETE_STRIDE, CompleteField, CompleteFlag, TAKE_STRIDE, TakeField,
+} from '../native.ts';
+import { createHost } from '../host.ts';
+import { describeError } from '../errors.ts';
+import type { ArgValue } from '../config/manifest.ts';
+import { decodePayload } from './codec.ts';
+import type { RunningEvent } from './runtime.ts';
+import type { DrainResult, DrainTask, EventKindName, WorkerInit } from './types.ts';
+
+const KIND_NAMES: EventKindName[] = ['user', 'network', 'timer', 'engine', 'api'];
+
+const init = workerData as WorkerInit;
+const host = await createHost(init.manifest, 'worker', init.pluginFiles);
+const { runtime, flags, log } = host;
+const slot = native.slotRegister(threadId);
+
+let configVersion = -1;
+let meta = new Float64Array(0);
+let timings = new Float64Array(0);
+let bytes = new Uint8Array(1 << 20);
+
+process.on('unhandledRejection', (reason) => {
+  log.error(`unhandled rejection in an event worker: ${describeError(reason)}`);
+});
+
+function refreshFlags(): void {
+  const version = native.configVersion();
+  if (version === configVersion) return;
+  configVersion = version;
+  flags.load(JSON.parse(native.configGet()) as Record<string, ArgValue>);
+}
+
+function ensureCapacity(maxBatch: number): void {
+  if (meta.length < maxBatch * TAKE_STRIDE) {
+    meta = new Float64Array(maxBatch * TAKE_STRIDE);
+    timings = new Float64Array(maxBatch * COMPLETE_STRIDE);
+  }
+}
+
+/** Runs claimed event `i`; returns a promise only when the handler is asynchronous. */
+function runOne(i: number, queueMs: number): Promise<void> | undefined {
+  const m = i * TAKE_STRIDE;
+  const t = i * COMPLETE_STRIDE;
+  const entry = runtime.handlersById.get(meta[m + TakeField.handlerId]!);
+  const nameId = meta[m + TakeField.nameId]!;
+  const ev: RunningEvent = {
+    id: meta[m + TakeField.id]!,
+    tag: meta[m + TakeField.tag]!,
+    kind: KIND_NAMES[meta[m + TakeField.kind]!] ?? 'user',
+    sessionId: meta[m + TakeField.sessionId]!,
+    name: '',
+    nameId,
+    children: 0,
+    ioWaitMs: 0,
+  };
+  ev.name = native.nameOf(nameId);
+  timings[t + CompleteField.nameId] = nameId;
+  if (!entry) {
+    log.error(`GSF_ERR_UNKNOWN_EVENT: event_name=${ev.name}, event_id=${ev.id}: no handler on this worker`);
+    timings[t + CompleteField.flags] = CompleteFlag.notRun;
+    return undefined;
+  }
+  const start = performance.now();
+  const finish = (err?: unknown): void => {
+    runtime.running = null;
+    const handlerMs = Math.max(0, performance.now() - start - ev.ioWaitMs);
+    timings[t + CompleteField.handlerMs] = handlerMs;
+    timings[t + CompleteField.ioWaitMs] = ev.ioWaitMs;
+    timings[t + CompleteField.nameId] = ev.nameId;
+    if (err !== undefined) {
+      timings[t + CompleteField.flags] = CompleteFlag.failed;
+      const cause = err instanceof Error && err.stack ? err.stack : describeError(err);
+      log.error(`GSF_ERR_HANDLER_FAILED: plugin '${entry.plugin}' event '${entry.event}' failed: ${describeError(err)}`,
+        { event_name: ev.name, event_id: ev.id, event_tag: ev.tag, cause });
+    }
+    const executionMs = queueMs + handlerMs + ev.ioWaitMs;
+    if (executionMs > flags.get<number>('slow_event_log_threshold_in_ms')) {
+      log.warn(`Slow event: event_name=${ev.name}, event_id=${ev.id}, execution_time=${executionMs.toFixed(3)}ms`);
+    }
+  };
+  runtime.running = ev;
+  let result: unknown;
+  try {
+    result = entry.fn(decodePayload(bytes, meta[m + TakeField.payloadOffset]!, meta[m + TakeField.payloadLength]!),
+      runtime.contextFor(ev));
+  } catch (err) {
+    finish(err ?? new Error('handler threw a nullish value'));
+    return undefined;
+  }
+  if (result instanceof Promise) {
+    return result.then(() => finish(), (err: unknown) => finish(err ?? new Error('handler rejected with a nullish value')));
+  }
+  finish();
+  return undefined;
+}
+
+/** The piscina task: drain ready events until none is ready or the budget ends. */
+export default async function drain(task: DrainTask): Promise<DrainResult> {
+  refreshFlags();
+  ensureCapacity(task.maxBatch);
+  native.slotAttachTask(slot, task.taskId);
+  const deadline = performance.now() + task.budgetMs;
+  const result: DrainResult = { ran: 0, failed: 0, revoked: false };
+  for (;;) {
+    let n = native.take(slot, meta, bytes, task.maxBatch);
+    if (n < -1) {
+      bytes = new Uint8Array(Math.max(-n, bytes.length * 2));
+      n = native.take(slot, meta, bytes, task.maxBatch);
+    }
+    if (n === -1) {
+      result.revoked = true;
+      break;
+    }
+    if (n <= 0) break;
+    timings.fill(0, 0, n * COMPLETE_STRIDE);
+    for (let i = 0; i < n; i++) {
+      const queueMs = native.begin(slot, i);
+      if (queueMs < 0) {
+        result.revoked = true;
+        return result;
+      }
+      const pending = runOne(i, queueMs);
+      if (pending) await pending;
+      if (timings[i * COMPLETE_STRIDE + CompleteField.flags] === CompleteFlag.failed) result.failed++;
+    }
+    if (!native.complete(slot, n, timings)) {
+      result.revoked = true;
+      break;
+    }
+    result.ran += n;
+    if (performance.now() >= deadline) break;
+  }
+  return result;
+}

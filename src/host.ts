@@ -1,0 +1,57 @@
+/**
+ * One thread's gsf host: flags, logger, event runtime and the registered plugins. The main
+ * thread and every event worker build one from the same manifest.
+ */
+import path from 'node:path';
+import { ManifestError, type Manifest } from './config/manifest.ts';
+import { buildFlags } from './config/flag-setup.ts';
+import type { FlagRegistry } from './config/flags.ts';
+import { createLogger, type Logger } from './log/logger.ts';
+import { EventRuntime } from './events/runtime.ts';
+import { emptyDeclarations, type Declarations, type HostContext } from './plugins/api.ts';
+import { loadPlugins, type LoadedPlugin } from './plugins/loader.ts';
+
+export type HostManifest = Pick<Manifest, 'file' | 'dir' | 'components' | 'plugins'>;
+
+export interface ThreadHost {
+  manifest: HostManifest;
+  flags: FlagRegistry;
+  log: Logger;
+  runtime: EventRuntime;
+  declarations: Declarations;
+  plugins: LoadedPlugin[];
+}
+
+/** The log file path of a manifest ('' for standard output). */
+export function logFileOf(manifest: HostManifest): string {
+  const file = manifest.components.Logging?.log_file as string | undefined;
+  return file ? path.resolve(manifest.dir, file) : '';
+}
+
+/** Builds this thread's host and registers every plugin on it. */
+export async function createHost(manifest: HostManifest, role: 'main' | 'worker', pluginFiles: string[]): Promise<ThreadHost> {
+  const flags = buildFlags(manifest.components);
+  const log = createLogger(flags, {
+    file: logFileOf(manifest),
+    format: (manifest.components.Logging?.log_format as 'text' | 'json' | undefined) ?? 'text',
+  });
+  const runtime = new EventRuntime(role, flags, log);
+  const additional = new Set((manifest.components.RuntimeConfiguration?.additional_configurations as string[] | undefined) ?? []);
+  const context: HostContext = {
+    runtime,
+    declarations: emptyDeclarations(),
+    eventOwners: new Map(),
+    flagOwners: new Map(),
+    additionalConfigurations: additional,
+    registering: false,
+  };
+  const plugins = await loadPlugins(pluginFiles, context);
+  if (role === 'main') {
+    for (const name of additional) {
+      if (!context.flagOwners.has(name)) {
+        throw new ManifestError(`${manifest.file}: RuntimeConfiguration.additional_configurations names '${name}', which no plugin defines as a flag`);
+      }
+    }
+  }
+  return { manifest, flags, log, runtime, declarations: context.declarations, plugins };
+}

@@ -1,0 +1,26 @@
+/**
+ * gsf public API for plugin authors and embedders. Everything not exported here is internal.
+ */
+
+// Writing plugins: `export default definePlugin({ name, version, register(api) { ... } })`.
+export type {
+  PluginDefinition, PluginApi, TimerApi, TimerOptions, CounterApi, FlagApi, FlagSpec, TagApi,
+} from './plugins/types.ts';
+import type { PluginDefinition } from './plugins/types.ts';
+
+/** Declares a plugin with full type checking of its definition. */
+export function definePlugin(definition: PluginDefinition): PluginDefinition {
+  return definition;
+}
+
+// What handlers receive and how events are queued.
+export type { EventContext, EventHandler, EventKindName, InvokeOptions, TimeoutHandler } from './events/types.ts';
+
+// Reserved tags: all timers share TIMER_TAG; NULL_TAG is what events get when random tags are off.
+export { NULL_TAG, TIMER_TAG } from './native.ts';
+
+// Running a server from code (tests, embedding); `gsf start` does the same from the CLI.
+export { startServer, GsfServer, type StartOptions } from './server.ts';
+
+// Errors carry a GSF_ERR_* code.
+export { GsfError, type ErrorCode } from './errors.ts';

@@ -1,0 +1,93 @@
+/**
+ * glog-style structured logging shared by the main thread and every worker.
+ *
+ * Lines are written synchronously with one write() per line, so lines from different threads
+ * never interleave (O_APPEND on a log file; a pipe write under PIPE_BUF on stdout). The levels
+ * and `v` are read on every call from the flag registry, so REST changes apply at once.
+ */
+import fs from 'node:fs';
+import { threadId, isMainThread } from 'node:worker_threads';
+
+export const LogLevel = { INFO: 0, WARNING: 1, ERROR: 2, FATAL: 3 } as const;
+const LEVEL_NAMES = ['INFO', 'WARNING', 'ERROR', 'FATAL'] as const;
+
+export type LogFields = Record<string, unknown>;
+
+/** Where a logger reads its live settings. */
+export interface LogFlags {
+  get(name: string): unknown;
+}
+
+export interface LogOutput {
+  /** Append lines to this file; '' means standard output. */
+  file: string;
+  format: 'text' | 'json';
+}
+
+export interface Logger {
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  error(msg: string, fields?: LogFields): void;
+  /** Verbose line, written when `level <= v`. */
+  vlog(level: number, msg: string, fields?: LogFields): void;
+  /** Whether `vlog(level, …)` would write (to skip building expensive messages). */
+  vEnabled(level: number): boolean;
+}
+
+const fileDescriptors = new Map<string, number>();
+
+function fdFor(file: string): number {
+  if (file === '') return 1;
+  let fd = fileDescriptors.get(file);
+  if (fd === undefined) {
+    fd = fs.openSync(file, 'a');
+    fileDescriptors.set(file, fd);
+  }
+  return fd;
+}
+
+function writeLine(fd: number, line: string): void {
+  try {
+    fs.writeSync(fd, line);
+  } catch {
+    // A closed stdout (EPIPE) must never take the server down.
+  }
+}
+
+function pad(n: number, w = 2): string {
+  return String(n).padStart(w, '0');
+}
+
+function textLine(level: number, thread: string, msg: string, fields?: LogFields): string {
+  const d = new Date();
+  const stamp = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())} ` +
+    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}`;
+  const extra = fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
+  return `${LEVEL_NAMES[level]![0]}${stamp} ${thread}] ${msg}${extra}\n`;
+}
+
+function jsonLine(level: number, thread: string, msg: string, fields?: LogFields): string {
+  return JSON.stringify({ time: new Date().toISOString(), level: LEVEL_NAMES[level], thread, msg, ...fields }) + '\n';
+}
+
+/** Creates a logger for this thread. */
+export function createLogger(flags: LogFlags, output: LogOutput): Logger {
+  const thread = isMainThread ? 'main' : `worker-${threadId}`;
+  const render = output.format === 'json' ? jsonLine : textLine;
+  const write = (level: number, msg: string, fields?: LogFields): void => {
+    if (level < Number(flags.get('minloglevel'))) return;
+    const line = render(level, thread, msg, fields);
+    const fd = fdFor(output.file);
+    writeLine(fd, line);
+    if (flags.get('alsologtostderr') === true && fd !== 2) writeLine(2, line);
+  };
+  return {
+    info: (msg, fields) => write(LogLevel.INFO, msg, fields),
+    warn: (msg, fields) => write(LogLevel.WARNING, msg, fields),
+    error: (msg, fields) => write(LogLevel.ERROR, msg, fields),
+    vlog: (level, msg, fields) => {
+      if (level <= Number(flags.get('v'))) write(LogLevel.INFO, msg, fields);
+    },
+    vEnabled: (level) => level <= Number(flags.get('v')),
+  };
+}

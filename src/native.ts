@@ -1,0 +1,210 @@
+/**
+ * Typed view of the native core (`native/binding` over `native/core`).
+ *
+ * The addon is loaded in the main thread and in every event worker; its state is
+ * process-global, so every function here may be called from any thread at once.
+ * Numbers that are 64-bit in C++ (event ids, tags, session ids, integer counters)
+ * cross as JS numbers and stay below 2^53.
+ */
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+/** Event kinds, as stored with each queued event (affects tag inheritance, SPEC 6.2.4). */
+export const EventKind = { user: 0, network: 1, timer: 2, engine: 3, api: 4 } as const;
+export type EventKindValue = (typeof EventKind)[keyof typeof EventKind];
+
+/** Reserved tag values. Random, session and user tags are drawn from [2^32, 2^53). */
+export const NULL_TAG = 0;
+export const TIMER_TAG = 1;
+
+/** Per-event stride of the `meta` array filled by `take`. */
+export const TAKE_STRIDE = 8;
+/** Offsets inside one `take` record. */
+export const TakeField = {
+  id: 0, tag: 1, nameId: 2, handlerId: 3, sessionId: 4, kind: 5, payloadOffset: 6, payloadLength: 7,
+} as const;
+
+/** Per-event stride of the `timings` array passed to `complete`. */
+export const COMPLETE_STRIDE = 12;
+/** Offsets inside one `complete` record. Unused fields are 0. */
+export const CompleteField = {
+  handlerMs: 0, ioWaitMs: 1, nameId: 2, flags: 3, rollbacks: 4,
+  objectCreateCount: 5, objectCount: 6, objectCacheHitRate: 7, objectNolockRate: 8,
+  objectLeaseRate: 9, objectNullRate: 10,
+} as const;
+/** Bits of `CompleteField.flags`. */
+export const CompleteFlag = { failed: 1, notRun: 2 } as const;
+
+/** Sort orders of `profilerAll` (SPEC 4.5). */
+export const ProfileOrder = {
+  none: 0, executionTimeSum: 1, handlerTimeSum: 2, ioWaitTimeSum: 3,
+  executionTime: 4, handlerTime: 5, ioWaitTime: 6,
+} as const;
+export type ProfileOrderValue = (typeof ProfileOrder)[keyof typeof ProfileOrder];
+
+/** SPEC 2.6 summary block. */
+export interface ProfileSummaryWindow {
+  count: number;
+  execution_time_mean_in_sec: number; execution_time_stdev_in_sec: number; execution_time_max_in_sec: number;
+  io_wait_time_mean_in_sec: number; io_wait_time_stdev_in_sec: number; io_wait_time_max_in_sec: number;
+  queue_time_mean_in_sec: number; queue_time_stdev_in_sec: number; queue_time_max_in_sec: number;
+}
+export interface ProfileSummary { all_time: ProfileSummaryWindow; last1min: ProfileSummaryWindow }
+
+/** SPEC 2.6 per-event block; `timeout_count` is present in `all_time` only. */
+export interface ProfileEventWindow {
+  execution_count: number;
+  rollback_count_mean: number; rollback_count_max: number;
+  execution_time_mean_in_sec: number; execution_time_stdev_in_sec: number; execution_time_max_in_sec: number;
+  handler_time_mean_in_sec: number; handler_time_stdev_in_sec: number; handler_time_max_in_sec: number;
+  io_wait_time_mean_in_sec: number; io_wait_time_stdev_in_sec: number; io_wait_time_max_in_sec: number;
+  queue_time_mean_in_sec: number; queue_time_stdev_in_sec: number; queue_time_max_in_sec: number;
+  timeout_count?: number;
+  object_create_count_mean: number; object_count_mean: number; object_cache_hit_rate_mean: number;
+  object_nolock_rate_mean: number; object_lease_rate_mean: number; object_null_rate_mean: number;
+}
+export interface ProfileEvent { all_time: ProfileEventWindow; last1min: ProfileEventWindow }
+
+/** `event/performance/queue` figures plus totals. Rates are over the last whole second. */
+export interface QueueStats {
+  inflow_per_sec: number; throughput_per_sec: number; waiting: number; outstanding: number;
+  pushed_total: number; completed_total: number; cancelled_total: number;
+}
+
+/** One running event as seen by the watchdog. */
+export interface SlotState {
+  slot: number; threadId: number; taskId: number;
+  eventId: number; tag: number; nameId: number; sessionId: number; kind: number; elapsedMs: number;
+}
+
+/** An event dropped by a tag cancellation. */
+export interface CancelledEvent { id: number; tag: number; nameId: number; sessionId: number }
+
+export interface CounterValue { type: 'int' | 'double'; value: number; description: string }
+
+export interface NativeCore {
+  /** Interns a string (event or handler name) to a process-wide id >= 1; same string, same id. */
+  intern(name: string): number;
+  /** Inverse of `intern`; '' for an unknown id. */
+  nameOf(id: number): string;
+
+  // ---- tag queue -------------------------------------------------------------
+  /** Queues an event; returns its new process-unique id (>= 1). */
+  push(tag: number, nameId: number, handlerId: number, sessionId: number, kind: number,
+    payload: Uint8Array | null): number;
+  /**
+   * Claims up to `max` ready events for `slot`: tags not claimed by any slot, in push order,
+   * each tag's queued events consecutively. Fills `meta` (TAKE_STRIDE per event) and copies
+   * payloads into `bytes`. Returns the count, 0 when nothing is ready, -N when the first
+   * payload needs N bytes (grow `bytes` and call again), -1 when the slot is revoked.
+   */
+  take(slot: number, meta: Float64Array, bytes: Uint8Array, max: number): number;
+  /** Marks claimed event `index` as started now; returns its queue time in ms, or -1 if revoked. */
+  begin(slot: number, index: number): number;
+  /**
+   * Completes the slot's whole claim (`count` events, COMPLETE_STRIDE timings each), records
+   * profile samples (when the profiler is on) and frees the claimed tags. Returns false if revoked.
+   */
+  complete(slot: number, count: number, timings: Float64Array): boolean;
+  /** Drops the queued (not running) events of `tag` and reports them. */
+  cancelTag(tag: number): CancelledEvent[];
+  /** Number of queued events (not claimed). */
+  waiting(): number;
+  /** Number of tags that have queued events and are not claimed (what `take` can hand out now). */
+  ready(): number;
+  /** Drops every queued event and every timer (a stopping server); slots and counters stay. */
+  queueReset(): void;
+  queueStats(): QueueStats;
+
+  // ---- worker slots ------------------------------------------------------------
+  /** Registers the calling worker thread; returns the lowest free slot index. */
+  slotRegister(threadId: number): number;
+  /** Records which dispatcher task the slot is running (for aborts). */
+  slotAttachTask(slot: number, taskId: number): void;
+  /**
+   * Frees the slot of a worker that is gone: claimed events that had not begun go back to the
+   * front of their tags in order; a begun but uncompleted event is dropped. Returns how many
+   * were requeued, or -1 if the thread had no slot.
+   */
+  slotReleaseThread(threadId: number): number;
+  /** Slots with an event that has begun and not completed. */
+  slotsRunning(): SlotState[];
+  /**
+   * Times out `eventId` running on `slot`: revokes the slot, counts a timeout for the event's
+   * name, drops every queued or claimed event of its tag, requeues the slot's other unstarted
+   * events. Returns the dropped events (the timed-out one excluded), or null if that event is
+   * no longer running there.
+   */
+  timeoutSlot(slot: number, eventId: number): CancelledEvent[] | null;
+
+  // ---- wake-up and timers ------------------------------------------------------
+  /** Sets (or clears with null) the main-thread function called when work may be ready. */
+  setWakeCallback(fn: (() => void) | null): void;
+  /** Asks for one wake-up at the next push or due timer change; fires at once if work waits. */
+  armWake(): void;
+  /** Adds a timer firing after `delayMs`, then every `intervalMs` if > 0; returns its id. */
+  timerAdd(delayMs: number, intervalMs: number, nameId: number, handlerId: number,
+    payload: Uint8Array | null): number;
+  /** Cancels a timer; false if unknown or already fired (one-shot). */
+  timerCancel(id: number): boolean;
+  /** Pushes every due timer onto TIMER_TAG; returns ms until the next due timer, or -1. */
+  timerFire(): number;
+  /** Number of live timers. */
+  timerCount(): number;
+
+  // ---- counters ----------------------------------------------------------------
+  counterUpdate(category: string, name: string, value: number, isDouble: boolean, description?: string): void;
+  /** Adds `amount` (creates an int counter at 0 first if missing); returns the new value. */
+  counterIncrease(category: string, name: string, amount: number): number;
+  counterDecrease(category: string, name: string, amount: number): number;
+  /** The value truncated to an integer, or null if there is no such counter. */
+  counterReadInt(category: string, name: string): number | null;
+  counterGet(category: string, name: string): CounterValue | null;
+  counterSetDescription(category: string, name: string, description: string): boolean;
+  counterCategories(): string[];
+  /** Counter names of a category, or null if the category does not exist. */
+  counterList(category: string): string[] | null;
+  counterRemove(category: string, name: string): boolean;
+
+  // ---- profiler ----------------------------------------------------------------
+  profilerEnable(on: boolean): void;
+  profilerEnabled(): boolean;
+  profilerReset(): void;
+  /** True while a reset is in progress (`event/profiling/reset`). */
+  profilerResetting(): boolean;
+  /** Records one sample directly (seconds). Used by `complete` internally and by tests. */
+  profilerRecord(nameId: number, queueSec: number, handlerSec: number, ioWaitSec: number, rollbacks: number): void;
+  profilerRecordTimeout(nameId: number): void;
+  profilerSummary(): ProfileSummary;
+  profilerEvent(name: string): ProfileEvent | null;
+  profilerAll(order: ProfileOrderValue): Array<[string, ProfileEvent]>;
+
+  // ---- shared configuration snapshot -------------------------------------------
+  /** Replaces the process-wide flag snapshot (JSON text); bumps the version. */
+  configSet(json: string): void;
+  configGet(): string;
+  configVersion(): number;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+
+function loadAddon(): NativeCore {
+  const candidates = [
+    path.join(here, '..', 'build', 'addon', 'Release', 'gsf_native.node'),
+    path.join(here, '..', 'build', 'Release', 'gsf_native.node'),
+  ];
+  let lastError: unknown;
+  for (const file of candidates) {
+    try {
+      return require(file) as NativeCore;
+    } catch (err) {
+      lastError = err;
+    }
+  }
+  throw new Error(`gsf: the native addon is not built (run npm install): ${String(lastError)}`);
+}
+
+/** The process-global native core. */
+export const native: NativeCore = loadAddon();

@@ -1,0 +1,144 @@
+/**
+ * Builds the `PluginApi` object one plugin receives. Registration-time declarations that must
+ * happen once per server (timers, counters, start/stop hooks, timeout handlers) are collected
+ * here and carried out by the main thread only; workers keep just the handlers and flags.
+ */
+import { native } from '../native.ts';
+import { gsfError } from '../errors.ts';
+import type { ArgType } from '../config/schema.ts';
+import { checkValue } from '../config/manifest.ts';
+import type { EventRuntime } from '../events/runtime.ts';
+import type { TimeoutHandler } from '../events/types.ts';
+import { namedTag, randomTag, TIMER_TAG } from '../events/tags.ts';
+import type { FlagSpec, PluginApi, TimerOptions } from './types.ts';
+
+export interface TimerDeclaration {
+  plugin: string;
+  delayMs: number;
+  intervalMs: number;
+  event: string;
+  payload: unknown;
+  name?: string;
+}
+
+/** What the plugins of one thread declared, to be acted on by the host. */
+export interface Declarations {
+  timers: TimerDeclaration[];
+  counters: Array<{ category: string; name: string; description: string; initial: number }>;
+  onStart: Array<{ plugin: string; fn: () => void | Promise<void> }>;
+  onStop: Array<{ plugin: string; fn: () => void | Promise<void> }>;
+  timeoutHandlers: Array<{ plugin: string; fn: TimeoutHandler }>;
+}
+
+export interface HostContext {
+  runtime: EventRuntime;
+  declarations: Declarations;
+  /** Plugin that registered each event name (duplicate detection). */
+  eventOwners: Map<string, string>;
+  /** Plugin that defined each user flag. */
+  flagOwners: Map<string, string>;
+  /** User flags listed in RuntimeConfiguration.additional_configurations. */
+  additionalConfigurations: ReadonlySet<string>;
+  /** True while plugins' `register` functions run. */
+  registering: boolean;
+}
+
+export function emptyDeclarations(): Declarations {
+  return { timers: [], counters: [], onStart: [], onStop: [], timeoutHandlers: [] };
+}
+
+function checkName(what: string, value: unknown): asserts value is string {
+  if (typeof value !== 'string' || value === '') throw gsfError('GSF_ERR_BAD_ARGUMENT', `${what} must be a non-empty string`);
+}
+
+function checkAmount(value: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw gsfError('GSF_ERR_BAD_ARGUMENT', `counter amount must be a finite number, got ${String(value)}`);
+  return value;
+}
+
+/** Creates the API object for plugin `plugin`. */
+export function createPluginApi(plugin: string, host: HostContext): PluginApi {
+  const rt = host.runtime;
+  const isMain = rt.role === 'main';
+  const mainOnly = (what: string): void => {
+    if (!isMain && !host.registering) throw gsfError('GSF_ERR_NOT_ON_WORKER', what);
+  };
+  const timer = (delayMs: number, intervalMs: number, event: string, payload: unknown, options?: TimerOptions): number => {
+    if (host.registering) {
+      checkName('timer event', event);
+      host.declarations.timers.push({ plugin, delayMs, intervalMs, event, payload, name: options?.name });
+      return 0;
+    }
+    return rt.addTimer(delayMs, intervalMs, event, payload, options?.name);
+  };
+  const update = (category: string, name: string, value: number, isDouble: boolean, description?: string): void => {
+    checkName('counter category', category);
+    checkName('counter name', name);
+    checkAmount(value);
+    native.counterUpdate(category, name, value, isDouble, description);
+  };
+
+  return {
+    plugin,
+    thread: rt.role,
+    log: rt.log,
+    event(name, handler) {
+      checkName('event name', name);
+      if (typeof handler !== 'function') throw gsfError('GSF_ERR_BAD_ARGUMENT', `event '${name}': handler must be a function`);
+      const owner = host.eventOwners.get(name);
+      if (owner !== undefined) throw gsfError('GSF_ERR_PLUGIN_DUPLICATE', plugin, 'event', name, owner);
+      host.eventOwners.set(name, plugin);
+      rt.addHandler(plugin, name, handler as never);
+    },
+    invoke: (event, payload, options) => rt.invoke(event, payload, options),
+    setEventName: (name) => rt.setEventName(name),
+    timers: {
+      after: (ms, event, payload, options) => timer(ms, 0, event, payload, options),
+      every: (ms, event, payload, options) => {
+        if (typeof ms !== 'number' || !(ms > 0)) throw gsfError('GSF_ERR_BAD_ARGUMENT', `timers.every: interval must be > 0 ms, got ${String(ms)}`);
+        return timer(ms, ms, event, payload, options);
+      },
+      cancel: (id) => native.timerCancel(id),
+    },
+    counters: {
+      update: (c, n, v, d) => update(c, n, v, !Number.isInteger(v), d),
+      updateDouble: (c, n, v, d) => update(c, n, v, true, d),
+      increase: (c, n, amount = 1) => native.counterIncrease(c, n, checkAmount(amount)),
+      decrease: (c, n, amount = 1) => native.counterDecrease(c, n, checkAmount(amount)),
+      readInt: (c, n) => native.counterReadInt(c, n),
+      define(category, name, description, initial = 0) {
+        checkName('counter category', category);
+        checkName('counter name', name);
+        if (host.registering) host.declarations.counters.push({ category, name, description, initial });
+        else if (native.counterGet(category, name) === null) update(category, name, initial, !Number.isInteger(initial), description);
+      },
+    },
+    flags: {
+      define(name: string, spec: FlagSpec) {
+        checkName('flag name', name);
+        const owner = host.flagOwners.get(name) ?? (rt.flags.has(name) ? 'gsf' : undefined);
+        if (owner !== undefined) throw gsfError('GSF_ERR_PLUGIN_DUPLICATE', plugin, 'flag', name, owner);
+        const argSpec = { type: spec.type as ArgType, default: spec.default, desc: spec.desc };
+        const problem = ['bool', 'int32', 'uint64', 'double', 'string'].includes(spec.type)
+          ? checkValue(argSpec, spec.default) : `type must be one of bool, int32, uint64, double, string`;
+        if (problem) throw gsfError('GSF_ERR_BAD_ARGUMENT', `plugin '${plugin}' flag '${name}': default ${problem}`);
+        rt.flags.define(name, argSpec, spec.default, host.additionalConfigurations.has(name));
+        host.flagOwners.set(name, plugin);
+      },
+      get: (name) => rt.flags.get(name),
+    },
+    tags: { random: randomTag, named: namedTag, timer: TIMER_TAG },
+    onEventTimeout(fn) {
+      mainOnly('onEventTimeout');
+      host.declarations.timeoutHandlers.push({ plugin, fn });
+    },
+    onStart(fn) {
+      mainOnly('onStart');
+      host.declarations.onStart.push({ plugin, fn });
+    },
+    onStop(fn) {
+      mainOnly('onStop');
+      host.declarations.onStop.push({ plugin, fn });
+    },
+  };
+}

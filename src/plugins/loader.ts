@@ -1,0 +1,96 @@
+/**
+ * Finds plugin modules, imports them and runs their `register` functions, with an error that
+ * names the plugin for every way a plugin can be wrong.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { GsfError, describeError, gsfError } from '../errors.ts';
+import type { Manifest } from '../config/manifest.ts';
+import { createPluginApi, type HostContext } from './api.ts';
+import type { PluginDefinition } from './types.ts';
+
+const ENTRY_FILES = ['index.ts', 'index.mts', 'index.js', 'index.mjs'];
+
+/** A plugin's label in messages: its folder (or file) name. */
+export function pluginLabel(file: string): string {
+  const base = path.basename(file);
+  return ENTRY_FILES.includes(base) ? path.basename(path.dirname(file)) : base.replace(/\.[mc]?[jt]s$/, '');
+}
+
+/**
+ * Resolves the manifest's plugin entries to module files. A bare name is a folder under
+ * `<manifest dir>/plugins/`; anything with a slash is a path relative to the manifest.
+ * Without a `plugins` list, every folder under `<manifest dir>/plugins/` loads, in name order.
+ */
+export function resolvePluginFiles(manifest: Pick<Manifest, 'dir' | 'plugins' | 'file'>): string[] {
+  const pluginsDir = path.join(manifest.dir, 'plugins');
+  let entries = manifest.plugins;
+  if (entries === null) {
+    if (!fs.existsSync(pluginsDir)) return [];
+    entries = fs.readdirSync(pluginsDir, { withFileTypes: true })
+      .filter((d) => d.isDirectory() && !d.name.startsWith('.') && !d.name.startsWith('_'))
+      .map((d) => d.name)
+      .sort();
+  }
+  return entries.map((entry) => {
+    const target = entry.includes('/') || entry.startsWith('.') ? path.resolve(manifest.dir, entry) : path.join(pluginsDir, entry);
+    if (fs.existsSync(target) && fs.statSync(target).isDirectory()) {
+      const file = ENTRY_FILES.map((f) => path.join(target, f)).find((f) => fs.existsSync(f));
+      if (!file) throw gsfError('GSF_ERR_PLUGIN_LOAD', entry, `no ${ENTRY_FILES.join(', ')} in ${target}`);
+      return file;
+    }
+    if (fs.existsSync(target)) return target;
+    throw gsfError('GSF_ERR_PLUGIN_LOAD', entry, `not found at ${target} (listed in ${manifest.file})`);
+  });
+}
+
+/** Imports a plugin module and checks its export. */
+export async function importPlugin(file: string): Promise<PluginDefinition> {
+  const label = pluginLabel(file);
+  let mod: Record<string, unknown>;
+  try {
+    mod = await import(pathToFileURL(file).href) as Record<string, unknown>;
+  } catch (err) {
+    throw new GsfError('GSF_ERR_PLUGIN_LOAD', [label, describeError(err)], { cause: err });
+  }
+  const def = mod.default as Partial<PluginDefinition> | undefined;
+  const bad = (what: string): GsfError => gsfError('GSF_ERR_PLUGIN_EXPORT', label, file, what);
+  if (def === undefined || def === null) throw bad('has no default export; write `export default definePlugin({ name, version, register })`');
+  if (typeof def !== 'object') throw bad(`default export must be a plugin definition object, got ${typeof def}`);
+  if (typeof def.name !== 'string' || def.name === '') throw bad("definition needs a non-empty string 'name'");
+  if (typeof def.version !== 'string' || def.version === '') throw bad("definition needs a non-empty string 'version'");
+  if (typeof def.register !== 'function') throw bad("definition needs a 'register(api)' function");
+  return def as PluginDefinition;
+}
+
+export interface LoadedPlugin {
+  name: string;
+  version: string;
+  file: string;
+}
+
+/** Imports and registers every plugin on this thread. */
+export async function loadPlugins(files: string[], host: HostContext): Promise<LoadedPlugin[]> {
+  const loaded: LoadedPlugin[] = [];
+  const names = new Map<string, string>();
+  host.registering = true;
+  try {
+    for (const file of files) {
+      const def = await importPlugin(file);
+      const previous = names.get(def.name);
+      if (previous !== undefined) throw gsfError('GSF_ERR_PLUGIN_DUPLICATE', pluginLabel(file), 'plugin name', def.name, previous);
+      names.set(def.name, pluginLabel(file));
+      try {
+        await def.register(createPluginApi(def.name, host));
+      } catch (err) {
+        if (err instanceof GsfError && err.code !== 'GSF_ERR_BAD_ARGUMENT' && err.code !== 'GSF_ERR_UNKNOWN_EVENT') throw err;
+        throw new GsfError('GSF_ERR_HANDLER_FAILED', [def.name, 'stage', 'register', describeError(err)], { cause: err });
+      }
+      loaded.push({ name: def.name, version: def.version, file });
+    }
+  } finally {
+    host.registering = false;
+  }
+  return loaded;
+}

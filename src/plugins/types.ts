@@ -1,0 +1,87 @@
+/**
+ * The managed-plugin contract: a module in `plugins/<name>/` whose default export is a
+ * `PluginDefinition`. `register` runs once in the main thread and once in every event worker,
+ * so everything it registers exists on every thread.
+ */
+import type { ArgValue } from '../config/manifest.ts';
+import type { Logger } from '../log/logger.ts';
+import type { EventHandler, InvokeOptions, TimeoutHandler } from '../events/types.ts';
+
+export interface PluginDefinition {
+  name: string;
+  version: string;
+  register(api: PluginApi): void | Promise<void>;
+}
+
+export interface TimerOptions {
+  /** Event name of each firing (default: the event's name). */
+  name?: string;
+}
+
+export interface TimerApi {
+  /** Runs `event` once after `ms`. Declared during `register`, it starts once, at server start. */
+  after(ms: number, event: string, payload?: unknown, options?: TimerOptions): number;
+  /** Runs `event` every `ms`. Declared during `register`, it starts once, at server start. */
+  every(ms: number, event: string, payload?: unknown, options?: TimerOptions): number;
+  /** Stops a timer started at run time; false if it is unknown or has fired (one-shot). */
+  cancel(id: number): boolean;
+}
+
+export interface CounterApi {
+  /** Sets a counter (integer when `value` is an integer, else floating point). */
+  update(category: string, name: string, value: number, description?: string): void;
+  /** Sets a floating-point counter. */
+  updateDouble(category: string, name: string, value: number, description?: string): void;
+  increase(category: string, name: string, amount?: number): number;
+  decrease(category: string, name: string, amount?: number): number;
+  /** The value as an integer, or null when the counter does not exist. */
+  readInt(category: string, name: string): number | null;
+  /** Creates a counter once per server (during `register`: on the main thread only). */
+  define(category: string, name: string, description: string, initial?: number): void;
+}
+
+export interface FlagSpec {
+  type: 'bool' | 'int32' | 'uint64' | 'double' | 'string';
+  default: boolean | number | string;
+  desc: string;
+}
+
+export interface FlagApi {
+  /** Defines a user flag; it is mutable over REST when listed in `additional_configurations`. */
+  define(name: string, spec: FlagSpec): void;
+  /** The flag's current value (read it each time to see run-time changes). */
+  get<T extends ArgValue = ArgValue>(name: string): T;
+}
+
+export interface TagApi {
+  /** A fresh random tag. */
+  random(): number;
+  /** A tag derived from `name`: the same on every thread and every run. */
+  named(name: string): number;
+  /** The tag all timers share. */
+  readonly timer: number;
+}
+
+export interface PluginApi {
+  /** This plugin's name. */
+  readonly plugin: string;
+  /** Which thread this copy of the plugin is registered on. */
+  readonly thread: 'main' | 'worker';
+  readonly log: Logger;
+  /** Registers a named event handler; `invoke(name)` runs it on an event thread. */
+  event<P = unknown>(name: string, handler: EventHandler<P>): void;
+  /** Queues an event; returns its id. Tag and name follow SPEC 6.2 and 6.3 when omitted. */
+  invoke(event: string, payload?: unknown, options?: InvokeOptions): number;
+  /** Renames the running event. */
+  setEventName(name: string): void;
+  readonly timers: TimerApi;
+  readonly counters: CounterApi;
+  readonly flags: FlagApi;
+  readonly tags: TagApi;
+  /** Called on the main thread when an event times out (SPEC 6.3). */
+  onEventTimeout(handler: TimeoutHandler): void;
+  /** Runs once on the main thread after the workers are up. */
+  onStart(fn: () => void | Promise<void>): void;
+  /** Runs once on the main thread while the server stops, before the queue drains. */
+  onStop(fn: () => void | Promise<void>): void;
+}

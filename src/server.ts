@@ -1,0 +1,166 @@
+/**
+ * A running gsf server: manifest → flags and plugins (main thread) → event workers →
+ * API-service listener → plugins' start hooks. One server per process (the native core is
+ * process-global).
+ */
+import path from 'node:path';
+import { native } from './native.ts';
+import { loadManifest, parseManifest, type Manifest } from './config/manifest.ts';
+import { createHost, type ThreadHost } from './host.ts';
+import { resolvePluginFiles } from './plugins/loader.ts';
+import { Dispatcher } from './events/dispatcher.ts';
+import { Watchdog } from './events/watchdog.ts';
+import { ApiServer } from './api/server.ts';
+import { describeError } from './errors.ts';
+import type { InvokeOptions } from './events/types.ts';
+import type { WorkerInit } from './events/types.ts';
+
+export interface StartOptions {
+  /** Path of a MANIFEST.json. */
+  manifestPath?: string;
+  /** An inline manifest object (tests, embedding); `dir` is where relative paths resolve. */
+  manifest?: unknown;
+  dir?: string;
+}
+
+let running: GsfServer | null = null;
+
+export class GsfServer {
+  private stopped: Promise<void> | null = null;
+  private readonly startedAt = Date.now();
+
+  private constructor(
+    readonly manifest: Manifest,
+    readonly host: ThreadHost,
+    readonly dispatcher: Dispatcher,
+    readonly watchdog: Watchdog,
+    readonly api: ApiServer,
+  ) {}
+
+  /** Loads the manifest and plugins, starts the workers and listeners. */
+  static async start(options: StartOptions = {}): Promise<GsfServer> {
+    if (running !== null) throw new Error('a gsf server is already running in this process');
+    const manifest = options.manifest !== undefined
+      ? parseManifest(options.manifest, '(inline manifest)', path.resolve(options.dir ?? process.cwd()))
+      : loadManifest(options.manifestPath ?? 'MANIFEST.json');
+    const pluginFiles = resolvePluginFiles(manifest);
+    const host = await createHost(manifest, 'main', pluginFiles);
+    const { flags, log } = host;
+
+    native.profilerEnable(flags.get<boolean>('enable_event_profiler'));
+    const publish = (): void => native.configSet(JSON.stringify(flags.snapshot()));
+    publish();
+
+    const init: WorkerInit = {
+      manifest: { file: manifest.file, dir: manifest.dir, components: manifest.components, plugins: manifest.plugins, listed: [...manifest.listed] },
+      pluginFiles,
+    };
+    const dispatcher = new Dispatcher(host, init);
+    const ed = manifest.components.EventDispatcher!;
+    const watchdog = new Watchdog(host, dispatcher, {
+      timeoutMs: ed.event_timeout_in_ms as number,
+      checker: ed.enable_event_thread_checker as boolean,
+      hangThresholdMs: ed.event_thread_hang_threshold_in_ms as number,
+      hangReportIntervalMs: ed.event_thread_hang_report_interval_in_ms as number,
+    }, host.declarations.timeoutHandlers);
+    const apiArgs = manifest.components.ApiService!;
+    const api = new ApiServer({
+      address: apiArgs.api_service_address as string,
+      port: apiArgs.api_service_port as number,
+      maxBodyBytes: apiArgs.api_service_max_body_bytes as number,
+      log,
+    });
+    const server = new GsfServer(manifest, host, dispatcher, watchdog, api);
+    running = server;
+    try {
+      flags.onChange('*', publish);
+      flags.onChange('enable_event_profiler', (_n, v) => native.profilerEnable(v as boolean));
+      flags.onChange('event_threads_size', (_n, v) => {
+        dispatcher.resize(v as number).catch((err: unknown) => log.error(`event thread resize failed: ${describeError(err)}`));
+      });
+      api.router.get('/v1/status', () => ({ status: 200, body: server.status() }));
+
+      dispatcher.start();
+      watchdog.start();
+      await api.listen();
+      for (const c of host.declarations.counters) {
+        if (native.counterGet(c.category, c.name) === null) {
+          native.counterUpdate(c.category, c.name, c.initial, !Number.isInteger(c.initial), c.description);
+        }
+      }
+      for (const t of host.declarations.timers) host.runtime.addTimer(t.delayMs, t.intervalMs, t.event, t.payload, t.name);
+      dispatcher.pump();
+      for (const { plugin, fn } of host.declarations.onStart) {
+        try {
+          await fn();
+        } catch (err) {
+          throw new Error(`plugin '${plugin}' start hook failed: ${describeError(err)}`, { cause: err });
+        }
+      }
+      log.info(`listening api=${apiArgs.api_service_address as string}:${api.port} websocket=none`,
+        { plugins: host.plugins.map((p) => `${p.name}@${p.version}`), event_threads: dispatcher.size });
+      return server;
+    } catch (err) {
+      await server.stop();
+      throw err;
+    }
+  }
+
+  /** Queues an event from outside any event (SPEC 6.2.4c: a random tag unless given). */
+  invoke(event: string, payload?: unknown, options?: InvokeOptions): number {
+    return this.host.runtime.invoke(event, payload, options);
+  }
+
+  /** A small health document (GET /v1/status). */
+  status(): Record<string, unknown> {
+    const q = native.queueStats();
+    return {
+      plugins: this.host.plugins.map((p) => ({ name: p.name, version: p.version })),
+      event_threads_size: this.dispatcher.size,
+      uptime_in_sec: Math.round((Date.now() - this.startedAt) / 1000),
+      queue: { waiting: q.waiting, outstanding: q.outstanding, inflow_per_sec: q.inflow_per_sec, throughput_per_sec: q.throughput_per_sec },
+    };
+  }
+
+  /**
+   * Stops gracefully: refuses new events from outside, stops timers, runs stop hooks, lets
+   * queued events (and the events they create) finish within the drain limit, closes workers.
+   */
+  stop(): Promise<void> {
+    this.stopped ??= this.doStop();
+    return this.stopped;
+  }
+
+  private async doStop(): Promise<void> {
+    const { host, dispatcher } = this;
+    host.runtime.stopping = true;
+    dispatcher.stopTimers();
+    this.api.close();
+    for (const { plugin, fn } of host.declarations.onStop) {
+      try {
+        await fn();
+      } catch (err) {
+        host.log.error(`plugin '${plugin}' stop hook failed: ${describeError(err)}`);
+      }
+    }
+    const limit = this.manifest.components.EventDispatcher!.shutdown_drain_timeout_in_ms as number;
+    const deadline = Date.now() + limit;
+    while (!dispatcher.idle() && Date.now() < deadline) {
+      dispatcher.pump();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const left = native.queueStats();
+    if (left.waiting > 0 || left.outstanding > 0) {
+      host.log.warn(`stopping with ${left.waiting} queued and ${left.outstanding} running event(s) after ${limit} ms`);
+    }
+    this.watchdog.stop();
+    await dispatcher.close();
+    native.queueReset();
+    running = null;
+  }
+}
+
+/** Starts a server (see `GsfServer.start`). */
+export function startServer(options?: StartOptions): Promise<GsfServer> {
+  return GsfServer.start(options);
+}

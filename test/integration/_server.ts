@@ -1,0 +1,60 @@
+/** Helpers for tests that run a real server in this process. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer, type GsfServer } from '../../src/index.ts';
+import type { NoteRecord } from '../fixtures/plugins/probe/index.ts';
+
+export const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
+
+export interface TestServer {
+  server: GsfServer;
+  dir: string;
+  logFile: string;
+  notes: string;
+  /** Log lines so far. */
+  logs(): string[];
+  /** Records written by probe.note so far. */
+  records(): NoteRecord[];
+  stop(): Promise<void>;
+}
+
+export type Components = Record<string, Record<string, unknown>>;
+
+/** Starts a server with the probe plugin, logging to a temp file, API on port 0. */
+export async function startTestServer(components: Components = {}, plugins = ['probe']): Promise<TestServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-test-'));
+  const logFile = path.join(dir, 'server.log');
+  const notes = path.join(dir, 'notes.jsonl');
+  const merged: Components = {
+    ApiService: { api_service_port: 0 },
+    Logging: { log_file: logFile },
+    ...components,
+  };
+  merged.ApiService = { api_service_port: 0, ...components.ApiService };
+  merged.Logging = { log_file: logFile, ...components.Logging };
+  const manifest = {
+    components: Object.entries(merged).map(([name, args]) => ({ name, arguments: args })),
+    plugins: plugins.map((p) => path.join(fixtures, 'plugins', p)),
+  };
+  const server = await startServer({ manifest, dir });
+  const read = (f: string): string[] => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8').split('\n').filter(Boolean) : []);
+  return {
+    server, dir, logFile, notes,
+    logs: () => read(logFile),
+    records: () => read(notes).map((l) => JSON.parse(l) as NoteRecord),
+    stop: () => server.stop(),
+  };
+}
+
+/** Polls `fn` until it returns a truthy value or `ms` pass. */
+export async function waitFor<T>(fn: () => T, ms = 10000, what = 'condition'): Promise<NonNullable<T>> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = fn();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
