@@ -4,7 +4,7 @@
  * - a timer (`example.tick`, every 5 s) counts ticks and asks for a report;
  * - `example.report` runs as a child event (named `example.tick_#1`) and logs at v >= 1.
  */
-import { definePlugin } from '../../src/index.ts';
+import { definePlugin } from 'gsf';
 
 interface Score {
   player: string;

@@ -19,7 +19,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const WORKER_FILE = path.join(here, 'worker.ts');
 
 /** execArgv for workers: ours, plus the TypeScript loader if the main thread got it another way. */
-function workerExecArgv(): string[] {
+export function workerExecArgv(): string[] {
   const argv = [...process.execArgv];
   if (!argv.some((a) => a.includes('tsx'))) {
     const loader = createRequire(import.meta.url).resolve('tsx');

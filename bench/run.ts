@@ -1,0 +1,13 @@
+/** `npm run bench [-- NAME]`: runs one benchmark or all of them. */
+const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
+  events: () => import('./events.ts'),
+};
+
+export async function runBenchmarks(args: string[]): Promise<void> {
+  const names = args.length > 0 ? args : Object.keys(BENCHES);
+  for (const name of names) {
+    const load = BENCHES[name];
+    if (!load) throw new Error(`unknown benchmark '${name}' (known: ${Object.keys(BENCHES).join(', ')})`);
+    await (await load()).run();
+  }
+}

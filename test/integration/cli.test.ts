@@ -1,0 +1,81 @@
+import test from 'ava';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const gsf = path.join(root, 'bin', 'gsf.mjs');
+
+function writeManifest(components: unknown[]): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-cli-'));
+  const file = path.join(dir, 'MANIFEST.json');
+  fs.writeFileSync(file, JSON.stringify({ components, plugins: [path.join(root, 'plugins', 'example')] }));
+  return file;
+}
+
+function run(args: string[]) {
+  const child = spawn(process.execPath, [gsf, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, out: () => out, err: () => err };
+}
+
+async function until(fn: () => string | undefined, ms: number): Promise<string> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test('gsf start serves the API port, answers JSON errors, and stops on SIGTERM with exit 0', async (t) => {
+  const manifest = writeManifest([
+    { name: 'ApiService', arguments: { api_service_port: 0 } },
+    { name: 'EventDispatcher', arguments: { event_threads_size: 2 } },
+  ]);
+  const p = run(['start', '--manifest', manifest]);
+  try {
+    const line = await until(() => p.out().split('\n').find((l) => l.includes('listening api=')), 30000);
+    const m = /listening api=127\.0\.0\.1:(\d+) websocket=none/.exec(line);
+    t.truthy(m, line);
+    const base = `http://127.0.0.1:${m![1]}`;
+    const status = await fetch(`${base}/v1/status`);
+    t.is(status.status, 200);
+    t.is(status.headers.get('content-type'), 'application/json');
+    const body = await status.json() as { plugins: Array<{ name: string }>; event_threads_size: number };
+    t.deepEqual(body.plugins.map((x) => x.name), ['example']);
+    t.is(body.event_threads_size, 2);
+    const missing = await fetch(`${base}/nope`);
+    t.is(missing.status, 404);
+    t.deepEqual(await missing.json(), { error: 'GSF_ERR_NOT_FOUND', message: 'no route for GET /nope' });
+    const wrong = await fetch(`${base}/v1/status`, { method: 'POST', body: '{}' });
+    t.is(wrong.status, 405);
+    t.is(wrong.headers.get('allow'), 'GET');
+    t.deepEqual(await wrong.json(), { error: 'GSF_ERR_METHOD_NOT_ALLOWED', message: 'method POST not allowed for /v1/status', allowed: ['GET'] });
+  } finally {
+    p.child.kill('SIGTERM');
+  }
+  t.is(await p.exited, 0);
+  t.regex(p.out(), /SIGTERM received: stopping/);
+  t.regex(p.out(), /\] stopped/);
+});
+
+test('gsf start refuses a bad manifest with the exact message and exit 1', async (t) => {
+  const manifest = writeManifest([{ name: 'EventDispatcher', arguments: { event_threads_size: 0 } }]);
+  const p = run(['start', '--manifest', manifest]);
+  t.is(await p.exited, 1);
+  t.is(p.err(), `gsf: TypeError: ${manifest}: EventDispatcher.event_threads_size must be a positive integer\n`);
+});
+
+test('gsf with an unknown command prints usage and exits 2', async (t) => {
+  const p = run(['launch']);
+  t.is(await p.exited, 2);
+  t.regex(p.err(), /^gsf: unknown command 'launch'\nusage: gsf <command>/);
+});

@@ -1,0 +1,95 @@
+import test from 'ava';
+import fs from 'node:fs';
+import path from 'node:path';
+import { native } from '../../src/native.ts';
+import { startTestServer, waitFor } from './_server.ts';
+
+test.serial('a slow event writes the SPEC warning line', async (t) => {
+  const s = await startTestServer({ EventDispatcher: { slow_event_log_threshold_in_ms: 50 } });
+  try {
+    const id = s.server.invoke('probe.note', { file: s.notes, label: 'slow', spinMs: 120 }, { name: 'slowpoke' });
+    s.server.invoke('probe.note', { file: s.notes, label: 'fast' }, { name: 'quick' });
+    const line = await waitFor(() => s.logs().find((l) => l.includes('Slow event:')), 10000, 'slow line');
+    const m = /Slow event: event_name=slowpoke, event_id=(\d+), execution_time=([\d.]+)ms/.exec(line);
+    t.truthy(m, line);
+    t.is(Number(m![1]), id);
+    t.true(Number(m![2]) >= 120);
+    await waitFor(() => s.records().length === 2);
+    t.false(s.logs().some((l) => l.includes('event_name=quick')));
+  } finally {
+    await s.stop();
+  }
+});
+
+test.serial('a timed-out event is aborted, its tag cancelled, handlers called, and the server keeps serving', async (t) => {
+  const s = await startTestServer({ EventDispatcher: { event_threads_size: 2, event_timeout_in_ms: 400 } });
+  try {
+    const handlerFile = path.join(s.dir, 'timeouts.jsonl');
+    s.server.host.flags.set('probe_timeout_file', handlerFile);
+    const tag = 7777777777;
+    const stuck = s.server.invoke('probe.note', { file: s.notes, label: 'stuck', sleepSyncMs: 60000 }, { tag, name: 'stuck' });
+    for (let i = 0; i < 3; i++) s.server.invoke('probe.note', { file: s.notes, label: `same${i}` }, { tag });
+    s.server.invoke('probe.note', { file: s.notes, label: 'other' }, { tag: 8888888888 });
+
+    const line = await waitFor(() => s.logs().find((l) => l.includes('Event timeout:')), 10000, 'timeout line');
+    t.true(line.includes(`Event timeout: event_name=stuck, event_id=${stuck}, event_tag=${tag}`), line);
+    const calls = await waitFor(() => (fs.existsSync(handlerFile)
+      ? fs.readFileSync(handlerFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { name: string; id: number; tag: number; session: null })
+      : null));
+    t.deepEqual(calls.map((c) => [c.name, c.id, c.tag, c.session]),
+      [['stuck', stuck, tag, null]]);
+
+    // The same tag runs again afterwards, and so does everything else.
+    s.server.invoke('probe.note', { file: s.notes, label: 'after' }, { tag });
+    const labels = await waitFor(() => {
+      const l = s.records().map((r) => r.label);
+      return l.includes('after') && l.includes('other') ? l : null;
+    }, 10000, 'after and other');
+    t.false(labels.includes('stuck'));
+    t.false(labels.some((l) => l.startsWith('same')), 'queued events of the timed-out tag were cancelled');
+    t.is(s.server.watchdog.timeouts, 1);
+    const prof = native.profilerEvent('stuck');
+    t.is(prof?.all_time.timeout_count, 1);
+    t.is(prof?.all_time.execution_count, 0);
+  } finally {
+    await s.stop();
+  }
+});
+
+test.serial('the hang checker repeats its line while a thread stays stuck', async (t) => {
+  const s = await startTestServer({
+    EventDispatcher: { event_threads_size: 1, event_timeout_in_ms: 10000, event_thread_hang_threshold_in_ms: 300, event_thread_hang_report_interval_in_ms: 400 },
+  });
+  try {
+    const id = s.server.invoke('probe.note', { file: s.notes, label: 'hang', sleepSyncMs: 1500 }, { tag: 999999999999, name: 'hang' });
+    await waitFor(() => s.records().length === 1, 10000, 'hang event end');
+    const lines = s.logs().filter((l) => l.includes('event thread hang:'));
+    t.true(lines.length >= 2 && lines.length <= 4, `got ${lines.length} hang lines`);
+    for (const l of lines) {
+      t.regex(l, new RegExp(`event thread hang: event_thread_index=0, event_name=hang, event_id=${id}, event_tag=999999999999, elapsed_time_in_sec=[\\d.]+`));
+    }
+    const secs = lines.map((l) => Number(/elapsed_time_in_sec=([\d.]+)/.exec(l)![1]));
+    t.true(secs[0]! >= 0.3);
+    t.true(secs[1]! - secs[0]! >= 0.35);
+  } finally {
+    await s.stop();
+  }
+});
+
+test.serial('a throwing handler is logged once with plugin and event, and never takes the server down', async (t) => {
+  const s = await startTestServer({ EventDispatcher: { event_threads_size: 2 } });
+  try {
+    const id = s.server.invoke('probe.note', { file: s.notes, label: 'boom', throw: 'kaboom' }, { name: 'exploder' });
+    s.server.invoke('probe.note', { file: s.notes, label: 'fine' });
+    await waitFor(() => s.records().length === 1 && s.logs().some((l) => l.includes('kaboom')));
+    const lines = s.logs().filter((l) => l.includes('kaboom'));
+    t.is(lines.length, 1);
+    t.true(lines[0]!.includes("GSF_ERR_HANDLER_FAILED: plugin 'probe' event 'probe.note' failed: kaboom"));
+    t.true(lines[0]!.includes(`"event_name":"exploder","event_id":${id}`));
+    t.is(s.records()[0]!.label, 'fine');
+    s.server.invoke('probe.note', { file: s.notes, label: 'later' });
+    await waitFor(() => s.records().length === 2);
+  } finally {
+    await s.stop();
+  }
+});

@@ -1,0 +1,41 @@
+import test from 'ava';
+import { native } from '../../src/native.ts';
+import { TIMER_TAG } from '../../src/index.ts';
+import { startTestServer, waitFor } from './_server.ts';
+
+test.serial('one-shot and repeating timers run as events on the timer tag; cancel stops them', async (t) => {
+  const s = await startTestServer({ EventDispatcher: { event_threads_size: 2 } });
+  try {
+    const rt = s.server.host.runtime;
+    const started = Date.now();
+    rt.addTimer(150, 0, 'probe.note', { file: s.notes, label: 'once' });
+    const repeating = rt.addTimer(0, 40, 'probe.count', undefined);
+    const rec = await waitFor(() => s.records().find((r) => r.label === 'once'), 5000);
+    t.true(rec.start - started >= 140, `fired after ${rec.start - started} ms`);
+    t.is(rec.tag, TIMER_TAG);
+    t.is(rec.kind, 'timer');
+    await waitFor(() => (native.counterReadInt('probe', 'count') ?? 0) >= 5, 5000, 'five ticks');
+    t.true(native.timerCancel(repeating));
+    t.false(native.timerCancel(repeating));
+    await new Promise((r) => setTimeout(r, 100));
+    const after = native.counterReadInt('probe', 'count');
+    await new Promise((r) => setTimeout(r, 200));
+    t.is(native.counterReadInt('probe', 'count'), after, 'no tick after cancel');
+    t.throws(() => rt.addTimer(-1, 0, 'probe.count'), { message: 'timer delay must be a non-negative number of ms, got -1' });
+  } finally {
+    await s.stop();
+  }
+});
+
+test.serial('timers declared by a plugin start once, not once per worker', async (t) => {
+  const s = await startTestServer({ EventDispatcher: { event_threads_size: 3 } }, ['probe', 'ticker']);
+  try {
+    await new Promise((r) => setTimeout(r, 550));
+    const ticks = native.counterReadInt('ticker', 'ticks') ?? 0;
+    // every 100 ms for ~550 ms: about 5; four copies (main + 3 workers) would give ~20.
+    t.true(ticks >= 3 && ticks <= 7, `ticks ${ticks}`);
+    t.is(native.counterGet('ticker', 'ticks')?.description, 'Ticks of the ticker plugin');
+  } finally {
+    await s.stop();
+  }
+});
