@@ -97,7 +97,8 @@ export interface NativeCore {
    * Claims up to `max` ready events for `slot`: tags not claimed by any slot, in push order,
    * each tag's queued events consecutively. Fills `meta` (TAKE_STRIDE per event) and copies
    * payloads into `bytes`. Returns the count, 0 when nothing is ready, -N when the first
-   * payload needs N bytes (grow `bytes` and call again), -1 when the slot is revoked.
+   * payload needs N bytes (N >= 2, so never -1; grow `bytes` and call again), -1 when the
+   * slot is revoked.
    */
   take(slot: number, meta: Float64Array, bytes: Uint8Array, max: number): number;
   /** Marks claimed event `index` as started now; returns its queue time in ms, or -1 if revoked. */
@@ -107,7 +108,7 @@ export interface NativeCore {
    * profile samples (when the profiler is on) and frees the claimed tags. Returns false if revoked.
    */
   complete(slot: number, count: number, timings: Float64Array): boolean;
-  /** Drops the queued (not running) events of `tag` and reports them. */
+  /** Drops the queued events of `tag` that no slot has taken yet and reports them. */
   cancelTag(tag: number): CancelledEvent[];
   /** Number of queued events (not claimed). */
   waiting(): number;

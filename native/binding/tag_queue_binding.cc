@@ -81,6 +81,19 @@ Napi::Value Waiting(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().queue.Waiting()));
 }
 
+Napi::Value Ready(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().queue.ReadyTags()));
+}
+
+// A stopping server drops what has not started yet; timers first, so none
+// fires into the queue after it was emptied.
+Napi::Value QueueReset(const Napi::CallbackInfo& info) {
+  Runtime& rt = ProcessRuntime();
+  rt.timers.Clear();
+  rt.queue.DropAllQueued();
+  return info.Env().Undefined();
+}
+
 Napi::Value Stats(const Napi::CallbackInfo& info) {
   QueueStats st = ProcessRuntime().queue.Stats();
   Napi::Object o = Napi::Object::New(info.Env());
@@ -103,6 +116,8 @@ void TagQueueBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<Complete>(env, exports, "complete");
   Export<CancelTag>(env, exports, "cancelTag");
   Export<Waiting>(env, exports, "waiting");
+  Export<Ready>(env, exports, "ready");
+  Export<QueueReset>(env, exports, "queueReset");
   Export<Stats>(env, exports, "queueStats");
 }
 

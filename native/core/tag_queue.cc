@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 #include "clock.h"
@@ -93,10 +94,14 @@ uint64_t TagQueue::Push(const EventInput& in) {
   // The copy is made before taking the lock; the node's old buffer comes back
   // in exchange and serves this thread's next push.
   thread_local std::string staging;
-  staging.assign(reinterpret_cast<const char*>(in.payload), in.payload ? in.payload_len : 0);
+  if (in.payload && in.payload_len) {
+    staging.assign(reinterpret_cast<const char*>(in.payload), in.payload_len);
+  } else {
+    staging.clear();
+  }
   uint64_t id;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<SpinMutex> lock(mu_);
     uint32_t idx = AllocNode();
     Node& nd = At(idx);
     id = next_id_++;
@@ -118,7 +123,7 @@ uint64_t TagQueue::Push(const EventInput& in) {
 }
 
 int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_t bytes_len) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<SpinMutex> lock(mu_);
   Slot& s = CheckedSlot(slot);
   if (s.revoked) return -1;
   if (s.open) throw StateError("take: the slot still holds a claim; complete it first");
@@ -175,7 +180,7 @@ int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_
 
 double TagQueue::Begin(int slot, size_t index) {
   int64_t now = NowNs();
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<SpinMutex> lock(mu_);
   Slot& s = CheckedSlot(slot);
   if (s.revoked) return -1;
   if (!s.open || index >= s.claim.size()) throw ArgumentError("begin: no claimed event at this index");
@@ -193,7 +198,7 @@ bool TagQueue::Complete(int slot, size_t count, const double* timings) {
   samples.clear();
   bool made_ready = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<SpinMutex> lock(mu_);
     Slot& s = CheckedSlot(slot);
     if (s.revoked) return false;
     if (!s.open) {
@@ -263,7 +268,7 @@ void TagQueue::RemoveFromReady(uint64_t tag) {
 
 std::vector<DroppedEvent> TagQueue::CancelTag(uint64_t tag) {
   std::vector<DroppedEvent> out;
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<SpinMutex> lock(mu_);
   auto it = tags_.find(tag);
   if (it == tags_.end() || it->second.count == 0) return out;
   DropQueuedLocked(it->second, &out);
@@ -276,18 +281,41 @@ std::vector<DroppedEvent> TagQueue::CancelTag(uint64_t tag) {
 }
 
 uint64_t TagQueue::Waiting() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<SpinMutex> lock(mu_);
   return waiting_;
 }
 
 bool TagQueue::HasReady() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<SpinMutex> lock(mu_);
   return !ready_.empty();
+}
+
+size_t TagQueue::ReadyTags() const {
+  std::lock_guard<SpinMutex> lock(mu_);
+  return ready_.size();
+}
+
+size_t TagQueue::DropAllQueued() {
+  std::lock_guard<SpinMutex> lock(mu_);
+  size_t dropped = 0;
+  for (auto it = tags_.begin(); it != tags_.end();) {
+    dropped += it->second.count;
+    DropQueuedLocked(it->second, nullptr);
+    // A claimed tag keeps its state until the claim completes.
+    it = it->second.claimed_by < 0 ? tags_.erase(it) : std::next(it);
+  }
+  ready_.clear();
+  return dropped;
+}
+
+size_t TagQueue::TagStateCount() const {
+  std::lock_guard<SpinMutex> lock(mu_);
+  return tags_.size();
 }
 
 QueueStats TagQueue::Stats() const {
   int64_t now_sec = NowNs() / kNsPerSec;
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<SpinMutex> lock(mu_);
   QueueStats st;
   st.inflow_per_sec = inflow_.LastWholeSecond(now_sec);
   st.throughput_per_sec = throughput_.LastWholeSecond(now_sec);

@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "spin_mutex.h"
+
 namespace gsf {
 
 class Profiler;
@@ -70,8 +72,9 @@ struct QueueStats {
  * Events of one tag run strictly in push order and never on two slots at once;
  * different tags run in parallel. A slot claims whole runs of a tag's queued
  * events with Take, marks each one started with Begin and releases the claim
- * with Complete. One mutex guards everything: the hot operations are short and
- * batched (Take moves up to `max` events per acquisition).
+ * with Complete. One lock guards everything: the hot operations are short and
+ * batched (Take moves up to `max` events per acquisition), so a spinning lock
+ * beats a sleeping one when threads collide.
  */
 class TagQueue {
  public:
@@ -100,7 +103,13 @@ class TagQueue {
   uint64_t Waiting() const;
   /** True if some tag could be taken right now. */
   bool HasReady() const;
+  /** Tags with queued events that no slot claims: what Take can hand out now. */
+  size_t ReadyTags() const;
+  /** Drops every queued event (a stopping server); claims in progress stay. Returns the count. */
+  size_t DropAllQueued();
   QueueStats Stats() const;
+  /** Tags with queued or claimed events; bounded by live events, not by tags ever seen. */
+  size_t TagStateCount() const;
 
   int SlotRegister(double thread_id);
   void SlotAttachTask(int slot, double task_id);
@@ -168,7 +177,7 @@ class TagQueue {
 
   Profiler* profiler_;
   WakeSignal* wake_;
-  mutable std::mutex mu_;
+  mutable SpinMutex mu_;
   std::vector<std::unique_ptr<Node[]>> chunks_;
   uint32_t free_head_ = kNil;
   uint32_t node_count_ = 0;

@@ -10,7 +10,7 @@
 namespace gsf {
 
 int TagQueue::SlotRegister(double thread_id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<SpinMutex> lock(mu_);
   for (int i = 0; i < kMaxSlots; ++i) {
     Slot& s = slots_[static_cast<size_t>(i)];
     if (s.used) continue;
@@ -28,7 +28,7 @@ int TagQueue::SlotRegister(double thread_id) {
 }
 
 void TagQueue::SlotAttachTask(int slot, double task_id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<SpinMutex> lock(mu_);
   CheckedSlot(slot).task_id = task_id;
 }
 
@@ -94,7 +94,7 @@ int64_t TagQueue::SlotReleaseThread(double thread_id) {
   bool found = false, made_ready = false;
   size_t requeued = 0;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<SpinMutex> lock(mu_);
     for (Slot& s : slots_) {
       if (!s.used || s.thread_id != thread_id) continue;
       found = true;
@@ -111,7 +111,7 @@ int64_t TagQueue::SlotReleaseThread(double thread_id) {
 std::vector<RunningSlot> TagQueue::SlotsRunning() const {
   int64_t now = NowNs();
   std::vector<RunningSlot> out;
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<SpinMutex> lock(mu_);
   for (int i = 0; i < kMaxSlots; ++i) {
     const Slot& s = slots_[static_cast<size_t>(i)];
     if (!s.used || s.revoked || !s.open || s.running < 0) continue;
@@ -127,9 +127,11 @@ bool TagQueue::TimeoutSlot(int slot, uint64_t event_id, std::vector<DroppedEvent
   uint32_t name_id;
   bool made_ready = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    Slot& s = CheckedSlot(slot);
-    if (s.revoked || !s.open || s.running < 0) return false;
+    std::lock_guard<SpinMutex> lock(mu_);
+    if (slot < 0 || slot >= kMaxSlots) throw ArgumentError("slot index out of range");
+    Slot& s = slots_[static_cast<size_t>(slot)];
+    // The watchdog may race with the worker's exit: a freed slot is "no longer running there".
+    if (!s.used || s.revoked || !s.open || s.running < 0) return false;
     const Node& nd = At(s.claim[static_cast<size_t>(s.running)].node);
     if (nd.id != event_id) return false;
     name_id = nd.name_id;

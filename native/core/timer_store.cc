@@ -112,6 +112,14 @@ int64_t TimerStore::Fire() {
   return (wait_ns + kNsPerMs - 1) / kNsPerMs;
 }
 
+size_t TimerStore::Clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t n = timers_.size();
+  timers_.clear();
+  heap_.clear();
+  return n;
+}
+
 size_t TimerStore::Count() const {
   std::lock_guard<std::mutex> lock(mu_);
   return timers_.size();

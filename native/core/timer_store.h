@@ -32,6 +32,8 @@ class TimerStore {
    */
   int64_t Fire();
   size_t Count() const;
+  /** Drops every timer; returns how many there were. */
+  size_t Clear();
 
  private:
   struct Timer {

@@ -1,0 +1,143 @@
+// Profile figures become REST output verbatim, so the keys below are part of
+// the public API (SPEC 2.6) and follow native.ts exactly.
+#include <cmath>
+#include <utility>
+
+#include "../core/runtime.h"
+#include "bindings.h"
+#include "boundary.h"
+
+namespace gsf::binding {
+
+namespace {
+
+void SetStat(Napi::Object& o, const char* mean, const char* stdev, const char* max, const StatView& s) {
+  o.Set(mean, s.mean);
+  o.Set(stdev, s.stdev);
+  o.Set(max, s.max);
+}
+
+Napi::Object SummaryToJs(Napi::Env env, const SummaryWindow& w) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("count", static_cast<double>(w.count));
+  SetStat(o, "execution_time_mean_in_sec", "execution_time_stdev_in_sec", "execution_time_max_in_sec", w.execution);
+  SetStat(o, "io_wait_time_mean_in_sec", "io_wait_time_stdev_in_sec", "io_wait_time_max_in_sec", w.io_wait);
+  SetStat(o, "queue_time_mean_in_sec", "queue_time_stdev_in_sec", "queue_time_max_in_sec", w.queue);
+  return o;
+}
+
+Napi::Object EventWindowToJs(Napi::Env env, const EventWindow& w, const uint64_t* timeout_count) {
+  static const char* const kObjectKeys[6] = {
+      "object_create_count_mean", "object_count_mean",      "object_cache_hit_rate_mean",
+      "object_nolock_rate_mean",  "object_lease_rate_mean", "object_null_rate_mean",
+  };
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("execution_count", static_cast<double>(w.count));
+  o.Set("rollback_count_mean", w.rollback_mean);
+  o.Set("rollback_count_max", w.rollback_max);
+  SetStat(o, "execution_time_mean_in_sec", "execution_time_stdev_in_sec", "execution_time_max_in_sec", w.execution);
+  SetStat(o, "handler_time_mean_in_sec", "handler_time_stdev_in_sec", "handler_time_max_in_sec", w.handler);
+  SetStat(o, "io_wait_time_mean_in_sec", "io_wait_time_stdev_in_sec", "io_wait_time_max_in_sec", w.io_wait);
+  SetStat(o, "queue_time_mean_in_sec", "queue_time_stdev_in_sec", "queue_time_max_in_sec", w.queue);
+  if (timeout_count) o.Set("timeout_count", static_cast<double>(*timeout_count));
+  for (size_t i = 0; i < 6; ++i) o.Set(kObjectKeys[i], w.object_means[i]);
+  return o;
+}
+
+Napi::Object EventToJs(Napi::Env env, const EventView& v) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("all_time", EventWindowToJs(env, v.all_time, &v.timeout_count));
+  o.Set("last1min", EventWindowToJs(env, v.last1min, nullptr));
+  return o;
+}
+
+Napi::Value ProfilerEnable(const Napi::CallbackInfo& info) {
+  ProcessRuntime().profiler.Enable(BoolArg(info, 0, "on"));
+  return info.Env().Undefined();
+}
+
+Napi::Value ProfilerEnabled(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), ProcessRuntime().profiler.Enabled());
+}
+
+Napi::Value ProfilerReset(const Napi::CallbackInfo& info) {
+  ProcessRuntime().profiler.Reset();
+  return info.Env().Undefined();
+}
+
+Napi::Value ProfilerResetting(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), ProcessRuntime().profiler.Resetting());
+}
+
+double FiniteArg(const Napi::CallbackInfo& info, size_t i, const char* what) {
+  double v = NumberArg(info, i, what);
+  if (!std::isfinite(v)) ThrowCoded(info.Env(), ErrorKind::kRangeError, kErrArgument, std::string(what) + " must be finite");
+  return v;
+}
+
+Napi::Value ProfilerRecord(const Napi::CallbackInfo& info) {
+  ProfileSample s;
+  s.name_id = IdArg(info, 0, "nameId");
+  s.queue_sec = FiniteArg(info, 1, "queueSec");
+  s.handler_sec = FiniteArg(info, 2, "handlerSec");
+  s.io_wait_sec = FiniteArg(info, 3, "ioWaitSec");
+  s.rollbacks = FiniteArg(info, 4, "rollbacks");
+  ProcessRuntime().profiler.Record(s);
+  return info.Env().Undefined();
+}
+
+Napi::Value ProfilerRecordTimeout(const Napi::CallbackInfo& info) {
+  ProcessRuntime().profiler.RecordTimeout(IdArg(info, 0, "nameId"));
+  return info.Env().Undefined();
+}
+
+Napi::Value ProfilerSummary(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  SummaryView v = ProcessRuntime().profiler.Summary();
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("all_time", SummaryToJs(env, v.all_time));
+  o.Set("last1min", SummaryToJs(env, v.last1min));
+  return o;
+}
+
+Napi::Value ProfilerEvent(const Napi::CallbackInfo& info) {
+  Utf8Arg name(info, 0, "name");
+  Runtime& rt = ProcessRuntime();
+  uint32_t id = rt.names.Find(name.view());
+  EventView v;
+  if (id == 0 || !rt.profiler.Event(id, &v)) return info.Env().Null();
+  return EventToJs(info.Env(), v);
+}
+
+Napi::Value ProfilerAll(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto order = static_cast<ProfileOrder>(IntegerArg(info, 0, "order", 0, 6));
+  Runtime& rt = ProcessRuntime();
+  std::vector<std::pair<std::string, EventView>> views;
+  for (EventView& v : rt.profiler.All()) views.emplace_back(rt.names.NameOf(v.name_id), v);
+  SortEventViews(views, order);
+  Napi::Array out = Napi::Array::New(env, views.size());
+  for (size_t i = 0; i < views.size(); ++i) {
+    Napi::Array pair = Napi::Array::New(env, 2);
+    pair.Set(0u, views[i].first);
+    pair.Set(1u, EventToJs(env, views[i].second));
+    out.Set(static_cast<uint32_t>(i), pair);
+  }
+  return out;
+}
+
+}  // namespace
+
+void ProfilerBinding::Init(Napi::Env env, Napi::Object exports) {
+  Export<ProfilerEnable>(env, exports, "profilerEnable");
+  Export<ProfilerEnabled>(env, exports, "profilerEnabled");
+  Export<ProfilerReset>(env, exports, "profilerReset");
+  Export<ProfilerResetting>(env, exports, "profilerResetting");
+  Export<ProfilerRecord>(env, exports, "profilerRecord");
+  Export<ProfilerRecordTimeout>(env, exports, "profilerRecordTimeout");
+  Export<ProfilerSummary>(env, exports, "profilerSummary");
+  Export<ProfilerEvent>(env, exports, "profilerEvent");
+  Export<ProfilerAll>(env, exports, "profilerAll");
+}
+
+}  // namespace gsf::binding

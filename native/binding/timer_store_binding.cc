@@ -1,0 +1,42 @@
+#include "../core/runtime.h"
+#include "bindings.h"
+#include "boundary.h"
+
+namespace gsf::binding {
+
+namespace {
+
+Napi::Value TimerAdd(const Napi::CallbackInfo& info) {
+  double delay_ms = NumberArg(info, 0, "delayMs");
+  double interval_ms = NumberArg(info, 1, "intervalMs");
+  uint32_t name_id = IdArg(info, 2, "nameId");
+  uint32_t handler_id = IdArg(info, 3, "handlerId");
+  ByteView payload = BytesArg(info, 4, "payload", true);
+  uint64_t id = ProcessRuntime().timers.Add(delay_ms, interval_ms, name_id, handler_id, payload.data, payload.length);
+  return Napi::Number::New(info.Env(), static_cast<double>(id));
+}
+
+Napi::Value TimerCancel(const Napi::CallbackInfo& info) {
+  double id = NumberArg(info, 0, "id");
+  bool ok = id >= 1 && id <= kMaxSafeInteger && ProcessRuntime().timers.Cancel(static_cast<uint64_t>(id));
+  return Napi::Boolean::New(info.Env(), ok);
+}
+
+Napi::Value TimerFire(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().timers.Fire()));
+}
+
+Napi::Value TimerCount(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().timers.Count()));
+}
+
+}  // namespace
+
+void TimerStoreBinding::Init(Napi::Env env, Napi::Object exports) {
+  Export<TimerAdd>(env, exports, "timerAdd");
+  Export<TimerCancel>(env, exports, "timerCancel");
+  Export<TimerFire>(env, exports, "timerFire");
+  Export<TimerCount>(env, exports, "timerCount");
+}
+
+}  // namespace gsf::binding

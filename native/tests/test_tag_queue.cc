@@ -1,0 +1,266 @@
+// Single-threaded behaviour of the tag queue: ordering, claims, payloads, cancellation.
+#include <string>
+#include <vector>
+
+#include "../core/errors.h"
+#include "check.h"
+#include "fake_clock.h"
+#include "queue_helpers.h"
+
+using gsf::kFlagNotRun;
+
+TEST(queue_push_assigns_increasing_ids) {
+  QueueFixture f;
+  uint64_t a = f.Push(10), b = f.Push(11), c = f.Push(10);
+  CHECK_EQ(a, 1u);
+  CHECK_EQ(b, 2u);
+  CHECK_EQ(c, 3u);
+  CHECK_EQ(f.queue.Waiting(), 3u);
+}
+
+TEST(queue_take_fills_meta_and_payloads) {
+  QueueFixture f;
+  int s = f.queue.SlotRegister(1);
+  uint64_t tag = (1ull << 40) + 7;  // tags reach 2^53 and must survive the double round trip
+  uint64_t id1 = f.Push(tag, "hello", 5, 99, 1, 42);
+  uint64_t id2 = f.Push(tag + 1, "", 6, 0, 3, 43);
+  uint64_t id3 = f.Push(tag + 2, std::string("a\0b", 3), 7, 12345678901ull, 4, 44);
+  auto got = f.Take(s, 10);
+  REQUIRE(got.size() == 3);
+  CHECK_EQ(got[0].id, id1);
+  CHECK_EQ(got[0].tag, tag);
+  CHECK_EQ(got[0].name_id, 5u);
+  CHECK_EQ(got[0].handler_id, 42u);
+  CHECK_EQ(got[0].session_id, 99u);
+  CHECK_EQ(got[0].kind, 1);
+  CHECK_EQ(got[0].payload, std::string("hello"));
+  CHECK_EQ(got[1].id, id2);
+  CHECK_EQ(got[1].payload, std::string());
+  CHECK_EQ(got[1].kind, 3);
+  CHECK_EQ(got[2].id, id3);
+  CHECK_EQ(got[2].session_id, 12345678901ull);
+  CHECK_EQ(got[2].payload, std::string("a\0b", 3));
+  CHECK_EQ(f.queue.Waiting(), 0u);
+  CHECK_EQ(f.queue.Stats().outstanding, 3u);
+}
+
+TEST(queue_payload_offsets_are_packed) {
+  QueueFixture f;
+  int s = f.queue.SlotRegister(1);
+  f.Push(1000, "abc");
+  f.Push(1001, "defgh");
+  std::vector<double> meta(2 * gsf::kTakeStride);
+  std::vector<uint8_t> bytes(8);
+  CHECK_EQ(f.queue.Take(s, meta.data(), 2, bytes.data(), bytes.size()), 2);
+  CHECK_EQ(meta[6], 0.0);
+  CHECK_EQ(meta[7], 3.0);
+  CHECK_EQ(meta[gsf::kTakeStride + 6], 3.0);
+  CHECK_EQ(meta[gsf::kTakeStride + 7], 5.0);
+  CHECK_EQ(std::string(bytes.begin(), bytes.end()), std::string("abcdefgh"));
+}
+
+TEST(queue_tag_events_are_taken_consecutively_in_ready_order) {
+  QueueFixture f;
+  int s = f.queue.SlotRegister(1);
+  uint64_t a1 = f.Push(100), b1 = f.Push(200), a2 = f.Push(100), c1 = f.Push(300), a3 = f.Push(100);
+  auto got = f.Take(s, 10);
+  CHECK_EQ(Ids(got), (std::vector<uint64_t>{a1, a2, a3, b1, c1}));
+}
+
+TEST(queue_claimed_tag_is_exclusive_until_complete) {
+  QueueFixture f;
+  int s1 = f.queue.SlotRegister(1), s2 = f.queue.SlotRegister(2);
+  uint64_t a1 = f.Push(100);
+  CHECK_EQ(Ids(f.Take(s1, 10)), (std::vector<uint64_t>{a1}));
+  uint64_t a2 = f.Push(100);
+  uint64_t b1 = f.Push(200);
+  // a2 waits behind the running a1; only b1 can go to the other slot.
+  CHECK_EQ(Ids(f.Take(s2, 10)), (std::vector<uint64_t>{b1}));
+  CHECK(f.CompleteAll(s2, 1));
+  CHECK_EQ(f.Take(s2, 10).size(), 0u);
+  CHECK_EQ(f.queue.Waiting(), 1u);
+  CHECK(f.CompleteAll(s1, 1));
+  CHECK_EQ(Ids(f.Take(s2, 10)), (std::vector<uint64_t>{a2}));
+}
+
+TEST(queue_take_respects_max_and_keeps_partial_tag_claimed) {
+  QueueFixture f;
+  int s1 = f.queue.SlotRegister(1), s2 = f.queue.SlotRegister(2);
+  uint64_t a1 = f.Push(100), a2 = f.Push(100), a3 = f.Push(100), b1 = f.Push(200);
+  CHECK_EQ(Ids(f.Take(s1, 2)), (std::vector<uint64_t>{a1, a2}));
+  CHECK_EQ(Ids(f.Take(s2, 10)), (std::vector<uint64_t>{b1}));  // a3 stays with its claimed tag
+  CHECK(f.CompleteAll(s2, 1));
+  CHECK(f.CompleteAll(s1, 2));
+  CHECK_EQ(Ids(f.Take(s2, 10)), (std::vector<uint64_t>{a3}));
+}
+
+TEST(queue_completed_tag_goes_to_back_of_ready_list) {
+  QueueFixture f;
+  int s = f.queue.SlotRegister(1);
+  uint64_t a1 = f.Push(100);
+  f.Take(s, 1);
+  uint64_t a2 = f.Push(100), b1 = f.Push(200);
+  CHECK(f.CompleteAll(s, 1));
+  CHECK_EQ(Ids(f.Take(s, 10)), (std::vector<uint64_t>{b1, a2}));
+  (void)a1;
+}
+
+TEST(queue_payload_too_big_returns_negative_size) {
+  QueueFixture f;
+  int s = f.queue.SlotRegister(1);
+  f.Push(100, std::string(100, 'x'));
+  int64_t r = 0;
+  CHECK_EQ(f.Take(s, 10, 10, &r).size(), 0u);
+  CHECK_EQ(r, -100);
+  CHECK_EQ(f.queue.Waiting(), 1u);
+  CHECK_EQ(f.queue.Stats().outstanding, 0u);
+  auto got = f.Take(s, 10, 100, &r);  // no claim was opened, so taking again is fine
+  CHECK_EQ(r, 1);
+  CHECK_EQ(got[0].payload, std::string(100, 'x'));
+}
+
+TEST(queue_one_byte_payload_never_reports_minus_one) {
+  QueueFixture f;
+  int s = f.queue.SlotRegister(1);
+  f.Push(100, "x");
+  int64_t r = 0;
+  f.Take(s, 10, 0, &r);
+  CHECK_EQ(r, -2);
+}
+
+TEST(queue_take_stops_at_first_payload_that_does_not_fit) {
+  QueueFixture f;
+  int s1 = f.queue.SlotRegister(1), s2 = f.queue.SlotRegister(2);
+  uint64_t a1 = f.Push(100, "12345"), a2 = f.Push(100, "1234567890"), b1 = f.Push(200, "1");
+  int64_t r = 0;
+  CHECK_EQ(Ids(f.Take(s1, 10, 8, &r)), (std::vector<uint64_t>{a1}));
+  // b1 would fit, but taking stops at the first event that does not.
+  CHECK_EQ(Ids(f.Take(s2, 10, 64)), (std::vector<uint64_t>{b1}));
+  CHECK(f.CompleteAll(s1, 1));
+  CHECK_EQ(Ids(f.Take(s1, 10, 64)), (std::vector<uint64_t>{a2}));
+}
+
+TEST(queue_take_with_open_claim_throws) {
+  QueueFixture f;
+  int s = f.queue.SlotRegister(1);
+  f.Push(100);
+  f.Push(200);
+  f.Take(s, 1);
+  CHECK_THROWS(f.Take(s, 1), gsf::StateError);
+  CHECK(f.CompleteAll(s, 1));
+  CHECK_EQ(f.Take(s, 1).size(), 1u);
+}
+
+TEST(queue_bad_slot_and_index_throw) {
+  QueueFixture f;
+  double meta[8];
+  uint8_t bytes[8];
+  CHECK_THROWS(f.queue.Take(-1, meta, 1, bytes, 8), gsf::ArgumentError);
+  CHECK_THROWS(f.queue.Take(gsf::TagQueue::kMaxSlots, meta, 1, bytes, 8), gsf::ArgumentError);
+  CHECK_THROWS(f.queue.Take(3, meta, 1, bytes, 8), gsf::StateError);  // not registered
+  int s = f.queue.SlotRegister(1);
+  f.Push(100);
+  f.Take(s, 1);
+  CHECK_THROWS(f.queue.Begin(s, 1), gsf::ArgumentError);
+  double timings[24] = {};
+  CHECK_THROWS(f.queue.Complete(s, 2, timings), gsf::ArgumentError);
+  CHECK(f.queue.Complete(s, 1, timings));
+  CHECK(f.queue.Complete(s, 0, timings));  // nothing claimed, nothing to do
+  CHECK_THROWS(f.queue.Complete(s, 1, timings), gsf::StateError);
+}
+
+TEST(queue_empty_tag_states_are_erased) {
+  QueueFixture f;
+  int s = f.queue.SlotRegister(1);
+  for (uint64_t t = 0; t < 1000; ++t) f.Push((1ull << 32) + t);
+  CHECK_EQ(f.queue.TagStateCount(), 1000u);
+  for (int round = 0; round < 20; ++round) {
+    auto got = f.Take(s, 64);
+    f.CompleteAll(s, got.size());
+  }
+  CHECK_EQ(f.queue.Waiting(), 0u);
+  CHECK_EQ(f.queue.TagStateCount(), 0u);
+}
+
+TEST(queue_cancel_tag_drops_queued_events_in_order) {
+  QueueFixture f;
+  int s = f.queue.SlotRegister(1);
+  uint64_t a1 = f.Push(100, "", 3, 77), b1 = f.Push(200), a2 = f.Push(100, "", 4, 77), c1 = f.Push(300);
+  auto dropped = f.queue.CancelTag(100);
+  REQUIRE(dropped.size() == 2);
+  CHECK_EQ(DroppedIds(dropped), (std::vector<uint64_t>{a1, a2}));
+  CHECK_EQ(dropped[0].tag, 100u);
+  CHECK_EQ(dropped[0].name_id, 3u);
+  CHECK_EQ(dropped[1].name_id, 4u);
+  CHECK_EQ(dropped[1].session_id, 77u);
+  CHECK_EQ(f.queue.Waiting(), 2u);
+  CHECK_EQ(f.queue.Stats().cancelled_total, 2u);
+  CHECK_EQ(Ids(f.Take(s, 10)), (std::vector<uint64_t>{b1, c1}));
+  CHECK_EQ(f.queue.CancelTag(100).size(), 0u);
+  CHECK_EQ(f.queue.CancelTag(12345).size(), 0u);
+}
+
+TEST(queue_cancel_tag_keeps_taken_events_of_a_claimed_tag) {
+  QueueFixture f;
+  int s = f.queue.SlotRegister(1);
+  uint64_t a1 = f.Push(100);
+  f.Take(s, 10);
+  uint64_t a2 = f.Push(100), a3 = f.Push(100);
+  CHECK_EQ(DroppedIds(f.queue.CancelTag(100)), (std::vector<uint64_t>{a2, a3}));
+  CHECK(f.CompleteAll(s, 1));
+  CHECK_EQ(f.queue.TagStateCount(), 0u);
+  uint64_t a4 = f.Push(100);
+  CHECK_EQ(Ids(f.Take(s, 10)), (std::vector<uint64_t>{a4}));
+  (void)a1;
+}
+
+TEST(queue_ready_counts_takeable_tags) {
+  QueueFixture f;
+  int s = f.queue.SlotRegister(1);
+  CHECK_EQ(f.queue.ReadyTags(), 0u);
+  f.Push(100);
+  f.Push(100);
+  f.Push(200);
+  CHECK_EQ(f.queue.ReadyTags(), 2u);
+  f.Take(s, 1);  // claims tag 100 with one event still queued behind it
+  CHECK_EQ(f.queue.ReadyTags(), 1u);
+  f.queue.CancelTag(200);
+  CHECK_EQ(f.queue.ReadyTags(), 0u);
+  f.CompleteAll(s, 1);
+  CHECK_EQ(f.queue.ReadyTags(), 1u);
+}
+
+TEST(queue_drop_all_queued_keeps_claims) {
+  QueueFixture f;
+  int s = f.queue.SlotRegister(1);
+  uint64_t a1 = f.Push(100);
+  f.Take(s, 10);
+  f.Push(100);
+  f.Push(200);
+  f.Push(300);
+  CHECK_EQ(f.queue.DropAllQueued(), 3u);
+  gsf::QueueStats st = f.queue.Stats();
+  CHECK_EQ(st.waiting, 0u);
+  CHECK_EQ(st.outstanding, 1u);
+  CHECK_EQ(st.cancelled_total, 3u);
+  CHECK_EQ(f.queue.ReadyTags(), 0u);
+  CHECK(f.CompleteAll(s, 1));
+  CHECK_EQ(f.queue.TagStateCount(), 0u);
+  uint64_t b = f.Push(100);
+  CHECK_EQ(Ids(f.Take(s, 10)), (std::vector<uint64_t>{b}));
+  (void)a1;
+}
+
+TEST(queue_begin_returns_queue_time_in_ms) {
+  FakeClock clock;
+  QueueFixture f;
+  int s = f.queue.SlotRegister(1);
+  f.Push(100);
+  clock.AdvanceMs(5);
+  f.Push(100);
+  clock.AdvanceMs(2.5);
+  f.Take(s, 10);
+  CHECK_NEAR(f.queue.Begin(s, 0), 7.5, 1e-9);
+  clock.AdvanceMs(1);
+  CHECK_NEAR(f.queue.Begin(s, 1), 3.5, 1e-9);
+}

@@ -1,0 +1,153 @@
+// Timers fire as timer-tag events in due order, once per period, without bursts.
+#include <atomic>
+#include <vector>
+
+#include "../core/timer_store.h"
+#include "check.h"
+#include "fake_clock.h"
+#include "queue_helpers.h"
+
+namespace {
+
+struct TimerFixture : QueueFixture {
+  gsf::TimerStore timers{&queue, &wake};
+  int slot = queue.SlotRegister(1);
+
+  uint64_t Add(double delay, double interval, uint32_t name, const std::string& payload = "") {
+    return timers.Add(delay, interval, name, name + 100, reinterpret_cast<const uint8_t*>(payload.data()),
+                      payload.size());
+  }
+  /** Names of the timer events queued so far, in order; consumes them. */
+  std::vector<uint32_t> Drain() {
+    std::vector<uint32_t> names;
+    auto got = Take(slot, 1000);
+    for (const Taken& t : got) names.push_back(t.name_id);
+    CompleteAll(slot, got.size());
+    return names;
+  }
+};
+
+}  // namespace
+
+TEST(timer_one_shot_fires_once_as_timer_event) {
+  FakeClock clock;
+  TimerFixture f;
+  uint64_t id = f.Add(10, 0, 7, "pay");
+  CHECK_EQ(f.timers.Count(), 1u);
+  clock.AdvanceMs(4);
+  CHECK_EQ(f.timers.Fire(), 6);
+  CHECK_EQ(f.queue.Waiting(), 0u);
+  clock.AdvanceMs(5.5);
+  CHECK_EQ(f.timers.Fire(), 1);  // 0.5 ms left rounds up, so the caller never wakes early
+  clock.AdvanceMs(0.5);
+  CHECK_EQ(f.timers.Fire(), -1);
+  auto got = f.Take(f.slot, 10);
+  REQUIRE(got.size() == 1);
+  CHECK_EQ(got[0].tag, gsf::kTimerTag);
+  CHECK_EQ(got[0].kind, static_cast<int>(gsf::kKindTimer));
+  CHECK_EQ(got[0].name_id, 7u);
+  CHECK_EQ(got[0].handler_id, 107u);
+  CHECK_EQ(got[0].session_id, 0u);
+  CHECK_EQ(got[0].payload, std::string("pay"));
+  CHECK_EQ(f.timers.Count(), 0u);
+  CHECK(!f.timers.Cancel(id));
+}
+
+TEST(timer_zero_delay_is_due_at_once) {
+  FakeClock clock;
+  TimerFixture f;
+  f.Add(0, 0, 1);
+  f.Add(-5, 0, 2);  // negative delays count as zero
+  CHECK_EQ(f.timers.Fire(), -1);
+  CHECK_EQ(f.Drain(), (std::vector<uint32_t>{1, 2}));
+}
+
+TEST(timer_repeating_skips_missed_periods) {
+  FakeClock clock;
+  TimerFixture f;
+  f.Add(10, 10, 3);
+  clock.AdvanceMs(10);
+  CHECK_EQ(f.timers.Fire(), 10);
+  CHECK_EQ(f.Drain(), (std::vector<uint32_t>{3}));
+  clock.AdvanceMs(45);  // now 55: periods at 20, 30, 40, 50 are due
+  CHECK_EQ(f.timers.Fire(), 5);  // one firing, next at 60
+  CHECK_EQ(f.Drain(), (std::vector<uint32_t>{3}));
+  clock.AdvanceMs(5);
+  CHECK_EQ(f.timers.Fire(), 10);
+  CHECK_EQ(f.Drain(), (std::vector<uint32_t>{3}));
+  CHECK_EQ(f.timers.Count(), 1u);
+}
+
+TEST(timer_fire_order_is_due_order) {
+  FakeClock clock;
+  TimerFixture f;
+  f.Add(30, 0, 30);
+  f.Add(10, 0, 10);
+  f.Add(20, 0, 20);
+  f.Add(15, 0, 151);
+  f.Add(15, 0, 152);  // same due time: add order
+  f.Add(50, 0, 50);
+  clock.AdvanceMs(40);
+  CHECK_EQ(f.timers.Fire(), 10);
+  CHECK_EQ(f.Drain(), (std::vector<uint32_t>{10, 151, 152, 20, 30}));
+}
+
+TEST(timer_cancel) {
+  FakeClock clock;
+  TimerFixture f;
+  uint64_t rep = f.Add(10, 10, 1);
+  uint64_t one = f.Add(5, 0, 2);
+  CHECK(f.timers.Cancel(rep));
+  CHECK(!f.timers.Cancel(rep));
+  CHECK(!f.timers.Cancel(123456));
+  CHECK_EQ(f.timers.Count(), 1u);
+  clock.AdvanceMs(30);
+  CHECK_EQ(f.timers.Fire(), -1);
+  CHECK_EQ(f.Drain(), (std::vector<uint32_t>{2}));
+  CHECK(!f.timers.Cancel(one));
+  // Many cancellations compact the heap without losing live timers.
+  std::vector<uint64_t> ids;
+  for (uint32_t i = 0; i < 300; ++i) ids.push_back(f.Add(100 + i, 0, 1000 + i));
+  for (size_t i = 0; i + 1 < ids.size(); ++i) CHECK(f.timers.Cancel(ids[i]));
+  CHECK_EQ(f.timers.Count(), 1u);
+  clock.AdvanceMs(1000);
+  CHECK_EQ(f.timers.Fire(), -1);
+  CHECK_EQ(f.Drain(), (std::vector<uint32_t>{1299}));
+}
+
+TEST(timer_clear_drops_everything) {
+  FakeClock clock;
+  TimerFixture f;
+  f.Add(10, 10, 1);
+  f.Add(0, 0, 2);
+  CHECK_EQ(f.timers.Clear(), 2u);
+  CHECK_EQ(f.timers.Count(), 0u);
+  clock.AdvanceMs(100);
+  CHECK_EQ(f.timers.Fire(), -1);
+  CHECK_EQ(f.queue.Waiting(), 0u);
+  uint64_t id = f.Add(5, 0, 3);  // still usable afterwards
+  clock.AdvanceMs(5);
+  f.timers.Fire();
+  CHECK_EQ(f.Drain(), (std::vector<uint32_t>{3}));
+  CHECK(!f.timers.Cancel(id));
+}
+
+TEST(timer_add_wakes_only_for_an_earlier_due_time) {
+  FakeClock clock;
+  TimerFixture f;
+  std::atomic<int> calls{0};
+  f.wake.SetSink([&] { calls++; });
+  auto arm = [&] { f.wake.Arm([&] { return f.queue.HasReady(); }); };
+  arm();
+  f.Add(100, 0, 1);
+  CHECK_EQ(calls.load(), 1);
+  arm();
+  f.Add(200, 0, 2);
+  CHECK_EQ(calls.load(), 1);
+  f.Add(50, 0, 3);
+  CHECK_EQ(calls.load(), 2);
+  arm();
+  clock.AdvanceMs(60);
+  f.timers.Fire();  // pushing the due timer wakes through the queue
+  CHECK_EQ(calls.load(), 3);
+}
