@@ -80,7 +80,7 @@ export class GsfServer {
       });
       api.router.get('/v1/status', () => ({ status: 200, body: server.status() }));
 
-      dispatcher.start();
+      await dispatcher.start();
       watchdog.start();
       await api.listen();
       for (const c of host.declarations.counters) {

@@ -54,11 +54,27 @@ export class Dispatcher {
     this.threads = host.flags.get<number>('event_threads_size');
   }
 
-  /** Starts the pool and begins dispatching. */
-  start(): void {
+  /** Starts the pool, waits until every worker has loaded, and begins dispatching. */
+  async start(): Promise<void> {
     this.pool = this.createPool(this.threads);
     native.setWakeCallback(() => this.pump());
+    await this.workersReady(this.pool, this.threads);
+    // One warm-up task per worker (all are idle, so each gets one) waits for plugin loading.
+    const warmup: DrainTask = { taskId: 0, budgetMs: 0, maxBatch: 1, warmup: true };
+    await Promise.all(Array.from({ length: this.threads }, () => this.pool!.run(warmup)));
     this.pump();
+  }
+
+  private workersReady(pool: Piscina, threads: number): Promise<void> {
+    return new Promise((resolve) => {
+      let ready = 0;
+      const onCreate = (): void => {
+        if (++ready < threads) return;
+        pool.off('workerCreate', onCreate);
+        resolve();
+      };
+      pool.on('workerCreate', onCreate);
+    });
   }
 
   /** Current number of event threads. */

@@ -19,6 +19,8 @@ export interface DrainTask {
   taskId: number;
   budgetMs: number;
   maxBatch: number;
+  /** Only finish loading (start-up): the dispatcher sends one per worker. */
+  warmup?: boolean;
 }
 
 /** Worker → dispatcher: what one drain task did. */

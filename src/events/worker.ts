@@ -7,7 +7,7 @@ import { threadId, workerData } from 'node:worker_threads';
 import {
   native, COMPLETE_STRIDE, CompleteField, CompleteFlag, TAKE_STRIDE, TakeField,
 } from '../native.ts';
-import { createHost } from '../host.ts';
+import { createHost, type ThreadHost } from '../host.ts';
 import { describeError } from '../errors.ts';
 import type { ArgValue } from '../config/manifest.ts';
 import { decodePayload } from './codec.ts';
@@ -16,19 +16,33 @@ import type { DrainResult, DrainTask, EventKindName, WorkerInit } from './types.
 
 const KIND_NAMES: EventKindName[] = ['user', 'network', 'timer', 'engine', 'api'];
 
+// No top-level await: piscina's loader cannot load an entry module that uses it under tsx.
 const init = workerData as WorkerInit;
-const host = await createHost(init.manifest, 'worker', init.pluginFiles);
-const { runtime, flags, log } = host;
-const slot = native.slotRegister(threadId);
+let host!: ThreadHost;
+let runtime!: ThreadHost['runtime'];
+let flags!: ThreadHost['flags'];
+let log!: ThreadHost['log'];
+let slot = -1;
+const ready = createHost(init.manifest, 'worker', init.pluginFiles).then((h) => {
+  host = h;
+  ({ runtime, flags, log } = h);
+  slot = native.slotRegister(threadId);
+  process.on('unhandledRejection', (reason) => {
+    log.error(`unhandled rejection in an event worker: ${describeError(reason)}`);
+  });
+});
 
 let configVersion = -1;
+/**
+ * A claim covers about BATCH_TARGET_MS of measured work: trivial events come 64 at a time,
+ * slow ones one at a time, so a long handler never holds other tags' events hostage while
+ * another worker sits idle. Starts pessimistic (slow) and adapts per batch.
+ */
+const BATCH_TARGET_MS = 1;
+let perEventMs = BATCH_TARGET_MS;
 let meta = new Float64Array(0);
 let timings = new Float64Array(0);
 let bytes = new Uint8Array(1 << 20);
-
-process.on('unhandledRejection', (reason) => {
-  log.error(`unhandled rejection in an event worker: ${describeError(reason)}`);
-});
 
 function refreshFlags(): void {
   const version = native.configVersion();
@@ -103,16 +117,19 @@ function runOne(i: number, queueMs: number): Promise<void> | undefined {
 
 /** The piscina task: drain ready events until none is ready or the budget ends. */
 export default async function drain(task: DrainTask): Promise<DrainResult> {
+  if (slot < 0) await ready;
+  if (task.warmup) return { ran: 0, failed: 0, revoked: false };
   refreshFlags();
   ensureCapacity(task.maxBatch);
   native.slotAttachTask(slot, task.taskId);
   const deadline = performance.now() + task.budgetMs;
   const result: DrainResult = { ran: 0, failed: 0, revoked: false };
   for (;;) {
-    let n = native.take(slot, meta, bytes, task.maxBatch);
+    const batch = Math.max(1, Math.min(task.maxBatch, Math.floor(BATCH_TARGET_MS / perEventMs)));
+    let n = native.take(slot, meta, bytes, batch);
     if (n < -1) {
       bytes = new Uint8Array(Math.max(-n, bytes.length * 2));
-      n = native.take(slot, meta, bytes, task.maxBatch);
+      n = native.take(slot, meta, bytes, batch);
     }
     if (n === -1) {
       result.revoked = true;
@@ -120,6 +137,7 @@ export default async function drain(task: DrainTask): Promise<DrainResult> {
     }
     if (n <= 0) break;
     timings.fill(0, 0, n * COMPLETE_STRIDE);
+    const batchStart = performance.now();
     for (let i = 0; i < n; i++) {
       const queueMs = native.begin(slot, i);
       if (queueMs < 0) {
@@ -135,7 +153,9 @@ export default async function drain(task: DrainTask): Promise<DrainResult> {
       break;
     }
     result.ran += n;
-    if (performance.now() >= deadline) break;
+    const now = performance.now();
+    perEventMs = 0.5 * perEventMs + 0.5 * Math.max(0.0001, (now - batchStart) / n);
+    if (now >= deadline) break;
   }
   return result;
 }

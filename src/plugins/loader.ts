@@ -5,6 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
+import { isMainThread } from 'node:worker_threads';
 import { GsfError, describeError, gsfError } from '../errors.ts';
 import type { Manifest } from '../config/manifest.ts';
 import { createPluginApi, type HostContext } from './api.ts';
@@ -50,7 +52,12 @@ export async function importPlugin(file: string): Promise<PluginDefinition> {
   const label = pluginLabel(file);
   let mod: Record<string, unknown>;
   try {
-    mod = await import(pathToFileURL(file).href) as Record<string, unknown>;
+    // On Node 20, ESM loader hooks (tsx's TypeScript support) do not reach worker threads; the
+    // CommonJS hook does, so workers load plugins through require. Plugins therefore must not
+    // use top-level await.
+    mod = isMainThread
+      ? await import(pathToFileURL(file).href) as Record<string, unknown>
+      : createRequire(import.meta.url)(file) as Record<string, unknown>;
   } catch (err) {
     throw new GsfError('GSF_ERR_PLUGIN_LOAD', [label, describeError(err)], { cause: err });
   }

@@ -43,7 +43,8 @@ test('a register function that throws', async (t) => {
 test('plugin entries resolve to folders under plugins/ or to paths', (t) => {
   const m = { dir: fixtures, file: 'M', plugins: ['probe', './bad-plugins/no-name'] };
   t.deepEqual(resolvePluginFiles(m), [path.join(fixtures, 'plugins', 'probe', 'index.ts'), bad('no-name')]);
-  t.deepEqual(resolvePluginFiles({ dir: fixtures, file: 'M', plugins: null }), [path.join(fixtures, 'plugins', 'probe', 'index.ts')]);
+  t.deepEqual(resolvePluginFiles({ dir: fixtures, file: 'M', plugins: null }),
+    ['probe', 'ticker'].map((p) => path.join(fixtures, 'plugins', p, 'index.ts')));
   t.throws(() => resolvePluginFiles({ dir: fixtures, file: 'M', plugins: ['nope'] }), {
     message: `plugin 'nope' failed to load: not found at ${path.join(fixtures, 'plugins', 'nope')} (listed in M)`,
   });
