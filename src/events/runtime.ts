@@ -128,7 +128,8 @@ export class EventRuntime {
 
   /** The context object handed to a handler for the running event `ev`. */
   contextFor(ev: RunningEvent): EventContext {
-    const rt = this;
+    const rename = (name: string): void => this.setEventName(name);
+    const isRunning = (): boolean => this.running === ev;
     return {
       id: ev.id,
       tag: ev.tag,
@@ -136,8 +137,8 @@ export class EventRuntime {
       sessionId: ev.sessionId === 0 ? null : ev.sessionId,
       get name() { return ev.name; },
       setEventName(name: string) {
-        if (rt.running !== ev) throw gsfError('GSF_ERR_BAD_ARGUMENT', 'setEventName must be called while its event runs');
-        rt.setEventName(name);
+        if (!isRunning()) throw gsfError('GSF_ERR_BAD_ARGUMENT', 'setEventName must be called while its event runs');
+        rename(name);
       },
       io: <T>(work: Promise<T>) => trackIo(ev, work),
     };

@@ -18,13 +18,11 @@ const KIND_NAMES: EventKindName[] = ['user', 'network', 'timer', 'engine', 'api'
 
 // No top-level await: piscina's loader cannot load an entry module that uses it under tsx.
 const init = workerData as WorkerInit;
-let host!: ThreadHost;
 let runtime!: ThreadHost['runtime'];
 let flags!: ThreadHost['flags'];
 let log!: ThreadHost['log'];
 let slot = -1;
 const ready = createHost(init.manifest, 'worker', init.pluginFiles).then((h) => {
-  host = h;
   ({ runtime, flags, log } = h);
   slot = native.slotRegister(threadId);
   process.on('unhandledRejection', (reason) => {
