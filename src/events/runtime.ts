@@ -18,20 +18,58 @@ export interface HandlerEntry {
   fn: EventHandler;
 }
 
-/** State of the event running on this thread. */
-export interface RunningEvent {
-  id: number;
-  tag: number;
-  kind: EventKindName;
-  sessionId: number;
-  name: string;
-  nameId: number;
+const KIND_NAMES: readonly EventKindName[] = ['user', 'network', 'timer', 'engine', 'api'];
+
+/**
+ * The event running on this thread; it is also the context its handler receives. A class
+ * (methods on the prototype) rather than closures, because one is made per event.
+ */
+export class RunningEvent implements EventContext {
   /** Events created so far by this one (for `{parent}_#{n}` names). */
-  children: number;
-  ioWaitMs: number;
+  children = 0;
+  ioWaitMs = 0;
+
+  constructor(
+    private readonly rt: EventRuntime,
+    readonly id: number,
+    readonly tag: number,
+    private readonly kindIndex: number,
+    /** Session id, 0 for none. */
+    readonly session: number,
+    public name: string,
+    public nameId: number,
+  ) {}
+
+  get kind(): EventKindName {
+    return KIND_NAMES[this.kindIndex] ?? 'user';
+  }
+
+  get sessionId(): number | null {
+    return this.session === 0 ? null : this.session;
+  }
+
+  setEventName(name: string): void {
+    if (this.rt.running !== this) throw gsfError('GSF_ERR_BAD_ARGUMENT', 'setEventName must be called while its event runs');
+    this.rt.setEventName(name);
+  }
+
+  io<T>(work: Promise<T>): Promise<T> {
+    return trackIo(this, work);
+  }
 }
 
 const internCache = new Map<string, number>();
+const nameCache = new Map<number, string>();
+
+/** The string of an interned id, cached per thread. */
+export function nameOf(id: number): string {
+  let name = nameCache.get(id);
+  if (name === undefined) {
+    name = native.nameOf(id);
+    nameCache.set(id, name);
+  }
+  return name;
+}
 
 /** Process-wide id of a name, cached per thread. */
 export function intern(name: string): number {
@@ -90,7 +128,7 @@ export class EventRuntime {
     const parent = this.running;
     const tag = options.tag ?? resolveTag(parent, this.switches());
     const name = options.name ?? (parent ? `${parent.name}_#${++parent.children}` : event);
-    return native.push(tag, intern(name), handlerId, parent?.sessionId ?? 0, EventKind.user, encodePayload(payload));
+    return native.push(tag, intern(name), handlerId, parent?.session ?? 0, EventKind.user, encodePayload(payload));
   }
 
   /**
@@ -124,24 +162,6 @@ export class EventRuntime {
     if (typeof name !== 'string' || name === '') throw gsfError('GSF_ERR_BAD_ARGUMENT', 'setEventName: name must be a non-empty string');
     ev.name = name;
     ev.nameId = intern(name);
-  }
-
-  /** The context object handed to a handler for the running event `ev`. */
-  contextFor(ev: RunningEvent): EventContext {
-    const rename = (name: string): void => this.setEventName(name);
-    const isRunning = (): boolean => this.running === ev;
-    return {
-      id: ev.id,
-      tag: ev.tag,
-      kind: ev.kind,
-      sessionId: ev.sessionId === 0 ? null : ev.sessionId,
-      get name() { return ev.name; },
-      setEventName(name: string) {
-        if (!isRunning()) throw gsfError('GSF_ERR_BAD_ARGUMENT', 'setEventName must be called while its event runs');
-        rename(name);
-      },
-      io: <T>(work: Promise<T>) => trackIo(ev, work),
-    };
   }
 }
 

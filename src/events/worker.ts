@@ -7,14 +7,20 @@ import { threadId, workerData } from 'node:worker_threads';
 import {
   native, COMPLETE_STRIDE, CompleteField, CompleteFlag, TAKE_STRIDE, TakeField,
 } from '../native.ts';
+
+// Local copies: module exports are live bindings (getters), too slow to read per event.
+const T_ID = TakeField.id, T_TAG = TakeField.tag, T_NAME = TakeField.nameId, T_HANDLER = TakeField.handlerId;
+const T_SESSION = TakeField.sessionId, T_KIND = TakeField.kind, T_OFFSET = TakeField.payloadOffset;
+const T_LENGTH = TakeField.payloadLength;
+const F_HANDLER = CompleteField.handlerMs, F_IO = CompleteField.ioWaitMs, F_NAME = CompleteField.nameId;
+const F_FLAGS = CompleteField.flags;
+const FLAG_FAILED = CompleteFlag.failed, FLAG_NOT_RUN = CompleteFlag.notRun;
 import { createHost, type ThreadHost } from '../host.ts';
 import { describeError } from '../errors.ts';
 import type { ArgValue } from '../config/manifest.ts';
 import { decodePayload } from './codec.ts';
-import type { RunningEvent } from './runtime.ts';
-import type { DrainResult, DrainTask, EventKindName, WorkerInit } from './types.ts';
-
-const KIND_NAMES: EventKindName[] = ['user', 'network', 'timer', 'engine', 'api'];
+import { RunningEvent, nameOf, type HandlerEntry } from './runtime.ts';
+import type { DrainResult, DrainTask, WorkerInit } from './types.ts';
 
 // No top-level await: piscina's loader cannot load an entry module that uses it under tsx.
 const init = workerData as WorkerInit;
@@ -31,6 +37,8 @@ const ready = createHost(init.manifest, 'worker', init.pluginFiles).then((h) => 
 });
 
 let configVersion = -1;
+/** slow_event_log_threshold_in_ms, re-read with the flags before each task. */
+let slowMs = Infinity;
 /**
  * A claim covers about BATCH_TARGET_MS of measured work: trivial events come 64 at a time,
  * slow ones one at a time, so a long handler never holds other tags' events hostage while
@@ -47,6 +55,7 @@ function refreshFlags(): void {
   if (version === configVersion) return;
   configVersion = version;
   flags.load(JSON.parse(native.configGet()) as Record<string, ArgValue>);
+  slowMs = flags.get<number>('slow_event_log_threshold_in_ms');
 }
 
 function ensureCapacity(maxBatch: number): void {
@@ -56,60 +65,57 @@ function ensureCapacity(maxBatch: number): void {
   }
 }
 
+/** Records an event's timings into the batch and writes the slow-event and failure lines. */
+function finishEvent(ev: RunningEvent, t: number, start: number, queueMs: number, entry: HandlerEntry, err: unknown): void {
+  runtime.running = null;
+  const handlerMs = Math.max(0, performance.now() - start - ev.ioWaitMs);
+  timings[t + F_HANDLER] = handlerMs;
+  timings[t + F_IO] = ev.ioWaitMs;
+  timings[t + F_NAME] = ev.nameId;
+  if (err !== undefined) {
+    timings[t + F_FLAGS] = FLAG_FAILED;
+    const cause = err instanceof Error && err.stack ? err.stack : describeError(err);
+    log.error(`GSF_ERR_HANDLER_FAILED: plugin '${entry.plugin}' event '${entry.event}' failed: ${describeError(err)}`,
+      { event_name: ev.name, event_id: ev.id, event_tag: ev.tag, cause });
+  }
+  const executionMs = queueMs + handlerMs + ev.ioWaitMs;
+  if (executionMs > slowMs) {
+    log.warn(`Slow event: event_name=${ev.name}, event_id=${ev.id}, execution_time=${executionMs.toFixed(3)}ms`);
+  }
+}
+
 /** Runs claimed event `i`; returns a promise only when the handler is asynchronous. */
 function runOne(i: number, queueMs: number): Promise<void> | undefined {
   const m = i * TAKE_STRIDE;
   const t = i * COMPLETE_STRIDE;
-  const entry = runtime.handlersById.get(meta[m + TakeField.handlerId]!);
-  const nameId = meta[m + TakeField.nameId]!;
-  const ev: RunningEvent = {
-    id: meta[m + TakeField.id]!,
-    tag: meta[m + TakeField.tag]!,
-    kind: KIND_NAMES[meta[m + TakeField.kind]!] ?? 'user',
-    sessionId: meta[m + TakeField.sessionId]!,
-    name: '',
-    nameId,
-    children: 0,
-    ioWaitMs: 0,
-  };
-  ev.name = native.nameOf(nameId);
-  timings[t + CompleteField.nameId] = nameId;
+  const nameId = meta[m + T_NAME]!;
+  timings[t + F_NAME] = nameId;
+  const entry = runtime.handlersById.get(meta[m + T_HANDLER]!);
+  const ev = new RunningEvent(runtime, meta[m + T_ID]!, meta[m + T_TAG]!, meta[m + T_KIND]!, meta[m + T_SESSION]!,
+    nameOf(nameId), nameId);
   if (!entry) {
     log.error(`GSF_ERR_UNKNOWN_EVENT: event_name=${ev.name}, event_id=${ev.id}: no handler on this worker`);
-    timings[t + CompleteField.flags] = CompleteFlag.notRun;
+    timings[t + F_FLAGS] = FLAG_NOT_RUN;
     return undefined;
   }
-  const start = performance.now();
-  const finish = (err?: unknown): void => {
-    runtime.running = null;
-    const handlerMs = Math.max(0, performance.now() - start - ev.ioWaitMs);
-    timings[t + CompleteField.handlerMs] = handlerMs;
-    timings[t + CompleteField.ioWaitMs] = ev.ioWaitMs;
-    timings[t + CompleteField.nameId] = ev.nameId;
-    if (err !== undefined) {
-      timings[t + CompleteField.flags] = CompleteFlag.failed;
-      const cause = err instanceof Error && err.stack ? err.stack : describeError(err);
-      log.error(`GSF_ERR_HANDLER_FAILED: plugin '${entry.plugin}' event '${entry.event}' failed: ${describeError(err)}`,
-        { event_name: ev.name, event_id: ev.id, event_tag: ev.tag, cause });
-    }
-    const executionMs = queueMs + handlerMs + ev.ioWaitMs;
-    if (executionMs > flags.get<number>('slow_event_log_threshold_in_ms')) {
-      log.warn(`Slow event: event_name=${ev.name}, event_id=${ev.id}, execution_time=${executionMs.toFixed(3)}ms`);
-    }
-  };
+  const length = meta[m + T_LENGTH]!;
+  const payload = length === 0 ? undefined : decodePayload(bytes, meta[m + T_OFFSET]!, length);
   runtime.running = ev;
+  const start = performance.now();
   let result: unknown;
   try {
-    result = entry.fn(decodePayload(bytes, meta[m + TakeField.payloadOffset]!, meta[m + TakeField.payloadLength]!),
-      runtime.contextFor(ev));
+    result = entry.fn(payload, ev);
   } catch (err) {
-    finish(err ?? new Error('handler threw a nullish value'));
+    finishEvent(ev, t, start, queueMs, entry, err ?? new Error('handler threw a nullish value'));
     return undefined;
   }
   if (result instanceof Promise) {
-    return result.then(() => finish(), (err: unknown) => finish(err ?? new Error('handler rejected with a nullish value')));
+    return result.then(
+      () => finishEvent(ev, t, start, queueMs, entry, undefined),
+      (err: unknown) => finishEvent(ev, t, start, queueMs, entry, err ?? new Error('handler rejected with a nullish value')),
+    );
   }
-  finish();
+  finishEvent(ev, t, start, queueMs, entry, undefined);
   return undefined;
 }
 
@@ -144,7 +150,7 @@ export default async function drain(task: DrainTask): Promise<DrainResult> {
       }
       const pending = runOne(i, queueMs);
       if (pending) await pending;
-      if (timings[i * COMPLETE_STRIDE + CompleteField.flags] === CompleteFlag.failed) result.failed++;
+      if (timings[i * COMPLETE_STRIDE + F_FLAGS] === FLAG_FAILED) result.failed++;
     }
     if (!native.complete(slot, n, timings)) {
       result.revoked = true;
