@@ -9,7 +9,7 @@ import { loadManifest, parseManifest, type Manifest } from './config/manifest.ts
 import { createHost, type ThreadHost } from './host.ts';
 import { resolvePluginFiles } from './plugins/loader.ts';
 import { Dispatcher } from './events/dispatcher.ts';
-import { Watchdog } from './events/watchdog.ts';
+import { Watchdog, type OutstandingEvents } from './events/watchdog.ts';
 import { ApiServer } from './api/server.ts';
 import { describeError } from './errors.ts';
 import type { InvokeOptions } from './events/types.ts';
@@ -109,6 +109,11 @@ export class GsfServer {
   /** Queues an event from outside any event (SPEC 6.2.4c: a random tag unless given). */
   invoke(event: string, payload?: unknown, options?: InvokeOptions): number {
     return this.host.runtime.invoke(event, payload, options);
+  }
+
+  /** Outstanding events: the count, and the running ones when the outstanding profiler is on. */
+  outstandingEvents(): OutstandingEvents {
+    return this.watchdog.outstanding(this.manifest.components.EventDispatcher!.enable_outstanding_event_profiler as boolean);
   }
 
   /** A small health document (GET /v1/status). */

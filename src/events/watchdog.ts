@@ -16,6 +16,11 @@ export interface WatchdogSettings {
   hangReportIntervalMs: number;
 }
 
+export interface OutstandingEvents {
+  count: number;
+  running: Array<{ event_name: string; event_id: number; event_tag: number; event_thread_index: number; elapsed_time_in_sec: number }>;
+}
+
 export class Watchdog {
   private handle: NodeJS.Timeout | null = null;
   /** Last hang report per running event, keyed `slot:eventId`. */
@@ -41,6 +46,20 @@ export class Watchdog {
   stop(): void {
     if (this.handle !== null) clearInterval(this.handle);
     this.handle = null;
+  }
+
+  /**
+   * Events claimed and not completed (`event/profiling/outstanding`); with
+   * `enable_outstanding_event_profiler`, also the running ones by name and age.
+   */
+  outstanding(listRunning: boolean): OutstandingEvents {
+    const count = native.queueStats().outstanding;
+    if (!listRunning) return { count, running: [] };
+    const running = native.slotsRunning().map((s) => ({
+      event_name: native.nameOf(s.nameId), event_id: s.eventId, event_tag: s.tag,
+      event_thread_index: s.slot, elapsed_time_in_sec: s.elapsedMs / 1000,
+    })).sort((a, b) => b.elapsed_time_in_sec - a.elapsed_time_in_sec);
+    return { count, running };
   }
 
   /** One pass over the running events. */
