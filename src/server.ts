@@ -12,6 +12,7 @@ import { Dispatcher } from './events/dispatcher.ts';
 import { Watchdog, type OutstandingEvents } from './events/watchdog.ts';
 import { ApiServer } from './api/server.ts';
 import { describeError } from './errors.ts';
+import { FEATURES, type RunningFeature } from './features.ts';
 import type { InvokeOptions } from './events/types.ts';
 import type { WorkerInit } from './events/types.ts';
 
@@ -36,6 +37,9 @@ export class GsfServer {
     readonly watchdog: Watchdog,
     readonly api: ApiServer,
   ) {}
+
+  /** Started features, in start order. */
+  private readonly features: Array<{ name: string; running: RunningFeature }> = [];
 
   /** Loads the manifest and plugins, starts the workers and listeners. */
   static async start(options: StartOptions = {}): Promise<GsfServer> {
@@ -83,6 +87,12 @@ export class GsfServer {
       await dispatcher.start();
       watchdog.start();
       await api.listen();
+      const listening: Record<string, string> = { api: `${apiArgs.api_service_address as string}:${api.port}`, websocket: 'none' };
+      for (const feature of FEATURES) {
+        const started = (await feature.start({ manifest, host, dispatcher, watchdog, api })) ?? {};
+        server.features.push({ name: feature.name, running: started });
+        Object.assign(listening, started.listening);
+      }
       for (const c of host.declarations.counters) {
         if (native.counterGet(c.category, c.name) === null) {
           native.counterUpdate(c.category, c.name, c.initial, !Number.isInteger(c.initial), c.description);
@@ -97,7 +107,7 @@ export class GsfServer {
           throw new Error(`plugin '${plugin}' start hook failed: ${describeError(err)}`, { cause: err });
         }
       }
-      log.info(`listening api=${apiArgs.api_service_address as string}:${api.port} websocket=none`,
+      log.info(`listening ${Object.entries(listening).map(([k, v]) => `${k}=${v}`).join(' ')}`,
         { plugins: host.plugins.map((p) => `${p.name}@${p.version}`), event_threads: dispatcher.size });
       return server;
     } catch (err) {
@@ -140,6 +150,13 @@ export class GsfServer {
     const { host, dispatcher } = this;
     host.runtime.stopping = true;
     dispatcher.stopTimers();
+    for (const { name, running: feature } of this.features.reverse()) {
+      try {
+        await feature.stop?.();
+      } catch (err) {
+        host.log.error(`stopping ${name} failed: ${describeError(err)}`);
+      }
+    }
     this.api.close();
     for (const { plugin, fn } of host.declarations.onStop) {
       try {

@@ -1,0 +1,32 @@
+/**
+ * Built-in features (sessions, REST groups, the authentication client, …) plug into the
+ * server here. Each starts after the workers and the API listener are up, and stops, in
+ * reverse order, before the event queue drains.
+ */
+import type { Manifest } from './config/manifest.ts';
+import type { ThreadHost } from './host.ts';
+import type { Dispatcher } from './events/dispatcher.ts';
+import type { Watchdog } from './events/watchdog.ts';
+import type { ApiServer } from './api/server.ts';
+
+export interface FeatureContext {
+  manifest: Manifest;
+  host: ThreadHost;
+  dispatcher: Dispatcher;
+  watchdog: Watchdog;
+  api: ApiServer;
+}
+
+export interface RunningFeature {
+  /** Listeners to name in the start line, e.g. `{ websocket: '127.0.0.1:8012' }`. */
+  listening?: Record<string, string>;
+  stop?(): void | Promise<void>;
+}
+
+export interface Feature {
+  name: string;
+  start(ctx: FeatureContext): RunningFeature | void | Promise<RunningFeature | void>;
+}
+
+/** Every built-in feature, in start order. */
+export const FEATURES: Feature[] = [];
