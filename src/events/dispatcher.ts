@@ -129,18 +129,23 @@ export class Dispatcher {
     this.tasks.set(taskId, { abort, pool });
     this.inFlight++;
     this.totals.tasks++;
+    let broken = false;
     pool.run(task, { signal: abort.signal }).then(
       (result: DrainResult) => {
         this.totals.ran += result.ran;
         this.totals.failed += result.failed;
       },
       (err: unknown) => {
-        if (!abort.signal.aborted) this.host.log.error(`event worker task failed: ${describeError(err)}`);
+        if (abort.signal.aborted) return;
+        broken = true;
+        this.host.log.error(`event worker task failed: ${describeError(err)}`);
       },
     ).finally(() => {
       this.tasks.delete(taskId);
       if (pool === this.pool) this.inFlight--;
-      this.pump();
+      // A worker that cannot run tasks (say, a plugin failing to load) must not make us spin.
+      if (broken) setTimeout(() => this.pump(), 100).unref();
+      else this.pump();
     });
   }
 
@@ -158,8 +163,8 @@ export class Dispatcher {
   }
 
   /**
-   * Replaces the pool with one of `threads` workers. The old pool finishes the tasks it runs
-   * (their claimed events complete there) and takes no new ones; queued events stay in the
+   * Replaces the pool with one of `threads` workers. The old pool finishes the drain tasks it
+   * runs (their claimed events complete there), gets no new ones, and is then destroyed; queued events stay in the
    * native queue for the new workers, so nothing is lost, repeated or reordered.
    */
   async resize(threads: number): Promise<void> {
@@ -171,7 +176,10 @@ export class Dispatcher {
     this.retiring.add(old);
     this.pump();
     try {
-      await old.close();
+      // Not piscina's close(): it can end a worker whose task is still running, which would
+      // drop the event that worker had begun. Our drain tasks end within their budget.
+      while ([...this.tasks.values()].some((t) => t.pool === old)) await new Promise((r) => setTimeout(r, 5));
+      await old.destroy();
     } finally {
       this.retiring.delete(old);
     }
