@@ -19,6 +19,12 @@ export const ErrorTable = {
   GSF_ERR_METHOD_NOT_ALLOWED: { message: 'method %s not allowed for %s', status: 405 },
   GSF_ERR_BODY_TOO_LARGE: { message: 'request body exceeds %s bytes', status: 413 },
   GSF_ERR_INTERNAL: { message: 'internal error: %s', status: 500 },
+  GSF_ERR_COUNTER_UNKNOWN: { message: "counter '%s' of '%s' is not registered; create it before monitoring it", status: 404 },
+  GSF_ERR_COUNTER_NOT_FOUND: { message: '%s', status: 404 },
+  GSF_ERR_PROFILER_DISABLED: { message: 'event profiling is off; turn it on with PUT /v1/configurations/enable_event_profiler/true', status: 409 },
+  GSF_ERR_PROFILE_NOT_FOUND: { message: "no profile for event '%s' (profiled events must be named and have run)", status: 404 },
+  GSF_ERR_UNAUTHORIZED: { message: 'missing or invalid bearer token', status: 401 },
+  GSF_ERR_BAD_REQUEST: { message: '%s', status: 400 },
 } as const;
 
 export type ErrorCode = keyof typeof ErrorTable;

@@ -8,6 +8,8 @@ import type { ThreadHost } from './host.ts';
 import type { Dispatcher } from './events/dispatcher.ts';
 import type { Watchdog } from './events/watchdog.ts';
 import type { ApiServer } from './api/server.ts';
+import { dashboardFeature } from './api/dashboard.ts';
+import { apiFeature } from './api/feature.ts';
 
 export interface FeatureContext {
   manifest: Manifest;
@@ -29,4 +31,7 @@ export interface Feature {
 }
 
 /** Every built-in feature, in start order. */
-export const FEATURES: Feature[] = [];
+export const FEATURES: Feature[] = [
+  apiFeature,
+  dashboardFeature,
+];

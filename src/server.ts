@@ -72,6 +72,7 @@ export class GsfServer {
       address: apiArgs.api_service_address as string,
       port: apiArgs.api_service_port as number,
       maxBodyBytes: apiArgs.api_service_max_body_bytes as number,
+      token: (apiArgs.api_service_token as string) || process.env.GSF_API_TOKEN || '',
       log,
     });
     const server = new GsfServer(manifest, host, dispatcher, watchdog, api);

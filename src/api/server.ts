@@ -4,6 +4,7 @@
  * unknown paths (404), wrong methods (405), big bodies (413) and failing handlers (500).
  */
 import uWS from 'uWebSockets.js';
+import { timingSafeEqual } from 'node:crypto';
 import { describeError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { Router, errorBody, type ApiRequest, type ApiResponse } from './router.ts';
@@ -19,6 +20,15 @@ export interface ApiServerOptions {
   port: number;
   maxBodyBytes: number;
   log: Logger;
+  /** When non-empty, every request needs `Authorization: Bearer <token>` (the dashboard also `?token=`). */
+  token?: string;
+}
+
+/** Constant-time comparison of a presented token with the configured one. */
+function tokenMatches(presented: string, token: string): boolean {
+  const a = Buffer.from(presented);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 export class ApiServer {
@@ -69,6 +79,15 @@ export class ApiServer {
       if (!aborted) res.cork(() => writeResponse(res, r));
     };
 
+    const token = this.options.token ?? '';
+    if (token !== '') {
+      const auth = headers.get('authorization') ?? '';
+      const presented = auth.startsWith('Bearer ') ? auth.slice(7) : path.startsWith('/dashboard') ? query.get('token') ?? '' : '';
+      if (!tokenMatches(presented, token)) {
+        send({ status: 401, headers: { 'WWW-Authenticate': 'Bearer' }, body: errorBody('GSF_ERR_UNAUTHORIZED', 'missing or invalid bearer token') });
+        return;
+      }
+    }
     const match = this.router.match(method, path);
     if (match.kind === 'none') {
       send({ status: 404, body: errorBody('GSF_ERR_NOT_FOUND', `no route for ${method} ${path}`) });

@@ -32,7 +32,7 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
   AppInfo: {
     app_id: str('gsf-app', 'Application identifier'),
     client_current_version: str('1.0.0', 'Required client version for connecting', { flag: mutable }),
-    client_compatible_versions: list('Client versions accepted besides the current one'),
+    client_compatible_versions: { ...list('Client versions accepted besides the current one'), flag: { mutable: false } },
   },
   EventDispatcher: {
     event_threads_size: u64(4, 'Number of main event threads', 1, mutable),
@@ -53,6 +53,7 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
     api_service_address: str('127.0.0.1', 'Address the API service listens on'),
     api_service_port: u64(8014, 'Port of the API service (0 picks a free port)'),
     api_service_max_body_bytes: u64(1048576, 'Largest accepted request body', 1),
+    api_service_token: str('', 'Bearer token required on every API-service request (also GSF_API_TOKEN); empty: none'),
   },
   CounterService: {
     counter_monitoring_interval_in_sec: u64(30, 'How often monitored counters are checked', 1),

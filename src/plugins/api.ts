@@ -11,6 +11,15 @@ import type { EventRuntime } from '../events/runtime.ts';
 import type { TimeoutHandler } from '../events/types.ts';
 import { namedTag, randomTag, TIMER_TAG } from '../events/tags.ts';
 import type { FlagSpec, PluginApi, TimerOptions } from './types.ts';
+import { counterRegistry } from '../counters/registry.ts';
+import type { CounterMonitor } from '../counters/monitor.ts';
+
+let activeMonitor: CounterMonitor | null = null;
+
+/** Set by the API feature while the server runs, so plugins can add monitors at run time. */
+export function setActiveMonitor(monitor: CounterMonitor | null): void {
+  activeMonitor = monitor;
+}
 
 export interface TimerDeclaration {
   plugin: string;
@@ -28,6 +37,7 @@ export interface Declarations {
   onStart: Array<{ plugin: string; fn: () => void | Promise<void> }>;
   onStop: Array<{ plugin: string; fn: () => void | Promise<void> }>;
   timeoutHandlers: Array<{ plugin: string; fn: TimeoutHandler }>;
+  monitors: Array<{ plugin: string; category: string; name: string; threshold: number }>;
 }
 
 export interface HostContext {
@@ -44,7 +54,7 @@ export interface HostContext {
 }
 
 export function emptyDeclarations(): Declarations {
-  return { timers: [], counters: [], onStart: [], onStop: [], timeoutHandlers: [] };
+  return { timers: [], counters: [], onStart: [], onStop: [], timeoutHandlers: [], monitors: [] };
 }
 
 function checkName(what: string, value: unknown): asserts value is string {
@@ -106,6 +116,21 @@ export function createPluginApi(plugin: string, host: HostContext): PluginApi {
       increase: (c, n, amount = 1) => native.counterIncrease(c, n, checkAmount(amount)),
       decrease: (c, n, amount = 1) => native.counterDecrease(c, n, checkAmount(amount)),
       readInt: (c, n) => native.counterReadInt(c, n),
+      registerCallable(category, name, description, fn) {
+        checkName('counter category', category);
+        checkName('counter name', name);
+        // The callback runs where the counter is read: the main thread's API service.
+        if (isMain) counterRegistry.registerCallable(category, name, description, fn);
+      },
+      monitor(category, name, threshold) {
+        checkName('counter category', category);
+        checkName('counter name', name);
+        if (host.registering) host.declarations.monitors.push({ plugin, category, name, threshold });
+        else if (isMain) {
+          if (!activeMonitor) throw gsfError('GSF_ERR_NOT_ON_WORKER', 'counter monitoring before the server started');
+          activeMonitor.add(category, name, threshold);
+        } else throw gsfError('GSF_ERR_NOT_ON_WORKER', 'counters.monitor');
+      },
       define(category, name, description, initial = 0) {
         checkName('counter category', category);
         checkName('counter name', name);

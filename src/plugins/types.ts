@@ -5,6 +5,7 @@
  */
 import type { ArgValue } from '../config/manifest.ts';
 import type { Logger } from '../log/logger.ts';
+import type { CounterCallback } from '../counters/registry.ts';
 import type { EventHandler, InvokeOptions, TimeoutHandler } from '../events/types.ts';
 
 export interface PluginDefinition {
@@ -36,6 +37,16 @@ export interface CounterApi {
   decrease(category: string, name: string, amount?: number): number;
   /** The value as an integer, or null when the counter does not exist. */
   readInt(category: string, name: string): number | null;
+  /**
+   * Registers a counter computed on read by `fn(category, name)` (SPEC 4.4); returning
+   * undefined means "no value" (HTTP 204). The callback runs on the main thread.
+   */
+  registerCallable(category: string, name: string, description: string, fn: CounterCallback): void;
+  /**
+   * Logs the SPEC warning line when the counter exceeds `threshold`, checked every
+   * `counter_monitoring_interval_in_sec`. The counter must exist when monitoring starts.
+   */
+  monitor(category: string, name: string, threshold: number): void;
   /** Creates a counter once per server (during `register`: on the main thread only). */
   define(category: string, name: string, description: string, initial?: number): void;
 }

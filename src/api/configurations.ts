@@ -1,0 +1,67 @@
+/**
+ * Runtime configuration REST (SPEC 4.2). Changes are live and temporary: the flag registry is
+ * changed in place (and published to every worker); MANIFEST.json is never written.
+ *   GET  /v1/configurations/                           {"<flag>": {type, desc, value}, ...}
+ *   GET  /v1/configurations/{flag}                     {"<flag>": {type, desc, value}} | 400
+ *   PUT  /v1/configurations/{flag}/{value}             {"<flag>": {"result": "<flag> set to <value>\n"}} | 400
+ *   GET  /v1/configurations/compatible_client_versions {"current_compatible_versions": [...]}
+ *   POST /v1/configurations/compatible_client_versions JSON array of strings → the new list | 400
+ */
+import type { FlagRegistry } from '../config/flags.ts';
+import { flagText } from '../config/flags.ts';
+import { errorBody, type ApiResponse, type Router } from './router.ts';
+
+const VERSIONS = 'client_compatible_versions';
+
+function listing(flags: FlagRegistry): Record<string, { type: string; desc: string; value: string }> {
+  const out: Record<string, { type: string; desc: string; value: string }> = {};
+  for (const f of flags.listMutable()) out[f.name] = { type: f.type, desc: f.desc, value: flagText(f.value) };
+  return out;
+}
+
+function unknownFlag(flags: FlagRegistry, name: string): ApiResponse {
+  const available: Record<string, { type: string; desc: string }> = {};
+  for (const f of flags.listMutable()) available[f.name] = { type: f.type, desc: f.desc };
+  return {
+    status: 400,
+    body: { [name]: { message: `'${name}' is not a configurable flag`, available_configurations: available } },
+  };
+}
+
+export function registerConfigurationRoutes(router: Router, flags: FlagRegistry): void {
+  router.get('/v1/configurations', () => ({ status: 200, body: listing(flags) }));
+
+  router.get('/v1/configurations/compatible_client_versions', () => ({
+    status: 200, body: { current_compatible_versions: flags.get<string[]>(VERSIONS) },
+  }));
+
+  router.post('/v1/configurations/compatible_client_versions', (req) => {
+    let list: unknown;
+    try {
+      list = JSON.parse(req.body.toString('utf8'));
+    } catch {
+      return { status: 400, body: errorBody('GSF_ERR_BAD_REQUEST', 'body must be a JSON array of strings (it is not JSON)') };
+    }
+    if (!Array.isArray(list) || !list.every((v) => typeof v === 'string')) {
+      return { status: 400, body: errorBody('GSF_ERR_BAD_REQUEST', 'body must be a JSON array of strings') };
+    }
+    flags.set(VERSIONS, list as string[]);
+    return { status: 200, body: { current_compatible_versions: flags.get<string[]>(VERSIONS) } };
+  });
+
+  router.get('/v1/configurations/{flag}', (req) => {
+    const name = req.params.flag!;
+    const info = flags.info(name);
+    if (!info || !info.mutable) return unknownFlag(flags, name);
+    return { status: 200, body: { [name]: { type: info.type, desc: info.desc, value: flagText(info.value) } } };
+  });
+
+  router.put('/v1/configurations/{flag}/{value}', (req) => {
+    const name = req.params.flag!;
+    const value = req.params.value!;
+    const result = flags.setFromText(name, value);
+    if (!result.ok && result.reason !== 'invalid') return unknownFlag(flags, name);
+    if (!result.ok) return { status: 400, body: { [name]: { result: `${value} is not a valid value for ${name}\n` } } };
+    return { status: 200, body: { [name]: { result: `${name} set to ${value}\n` } } };
+  });
+}
