@@ -1,5 +1,5 @@
 /**
- * The `gsf` command: `gsf start [--manifest PATH]`, `gsf bench [NAME]`.
+ * The `gsf` command: `gsf start [--manifest PATH]`, `gsf authenticator [--manifest PATH]`, `gsf bench [NAME]`.
  */
 import { startServer, type GsfServer } from './server.ts';
 import { describeError } from './errors.ts';
@@ -8,6 +8,8 @@ const USAGE = `usage: gsf <command> [options]
 
 commands:
   start [--manifest PATH]   start the game server (default manifest: ./MANIFEST.json)
+  authenticator [--manifest PATH]
+                            start the authenticator agent (default: ./authenticator.MANIFEST.json)
   bench [NAME]              run the benchmarks in bench/ (all, or one by name)
 `;
 
@@ -56,6 +58,11 @@ async function main(argv: string[]): Promise<void> {
     case 'start':
       await start(rest);
       break;
+    case 'authenticator': {
+      const { runAuthenticator, DEFAULT_AGENT_MANIFEST } = await import('./auth/command.ts');
+      await runAuthenticator(option(rest, '--manifest') ?? DEFAULT_AGENT_MANIFEST);
+      break;
+    }
     case 'bench': {
       const { runBenchmarks } = await import('../bench/run.ts');
       await runBenchmarks(rest);

@@ -1,0 +1,142 @@
+/**
+ * The authenticator agent's manifest, in the server's form:
+ * `{"components": [{"name": "Authenticator", "arguments": {"enabled": 1, …}}, {"name": "Logging", …}]}`.
+ * Problems stop the start with a TypeError naming the file, the component and the argument.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { COMPONENTS, type ArgSpec, type ComponentSchema } from '../config/schema.ts';
+import { ManifestError, checkValue, type ComponentArgs } from '../config/manifest.ts';
+
+const u64 = (def: number, desc: string, min = 0): ArgSpec => ({ type: 'uint64', default: def, desc, min });
+const str = (def: string, desc: string): ArgSpec => ({ type: 'string', default: def, desc });
+
+/** Arguments of the `Authenticator` component. */
+export const AUTHENTICATOR_SCHEMA: ComponentSchema = {
+  enabled: u64(0, 'The agent runs only when this is 1'),
+  address: str('127.0.0.1', 'Listen address'),
+  port: u64(12800, 'Listen port (0 picks a free port)'),
+  max_body_bytes: u64(65536, 'Largest accepted request body', 1),
+  cache_ttl_in_sec: u64(300, 'How long a positive platform answer is reused (0: no cache)'),
+  cache_max_entries: u64(100000, 'Most cached answers; the oldest go first', 1),
+  max_concurrent_platform_requests: u64(64, 'Platform requests in flight at once', 1),
+  max_waiting_platform_requests: u64(10000, 'Platform requests allowed to wait for a slot; more answer result 6'),
+  friend_list_max_pages: u64(100, 'Most friend-list pages followed for one request', 1),
+  socialnet_base_url: str('', 'Graph API base URL of socialnet, e.g. https://graph.socialnet.example/v19.0'),
+  socialnet_app_id: str('', 'socialnet app id'),
+  socialnet_app_secret: str('', 'socialnet app secret'),
+  socialnet_request_timeout_in_ms: u64(5000, 'Timeout of one socialnet request', 1),
+  microblog_base_url: str('', 'REST API base URL of microblog, e.g. https://api.microblog.example'),
+  microblog_consumer_key: str('', 'microblog OAuth consumer key'),
+  microblog_consumer_secret: str('', 'microblog OAuth consumer secret'),
+  microblog_request_timeout_in_ms: u64(5000, 'Timeout of one microblog request', 1),
+};
+
+const AGENT_COMPONENTS: Record<string, ComponentSchema> = {
+  Authenticator: AUTHENTICATOR_SCHEMA,
+  Logging: COMPONENTS.Logging!,
+};
+
+export interface AgentConfig {
+  file: string;
+  dir: string;
+  authenticator: AuthenticatorArgs;
+  logging: ComponentArgs;
+}
+
+export interface AuthenticatorArgs {
+  enabled: number;
+  address: string;
+  port: number;
+  max_body_bytes: number;
+  cache_ttl_in_sec: number;
+  cache_max_entries: number;
+  max_concurrent_platform_requests: number;
+  max_waiting_platform_requests: number;
+  friend_list_max_pages: number;
+  socialnet_base_url: string;
+  socialnet_app_id: string;
+  socialnet_app_secret: string;
+  socialnet_request_timeout_in_ms: number;
+  microblog_base_url: string;
+  microblog_consumer_key: string;
+  microblog_consumer_secret: string;
+  microblog_request_timeout_in_ms: number;
+}
+
+function shownPath(file: string): string {
+  const rel = path.relative(process.cwd(), file);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Reads and validates an authenticator manifest file. */
+export function loadAgentConfig(file: string): AgentConfig {
+  const shown = shownPath(path.resolve(file));
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ManifestError(`${shown}: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ManifestError(`${shown}: is not valid JSON (${(err as Error).message})`);
+  }
+  return parseAgentConfig(json, shown, path.dirname(path.resolve(file)));
+}
+
+/** Validates a parsed authenticator manifest; refuses one whose `enabled` is not 1. */
+export function parseAgentConfig(json: unknown, shown: string, dir: string): AgentConfig {
+  if (!isPlainObject(json)) throw new ManifestError(`${shown}: must be a JSON object with "components"`);
+  for (const key of Object.keys(json)) {
+    if (key !== 'components') throw new ManifestError(`${shown}: unknown top-level key "${key}" (allowed: components)`);
+  }
+  const values: Record<string, ComponentArgs> = {};
+  for (const [name, schema] of Object.entries(AGENT_COMPONENTS)) {
+    values[name] = Object.fromEntries(Object.entries(schema).map(([k, s]) => [k, s.default])) as ComponentArgs;
+  }
+  const list = json.components ?? [];
+  if (!Array.isArray(list)) throw new ManifestError(`${shown}: "components" must be an array`);
+  const listed = new Set<string>();
+  list.forEach((entry, index) => {
+    if (!isPlainObject(entry) || typeof entry.name !== 'string') {
+      throw new ManifestError(`${shown}: components[${index}] must be an object with a string "name"`);
+    }
+    const name = entry.name;
+    const schema = AGENT_COMPONENTS[name];
+    if (!schema) {
+      throw new ManifestError(`${shown}: unknown component "${name}" (known: ${Object.keys(AGENT_COMPONENTS).join(', ')})`);
+    }
+    if (listed.has(name)) throw new ManifestError(`${shown}: component ${name} is listed twice`);
+    listed.add(name);
+    for (const key of Object.keys(entry)) {
+      if (key !== 'name' && key !== 'arguments') throw new ManifestError(`${shown}: ${name}: unknown key "${key}" (allowed: name, arguments)`);
+    }
+    const args = entry.arguments ?? {};
+    if (!isPlainObject(args)) throw new ManifestError(`${shown}: ${name}.arguments must be an object`);
+    for (const [arg, value] of Object.entries(args)) {
+      const spec = schema[arg];
+      if (!spec) throw new ManifestError(`${shown}: ${name}.${arg} is not an argument of ${name} (known: ${Object.keys(schema).join(', ')})`);
+      const problem = checkValue(spec, value);
+      if (problem) throw new ManifestError(`${shown}: ${name}.${arg} ${problem}`);
+      values[name]![arg] = value as ComponentArgs[string];
+    }
+  });
+  const auth = values.Authenticator as unknown as AuthenticatorArgs;
+  if (auth.enabled !== 1) {
+    throw new ManifestError(`${shown}: Authenticator.enabled is ${auth.enabled}: the authenticator runs only when it is 1`);
+  }
+  for (const platform of ['socialnet', 'microblog'] as const) {
+    const url = auth[`${platform}_base_url`];
+    if (url !== '' && !/^https?:\/\/[^/]/.test(url)) {
+      throw new ManifestError(`${shown}: Authenticator.${platform}_base_url must be an http:// or https:// URL`);
+    }
+  }
+  return { file: shown, dir, authenticator: auth, logging: values.Logging! };
+}

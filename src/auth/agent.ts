@@ -1,0 +1,137 @@
+/**
+ * The authenticator agent (`gsf authenticator`): an HTTP listener on uWebSockets.js serving the
+ * endpoints of SPEC 4.1. Every endpoint answers 200 with a JSON `result`; other paths answer
+ * 404, other methods 405, bodies over `max_body_bytes` 413, each with a JSON error body.
+ */
+import uWS from 'uWebSockets.js';
+import path from 'node:path';
+import { createLogger, type Logger } from '../log/logger.ts';
+import { describeError } from '../errors.ts';
+import { errorBody } from '../api/router.ts';
+import type { AgentConfig } from './agent-config.ts';
+import { AuthService } from './service.ts';
+import { SocialnetAdapter } from './socialnet.ts';
+import { MicroblogAdapter } from './microblog.ts';
+import type { AgentAnswer } from './types.ts';
+
+export interface RunningAgent {
+  /** The bound port (also when 0 was asked). */
+  readonly port: number;
+  readonly address: string;
+  readonly log: Logger;
+  close(): void;
+}
+
+/** Logger of the agent, from its manifest's `Logging` component (fixed for the run). */
+export function agentLogger(config: AgentConfig): Logger {
+  const l = config.logging;
+  return createLogger({ get: (name) => l[name] }, {
+    file: l.log_file ? path.resolve(config.dir, l.log_file as string) : '',
+    format: l.log_format as 'text' | 'json',
+  });
+}
+
+function sendJson(res: uWS.HttpResponse, status: string, body: unknown, headers: Record<string, string> = {}): void {
+  res.cork(() => {
+    res.writeStatus(status);
+    for (const [k, v] of Object.entries(headers)) res.writeHeader(k, v);
+    res.writeHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify(body));
+  });
+}
+
+/** Starts the agent's listener. */
+export function startAgent(config: AgentConfig, log = agentLogger(config)): Promise<RunningAgent> {
+  const a = config.authenticator;
+  const service = new AuthService({
+    adapters: {
+      socialnet: new SocialnetAdapter({
+        baseUrl: a.socialnet_base_url, appId: a.socialnet_app_id, appSecret: a.socialnet_app_secret,
+        timeoutMs: a.socialnet_request_timeout_in_ms, maxPages: a.friend_list_max_pages,
+      }),
+      microblog: new MicroblogAdapter({
+        baseUrl: a.microblog_base_url, consumerKey: a.microblog_consumer_key, consumerSecret: a.microblog_consumer_secret,
+        timeoutMs: a.microblog_request_timeout_in_ms, maxPages: a.friend_list_max_pages,
+      }),
+    },
+    cacheTtlMs: a.cache_ttl_in_sec * 1000,
+    cacheMaxEntries: a.cache_max_entries,
+    maxConcurrent: a.max_concurrent_platform_requests,
+    maxWaiting: a.max_waiting_platform_requests,
+    log,
+  });
+  const limit = a.max_body_bytes;
+  const app = uWS.App();
+
+  const serve = (endpoint: string) => (res: uWS.HttpResponse, req: uWS.HttpRequest): void => {
+    let aborted = false;
+    res.onAborted(() => { aborted = true; });
+    const reply = (answer: AgentAnswer): void => {
+      if (!aborted) sendJson(res, '200 OK', answer);
+    };
+    const tooBig = (): void => {
+      if (!aborted) sendJson(res, '413 Payload Too Large', errorBody('GSF_ERR_BODY_TOO_LARGE', `request body exceeds ${limit} bytes`));
+    };
+    if (Number(req.getHeader('content-length') || '0') > limit) {
+      tooBig();
+      return;
+    }
+    let body: Buffer | null = null;
+    let rejected = false;
+    res.onData((chunk, isLast) => {
+      if (rejected) return;
+      const piece = Buffer.from(chunk.slice(0));
+      body = body === null ? piece : Buffer.concat([body, piece]);
+      if (body.length > limit) {
+        rejected = true;
+        tooBig();
+        return;
+      }
+      if (!isLast) return;
+      let answer: AgentAnswer | Promise<AgentAnswer>;
+      try {
+        answer = service.handle(endpoint, body);
+      } catch (err) {
+        answer = Promise.reject(err);
+      }
+      if (!(answer instanceof Promise)) {
+        reply(answer);
+        return;
+      }
+      answer.then(reply, (err: unknown) => {
+        log.error(`GSF_ERR_INTERNAL: POST ${endpoint} failed: ${describeError(err)}`);
+        if (!aborted) sendJson(res, '500 Internal Server Error', errorBody('GSF_ERR_INTERNAL', `internal error: ${describeError(err)}`));
+      });
+    });
+  };
+
+  for (const endpoint of service.endpoints.keys()) {
+    app.post(endpoint, serve(endpoint));
+    app.any(endpoint, (res, req) => {
+      sendJson(res, '405 Method Not Allowed',
+        errorBody('GSF_ERR_METHOD_NOT_ALLOWED', `method ${req.getMethod().toUpperCase()} not allowed for ${endpoint}`, { allowed: ['POST'] }),
+        { Allow: 'POST' });
+    });
+  }
+  app.any('/*', (res, req) => {
+    sendJson(res, '404 Not Found', errorBody('GSF_ERR_NOT_FOUND', `no route for ${req.getMethod().toUpperCase()} ${req.getUrl()}`));
+  });
+
+  return new Promise((resolve, reject) => {
+    app.listen(a.address, a.port, (socket) => {
+      if (!socket) {
+        reject(new Error(`Authenticator: cannot listen on ${a.address}:${a.port}`));
+        return;
+      }
+      const port = uWS.us_socket_local_port(socket);
+      let open = true;
+      resolve({
+        port, address: a.address, log,
+        close: () => {
+          if (open) uWS.us_listen_socket_close(socket);
+          open = false;
+        },
+      });
+    });
+  });
+}
