@@ -88,16 +88,16 @@ export class GsfServer {
       await dispatcher.start();
       watchdog.start();
       await api.listen();
+      for (const c of host.declarations.counters) {
+        if (native.counterGet(c.category, c.name) === null) {
+          native.counterUpdate(c.category, c.name, c.initial, !Number.isInteger(c.initial), c.description);
+        }
+      }
       const listening: Record<string, string> = { api: `${apiArgs.api_service_address as string}:${api.port}`, websocket: 'none' };
       for (const feature of FEATURES) {
         const started = (await feature.start({ manifest, host, dispatcher, watchdog, api })) ?? {};
         server.features.push({ name: feature.name, running: started });
         Object.assign(listening, started.listening);
-      }
-      for (const c of host.declarations.counters) {
-        if (native.counterGet(c.category, c.name) === null) {
-          native.counterUpdate(c.category, c.name, c.initial, !Number.isInteger(c.initial), c.description);
-        }
       }
       for (const t of host.declarations.timers) host.runtime.addTimer(t.delayMs, t.intervalMs, t.event, t.payload, t.name);
       dispatcher.pump();

@@ -28,6 +28,7 @@ export const apiFeature: Feature = {
         monitor.add(m.category, m.name, m.threshold);
       } catch (err) {
         stopBuiltins();
+        counterRegistry.clear();
         throw gsfError('GSF_ERR_HANDLER_FAILED', m.plugin, 'monitor', `${m.category}/${m.name}`, describeError(err));
       }
     }
@@ -43,6 +44,7 @@ export const apiFeature: Feature = {
         monitor.stop();
         setActiveMonitor(null);
         stopBuiltins();
+        counterRegistry.clear();
       },
     };
   },

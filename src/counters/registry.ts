@@ -42,6 +42,12 @@ export class CounterRegistry {
     this.providers.set(category, provider);
   }
 
+  /** Forgets every callable counter and provided category (a stopping server). */
+  clear(): void {
+    this.callables.clear();
+    this.providers.clear();
+  }
+
   /** All categories, sorted. */
   categories(): string[] {
     const all = new Set([...native.counterCategories(), ...this.callables.keys(), ...this.providers.keys()]);

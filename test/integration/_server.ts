@@ -36,7 +36,7 @@ export async function startTestServer(components: Components = {}, plugins = ['p
   merged.Logging = { log_file: logFile, ...components.Logging };
   const manifest = {
     components: Object.entries(merged).map(([name, args]) => ({ name, arguments: args })),
-    plugins: plugins.map((p) => path.join(fixtures, 'plugins', p)),
+    plugins: plugins.map((p) => (p.includes('/') ? p : path.join(fixtures, 'plugins', p))),
   };
   const server = await startServer({ manifest, dir });
   const read = (f: string): string[] => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8').split('\n').filter(Boolean) : []);
@@ -49,10 +49,10 @@ export async function startTestServer(components: Components = {}, plugins = ['p
 }
 
 /** Polls `fn` until it returns a truthy value or `ms` pass. */
-export async function waitFor<T>(fn: () => T, ms = 10000, what = 'condition'): Promise<NonNullable<T>> {
+export async function waitFor<T>(fn: () => T | Promise<T>, ms = 10000, what = 'condition'): Promise<NonNullable<T>> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const v = fn();
+    const v = await fn();
     if (v) return v as NonNullable<T>;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));

@@ -1,0 +1,82 @@
+import test from 'ava';
+import { native } from '../../src/native.ts';
+import { startTestServer, waitFor } from './_server.ts';
+import { client } from './_http.ts';
+
+/** Parses Prometheus text format into name{labels} → value. */
+function parse(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})? (\S+)$/.exec(line);
+    if (!m) throw new Error(`bad exposition line: ${line}`);
+    out.set(`${m[1]}${m[2] ?? ''}`, Number(m[3]));
+  }
+  return out;
+}
+
+test.serial('/metrics exposes every counter and the profiler, matching the counters REST', async (t) => {
+  const s = await startTestServer({}, ['probe', 'monitored']);
+  try {
+    const api = client(s.server.api.port);
+    native.counterUpdate('probe', 'quote"and\\slash', 5, false);
+    for (let i = 0; i < 10; i++) s.server.invoke('probe.note', { file: '', label: '' }, { name: 'metric_event' });
+    await waitFor(() => native.counterReadInt('probe', 'notes') === 10);
+    const r = await api.get('/metrics');
+    t.is(r.status, 200);
+    t.is(r.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
+    const m = parse(r.text);
+    t.is(m.get('gsf_counter{category="probe",name="notes"}'), 10);
+    t.is(m.get('gsf_counter{category="probe",name="quote\\"and\\\\slash"}'), 5);
+    t.is(m.get('gsf_counter{category="mon",name="twice_level"}'), 100);
+    t.is(m.get('gsf_counter_info{category="os",name="type",value="Linux"}'), 1);
+    t.false([...m.keys()].some((k) => k.includes('average/empty')), 'a callable without a value is left out');
+    const rest = (await api.get('/v1/counters/process/maxrss/')).body as { value: number };
+    t.true(Math.abs(m.get('gsf_counter{category="process",name="maxrss"}')! - rest.value) <= rest.value * 0.1);
+    t.is(m.get('gsf_event_execution_count{event="metric_event",window="all_time"}'), 10);
+    t.true(m.has('gsf_event_handler_time_mean_seconds{event="metric_event",window="last1min"}'));
+    t.true(m.get('gsf_event_summary_count{window="all_time"}')! >= 10);
+    t.true(r.text.includes('# TYPE gsf_counter gauge'));
+  } finally {
+    await s.stop();
+  }
+});
+
+test.serial('a bearer token guards every route; bodies over the limit get 413', async (t) => {
+  const s = await startTestServer({ ApiService: { api_service_token: 's3cret', api_service_max_body_bytes: 64 } });
+  try {
+    const anon = client(s.server.api.port);
+    const wrong = client(s.server.api.port, 'nope');
+    const ok = client(s.server.api.port, 's3cret');
+    for (const path of ['/v1/counters/', '/metrics', '/v1/configurations/', '/v1/status', '/nowhere', '/dashboard/']) {
+      for (const c of [anon, wrong]) {
+        const r = await c.get(path);
+        t.is(r.status, 401, path);
+        t.deepEqual(r.body, { error: 'GSF_ERR_UNAUTHORIZED', message: 'missing or invalid bearer token' });
+        t.is(r.headers.get('www-authenticate'), 'Bearer');
+      }
+    }
+    t.is((await ok.get('/v1/counters/')).status, 200);
+    t.is((await ok.get('/metrics')).status, 200);
+    t.is((await ok.get('/nowhere')).status, 404);
+    const big = await ok.post('/v1/configurations/compatible_client_versions', JSON.stringify(Array(20).fill('1.0.0')));
+    t.is(big.status, 413);
+    t.deepEqual(big.body, { error: 'GSF_ERR_BODY_TOO_LARGE', message: 'request body exceeds 64 bytes' });
+    t.is((await ok.post('/v1/configurations/compatible_client_versions', '["1.0.0"]')).status, 200);
+  } finally {
+    await s.stop();
+  }
+});
+
+test.serial('the token can come from GSF_API_TOKEN; the API binds to 127.0.0.1 by default', async (t) => {
+  process.env.GSF_API_TOKEN = 'from-env';
+  const s = await startTestServer();
+  delete process.env.GSF_API_TOKEN;
+  try {
+    t.is((await client(s.server.api.port).get('/v1/counters/')).status, 401);
+    t.is((await client(s.server.api.port, 'from-env').get('/v1/counters/')).status, 200);
+    t.true(s.logs()[0]!.includes(`listening api=127.0.0.1:${s.server.api.port}`));
+  } finally {
+    await s.stop();
+  }
+});
