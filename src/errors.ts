@@ -19,6 +19,10 @@ export const ErrorTable = {
   GSF_ERR_METHOD_NOT_ALLOWED: { message: 'method %s not allowed for %s', status: 405 },
   GSF_ERR_BODY_TOO_LARGE: { message: 'request body exceeds %s bytes', status: 413 },
   GSF_ERR_INTERNAL: { message: 'internal error: %s', status: 500 },
+  // AuthenticationClient system errors (distinct from a failed authentication).
+  GSF_ERR_AUTH_UNREACHABLE: { message: 'authenticator at %s is unreachable (%s)', status: 0 },
+  GSF_ERR_AUTH_TIMEOUT: { message: 'authenticator at %s did not answer within %s ms', status: 0 },
+  GSF_ERR_AUTH_BAD_ANSWER: { message: 'authenticator at %s gave an unexpected answer: %s', status: 0 },
   GSF_ERR_COUNTER_UNKNOWN: { message: "counter '%s' of '%s' is not registered; create it before monitoring it", status: 404 },
   GSF_ERR_COUNTER_NOT_FOUND: { message: '%s', status: 404 },
   GSF_ERR_PROFILER_DISABLED: { message: 'event profiling is off; turn it on with PUT /v1/configurations/enable_event_profiler/true', status: 409 },

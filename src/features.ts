@@ -10,6 +10,7 @@ import type { Watchdog } from './events/watchdog.ts';
 import type { ApiServer } from './api/server.ts';
 import { dashboardFeature } from './api/dashboard.ts';
 import { apiFeature } from './api/feature.ts';
+import { authFeature } from './auth/feature.ts';
 
 export interface FeatureContext {
   manifest: Manifest;
@@ -34,4 +35,5 @@ export interface Feature {
 export const FEATURES: Feature[] = [
   apiFeature,
   dashboardFeature,
+  authFeature,
 ];

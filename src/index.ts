@@ -22,5 +22,18 @@ export { NULL_TAG, TIMER_TAG } from './native.ts';
 // Running a server from code (tests, embedding); `gsf start` does the same from the CLI.
 export { startServer, GsfServer, type StartOptions } from './server.ts';
 
+// Authentication (`api.auth`): request and response records, and the per-platform key functions
+// that turn what a game client sent into a request's authentication key (SPEC 2.2).
+export type { AuthApi } from './auth/plugin-api.ts';
+export type {
+  AuthenticationRequest, AuthenticationResponse, PersonalInfoRequest, PersonalInfoResponse, PlayerAccount,
+  PlatformType, AuthCallbackPayload, AgentAnswer,
+} from './auth/types.ts';
+export { AuthResult } from './auth/types.ts';
+export {
+  authenticationRequest, makeTestAuthenticationKey, makeIpAddressAuthenticationKey, makeSocialnetAuthenticationKey,
+  makeMicroblogAuthenticationKey,
+} from './auth/keys.ts';
+
 // Errors carry a GSF_ERR_* code.
 export { GsfError, type ErrorCode } from './errors.ts';

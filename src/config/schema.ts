@@ -67,6 +67,13 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
   RuntimeConfiguration: {
     additional_configurations: list('User flags that become mutable over REST'),
   },
+  // Read on every thread through (immutable) flags, so plugins on event workers can authenticate.
+  AuthenticationClient: {
+    use_authenticator: bool(false, 'Ask the authenticator agent; false: every authentication request succeeds (local testing)', { mutable: false }),
+    remote_authenticator_ip_address: str('127.0.0.1', 'Address of the authenticator agent', { flag: { mutable: false } }),
+    remote_authenticator_port: u64(12800, 'Port of the authenticator agent', 1, { mutable: false }),
+    authenticator_request_timeout_in_ms: u64(10000, 'How long a request to the agent may take before it is a system error', 1, { mutable: false }),
+  },
   Logging: {
     minloglevel: i32(0, 'Minimum log level: 0 INFO, 1 WARNING, 2 ERROR, 3 FATAL', mutable),
     v: i32(0, 'Log verbosity: verbose lines up to this level are written', mutable),

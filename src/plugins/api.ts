@@ -12,6 +12,7 @@ import type { TimeoutHandler } from '../events/types.ts';
 import { namedTag, randomTag, TIMER_TAG } from '../events/tags.ts';
 import type { FlagSpec, PluginApi, TimerOptions } from './types.ts';
 import { counterRegistry } from '../counters/registry.ts';
+import { createAuthApi } from '../auth/plugin-api.ts';
 import type { CounterMonitor } from '../counters/monitor.ts';
 
 let activeMonitor: CounterMonitor | null = null;
@@ -153,6 +154,7 @@ export function createPluginApi(plugin: string, host: HostContext): PluginApi {
       get: (name) => rt.flags.get(name),
     },
     tags: { random: randomTag, named: namedTag, timer: TIMER_TAG },
+    auth: createAuthApi(rt),
     onEventTimeout(fn) {
       mainOnly('onEventTimeout');
       host.declarations.timeoutHandlers.push({ plugin, fn });

@@ -7,6 +7,7 @@ import type { ArgValue } from '../config/manifest.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CounterCallback } from '../counters/registry.ts';
 import type { EventHandler, InvokeOptions, TimeoutHandler } from '../events/types.ts';
+import type { AuthApi } from '../auth/plugin-api.ts';
 
 export interface PluginDefinition {
   name: string;
@@ -89,6 +90,8 @@ export interface PluginApi {
   readonly counters: CounterApi;
   readonly flags: FlagApi;
   readonly tags: TagApi;
+  /** The AuthenticationClient: platform token checks and friend lists through the authenticator agent. */
+  readonly auth: AuthApi;
   /** Called on the main thread when an event times out (SPEC 6.3). */
   onEventTimeout(handler: TimeoutHandler): void;
   /** Runs once on the main thread after the workers are up. */
