@@ -67,6 +67,21 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
   RuntimeConfiguration: {
     additional_configurations: list('User flags that become mutable over REST'),
   },
+  SessionService: {
+    websocket_address: str('0.0.0.0', 'Address the client WebSocket listener binds'),
+    websocket_port: u64(8012, 'Client WebSocket port (0 picks a free port)'),
+    max_message_bytes: u64(65536, 'Largest client message; larger ones get a GSF_ERR_MESSAGE_TOO_BIG error frame', 1),
+    max_backpressure_bytes: u64(1048576, 'A session whose unsent data passes this is closed with code 4008', 1),
+    idle_timeout_in_sec: u64(120, 'Close a connection silent this long (0 off; pings keep live clients open)'),
+    send_pings_automatically: bool(true, 'Ping idle clients so that live ones stay connected'),
+    close_session_when_event_timeout: bool(false, 'Close the session (code 4011) when one of its events times out'),
+    account_login_policy: str('replace', 'Second login of an account: replace the first session or refuse', { oneOf: ['replace', 'refuse'] }),
+  },
+  Maintenance: {
+    maintenance_file: str('', 'JSON file with date_start, date_end and messages (relative to the manifest)'),
+    under_maintenance: bool(false, 'Start with maintenance on (needs maintenance_file)'),
+    follow_schedule: bool(false, 'Turn maintenance on at date_start and off at date_end by itself'),
+  },
   // Read on every thread through (immutable) flags, so plugins on event workers can authenticate.
   AuthenticationClient: {
     use_authenticator: bool(false, 'Ask the authenticator agent; false: every authentication request succeeds (local testing)', { mutable: false }),

@@ -49,6 +49,8 @@ export class Dispatcher {
   private timersRunning = true;
   /** Totals since start, for diagnostics and tests. */
   readonly totals = { tasks: 0, ran: 0, failed: 0 };
+  /** Called with every message a worker posts on its parent port (engine side channels, e.g. session replies). */
+  readonly workerMessageListeners = new Set<(message: unknown) => void>();
 
   constructor(private readonly host: ThreadHost, private readonly init: WorkerInit) {
     this.threads = host.flags.get<number>('event_threads_size');
@@ -103,6 +105,7 @@ export class Dispatcher {
       if (native.slotReleaseThread(worker.id) > 0) this.pump();
     });
     pool.on('error', (err: unknown) => this.host.log.error(`event worker error: ${describeError(err)}`));
+    pool.on('message', (message: unknown) => { for (const fn of this.workerMessageListeners) fn(message); });
     return pool;
   }
 

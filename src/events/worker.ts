@@ -5,7 +5,7 @@
  */
 import { threadId, workerData } from 'node:worker_threads';
 import {
-  native, COMPLETE_STRIDE, CompleteField, CompleteFlag, TAKE_STRIDE, TakeField,
+  native, COMPLETE_STRIDE, CompleteField, CompleteFlag, EventKind, TAKE_STRIDE, TakeField,
 } from '../native.ts';
 
 // Local copies: module exports are live bindings (getters), too slow to read per event.
@@ -15,10 +15,12 @@ const T_LENGTH = TakeField.payloadLength;
 const F_HANDLER = CompleteField.handlerMs, F_IO = CompleteField.ioWaitMs, F_NAME = CompleteField.nameId;
 const F_FLAGS = CompleteField.flags;
 const FLAG_FAILED = CompleteFlag.failed, FLAG_NOT_RUN = CompleteFlag.notRun;
+const K_NETWORK = EventKind.network;
 import { createHost, type ThreadHost } from '../host.ts';
 import { describeError } from '../errors.ts';
 import type { ArgValue } from '../config/manifest.ts';
 import { decodePayload } from './codec.ts';
+import { flushOutbound } from '../session/outbound.ts';
 import { RunningEvent, nameOf, type HandlerEntry } from './runtime.ts';
 import type { DrainResult, DrainTask, WorkerInit } from './types.ts';
 
@@ -99,7 +101,10 @@ function runOne(i: number, queueMs: number): Promise<void> | undefined {
     return undefined;
   }
   const length = meta[m + T_LENGTH]!;
-  const payload = length === 0 ? undefined : decodePayload(bytes, meta[m + T_OFFSET]!, length);
+  const offset = meta[m + T_OFFSET]!;
+  // Network events carry the client's raw frame; their handler decodes it before returning.
+  const payload = length === 0 ? undefined
+    : meta[m + T_KIND] === K_NETWORK ? bytes.subarray(offset, offset + length) : decodePayload(bytes, offset, length);
   runtime.running = ev;
   const start = performance.now();
   let result: unknown;
@@ -145,6 +150,7 @@ export default async function drain(task: DrainTask): Promise<DrainResult> {
     for (let i = 0; i < n; i++) {
       const queueMs = native.begin(slot, i);
       if (queueMs < 0) {
+        flushOutbound();
         result.revoked = true;
         return result;
       }
@@ -152,6 +158,8 @@ export default async function drain(task: DrainTask): Promise<DrainResult> {
       if (pending) await pending;
       if (timings[i * COMPLETE_STRIDE + F_FLAGS] === FLAG_FAILED) result.failed++;
     }
+    // Session frames leave before the batch completes: the next event of a tag may run elsewhere.
+    flushOutbound();
     if (!native.complete(slot, n, timings)) {
       result.revoked = true;
       break;

@@ -1,0 +1,31 @@
+/**
+ * Maintenance REST group (SPEC 4.3):
+ *   PUT /v1/maintenance/update  {date_start, date_end, messages, under_maintenance?} → 200 the new state
+ *   GET /v1/maintenance         → 200 the current state
+ * Every 400 has the body `{"error": "GSF_ERR_BAD_REQUEST", "message": …}`, plus `"field"` when
+ * one field is at fault: a body that is not JSON or not an object, an unknown field, a missing
+ * field, a wrong type, a date not in `YYYY/MM/DD HH:MM`, or `date_end` before `date_start`.
+ */
+import type { Router } from './router.ts';
+import { errorBody } from './router.ts';
+import { checkRecord, type Maintenance, type MaintenanceRecord } from '../session/maintenance.ts';
+
+export function registerMaintenanceRoutes(router: Router, maintenance: Maintenance): void {
+  router.put('/v1/maintenance/update', (req) => {
+    let body: unknown;
+    try {
+      body = JSON.parse(req.body.toString('utf8'));
+    } catch {
+      return { status: 400, body: errorBody('GSF_ERR_BAD_REQUEST', 'request body is not valid JSON') };
+    }
+    const problem = checkRecord(body, true);
+    if (problem) {
+      const message = problem.field === undefined ? `request body ${problem.message}` : problem.message;
+      return { status: 400, body: errorBody('GSF_ERR_BAD_REQUEST', message, problem.field === undefined ? {} : { field: problem.field }) };
+    }
+    const b = body as MaintenanceRecord & { under_maintenance?: boolean };
+    const state = maintenance.update({ date_start: b.date_start, date_end: b.date_end, messages: b.messages }, b.under_maintenance);
+    return { status: 200, body: state };
+  });
+  router.get('/v1/maintenance', () => ({ status: 200, body: maintenance.snapshot() }));
+}

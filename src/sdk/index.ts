@@ -1,0 +1,225 @@
+/**
+ * The gsf client SDK (`import { GsfClient } from 'gsf/sdk'`): connects to a session port
+ * with a client version and a codec, correlates requests with replies, and delivers server
+ * pushes, `_maintenance` notices, error frames and close reasons. Runs in Node (with the `ws`
+ * package when there is no global WebSocket) and in browsers.
+ */
+import { Packr, Unpackr } from 'msgpackr';
+import {
+  CloseCode, EngineType, ProtocolError, type CodecName, type Envelope, type MaintenanceNotice, type ProtocolErrorBody,
+} from '../session/protocol.ts';
+
+export { CloseCode, EngineType, ProtocolError, type CodecName, type Envelope, type MaintenanceNotice, type ProtocolErrorBody };
+
+/** The part of the WebSocket API the SDK uses (browsers, Node 22+, the `ws` package). */
+export interface WebSocketLike {
+  binaryType: string;
+  readonly readyState: number;
+  onopen: ((ev: unknown) => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  onclose: ((ev: { code: number; reason: string }) => void) | null;
+  onerror: ((ev: unknown) => void) | null;
+  send(data: string | Uint8Array): void;
+  close(code?: number, reason?: string): void;
+}
+export type WebSocketConstructor = new (url: string) => WebSocketLike;
+
+export interface ConnectOptions {
+  /** `ws://host:port` (a path and query are kept; `version` and `codec` are added). */
+  url: string;
+  /** The client version the server's version gate checks. */
+  version: string;
+  codec?: CodecName;
+  /** WebSocket implementation; default: the global one, else the `ws` package. */
+  WebSocket?: WebSocketConstructor;
+  /** Default time limit of `request` (ms); 0 waits forever. */
+  requestTimeoutMs?: number;
+}
+
+/** Why a session ended. */
+export interface CloseInfo {
+  code: number;
+  reason: string;
+}
+
+/** A request answered with an `_error` frame, or not answered in time. */
+export class GsfRequestError extends Error {
+  constructor(readonly code: string, message: string, readonly type?: string) {
+    super(message);
+    this.name = 'GsfRequestError';
+  }
+}
+
+type Handler = (body: unknown, envelope: Envelope) => void;
+
+const packr = new Packr({ useRecords: false });
+const unpackr = new Unpackr({ useRecords: false });
+
+async function defaultWebSocket(): Promise<WebSocketConstructor> {
+  const global = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+  if (global) return global;
+  const { createRequire } = await import('node:module');
+  const ws = createRequire(import.meta.url)('ws') as { WebSocket: WebSocketConstructor };
+  return ws.WebSocket;
+}
+
+/** Builds the client URL: `ws://HOST:PORT/?version=<v>&codec=json|msgpack`. */
+export function clientUrl(url: string, version: string, codec: CodecName): string {
+  const u = new URL(url);
+  if (u.pathname === '') u.pathname = '/';
+  u.searchParams.set('version', version);
+  u.searchParams.set('codec', codec);
+  return u.toString();
+}
+
+export class GsfClient {
+  /** Resolves when the connection ends (also after a refusal at connect time). */
+  readonly closed: Promise<CloseInfo>;
+  private resolveClosed!: (info: CloseInfo) => void;
+  private closeInfo: CloseInfo | null = null;
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: ReturnType<typeof setTimeout> | null }>();
+  private readonly handlers = new Map<string, Set<Handler>>();
+  private readonly waiters: Array<{ type: string; resolve(e: Envelope): void }> = [];
+  private readonly errorHandlers = new Set<(e: ProtocolErrorBody) => void>();
+  /** The last maintenance notice, while maintenance is on. */
+  maintenance: MaintenanceNotice | null = null;
+
+  private constructor(private readonly ws: WebSocketLike, readonly codec: CodecName, private readonly requestTimeoutMs: number) {
+    this.closed = new Promise((resolve) => { this.resolveClosed = resolve; });
+    ws.onmessage = (ev) => this.receive(ev.data);
+    ws.onclose = (ev) => this.ended({ code: ev.code, reason: ev.reason });
+  }
+
+  /**
+   * Connects; resolves once the socket is open. A refused connection (version gate, bad codec)
+   * opens and is then closed by the server: see `closed` for the code and reason.
+   */
+  static async connect(options: ConnectOptions): Promise<GsfClient> {
+    const codec = options.codec ?? 'json';
+    const Ctor = options.WebSocket ?? await defaultWebSocket();
+    const ws = new Ctor(clientUrl(options.url, options.version, codec));
+    ws.binaryType = 'arraybuffer';
+    const client = new GsfClient(ws, codec, options.requestTimeoutMs ?? 10_000);
+    await new Promise<void>((resolve, reject) => {
+      ws.onopen = () => resolve();
+      ws.onerror = (ev) => reject(new Error(`cannot connect to ${options.url}: ${(ev as { message?: string })?.message ?? 'connection error'}`));
+      void client.closed.then((info) => reject(new Error(`connection closed: ${info.code} ${info.reason}`)));
+    });
+    ws.onerror = null;
+    return client;
+  }
+
+  /** True until the connection ends. */
+  get open(): boolean {
+    return this.closeInfo === null;
+  }
+
+  /** Sends a message without waiting for an answer. */
+  send(type: string, body?: unknown): void {
+    this.write({ type, body });
+  }
+
+  /** Sends a message with a request id and resolves with the reply's body (rejects on an `_error` frame). */
+  request<T = unknown>(type: string, body?: unknown, timeoutMs = this.requestTimeoutMs): Promise<T> {
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      if (this.closeInfo) {
+        reject(new GsfRequestError('closed', `connection closed: ${this.closeInfo.code} ${this.closeInfo.reason}`, type));
+        return;
+      }
+      const timer = timeoutMs > 0
+        ? setTimeout(() => {
+          this.pending.delete(id);
+          reject(new GsfRequestError('timeout', `no reply to '${type}' within ${timeoutMs} ms`, type));
+        }, timeoutMs)
+        : null;
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
+      this.write({ type, body, id });
+    });
+  }
+
+  /** Calls `handler` for every message of `type` the server pushes (replies to requests excluded). */
+  on<B = unknown>(type: string, handler: (body: B, envelope: Envelope<B>) => void): () => void {
+    let set = this.handlers.get(type);
+    if (!set) this.handlers.set(type, set = new Set());
+    set.add(handler as Handler);
+    return () => set.delete(handler as Handler);
+  }
+
+  /** Resolves with the next pushed message of `type`. */
+  next<B = unknown>(type: string): Promise<Envelope<B>> {
+    return new Promise((resolve) => this.waiters.push({ type, resolve: resolve as (e: Envelope) => void }));
+  }
+
+  /** Error frames that answer no request (e.g. a message sent with `send`). */
+  onError(handler: (error: ProtocolErrorBody) => void): () => void {
+    this.errorHandlers.add(handler);
+    return () => this.errorHandlers.delete(handler);
+  }
+
+  /** Maintenance started or changed (`_maintenance`). */
+  onMaintenance(handler: (notice: MaintenanceNotice) => void): () => void {
+    return this.on<MaintenanceNotice>(EngineType.maintenance, handler);
+  }
+
+  /** Maintenance ended (`_maintenance_end`). */
+  onMaintenanceEnd(handler: (notice: MaintenanceNotice) => void): () => void {
+    return this.on<MaintenanceNotice>(EngineType.maintenanceEnd, handler);
+  }
+
+  /** Closes the connection and resolves when it has ended. */
+  close(code = 1000, reason = ''): Promise<CloseInfo> {
+    if (!this.closeInfo) this.ws.close(code, reason);
+    return this.closed;
+  }
+
+  /** Sends raw data as is (tests of the server's protocol checks). */
+  sendRaw(data: string | Uint8Array): void {
+    this.ws.send(data);
+  }
+
+  private write(envelope: Envelope): void {
+    this.ws.send(this.codec === 'json' ? JSON.stringify(envelope) : packr.pack(envelope));
+  }
+
+  private receive(data: unknown): void {
+    let envelope: Envelope;
+    try {
+      envelope = (typeof data === 'string' ? JSON.parse(data) : unpackr.unpack(new Uint8Array(data as ArrayBuffer))) as Envelope;
+    } catch {
+      return;
+    }
+    if (envelope.type === EngineType.maintenance) this.maintenance = envelope.body as MaintenanceNotice;
+    if (envelope.type === EngineType.maintenanceEnd) this.maintenance = null;
+    if (envelope.id !== undefined) {
+      const p = this.pending.get(envelope.id);
+      if (p) {
+        this.pending.delete(envelope.id);
+        if (p.timer !== null) clearTimeout(p.timer);
+        if (envelope.type === EngineType.error) {
+          const e = envelope.body as ProtocolErrorBody;
+          p.reject(new GsfRequestError(e.code, e.message, e.type));
+        } else {
+          p.resolve(envelope.body);
+        }
+        return;
+      }
+    }
+    if (envelope.type === EngineType.error) for (const fn of this.errorHandlers) fn(envelope.body as ProtocolErrorBody);
+    const i = this.waiters.findIndex((w) => w.type === envelope.type);
+    if (i >= 0) this.waiters.splice(i, 1)[0]!.resolve(envelope);
+    for (const fn of this.handlers.get(envelope.type) ?? []) fn(envelope.body, envelope);
+  }
+
+  private ended(info: CloseInfo): void {
+    if (this.closeInfo) return;
+    this.closeInfo = info;
+    for (const p of this.pending.values()) {
+      if (p.timer !== null) clearTimeout(p.timer);
+      p.reject(new GsfRequestError('closed', `connection closed: ${info.code} ${info.reason}`));
+    }
+    this.pending.clear();
+    this.resolveClosed(info);
+  }
+}

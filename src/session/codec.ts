@@ -1,0 +1,139 @@
+/**
+ * Envelope codecs on the server. The main thread only peeks at the message type (a few byte
+ * compares on the canonical `{type, …}` form the SDK writes); workers decode and encode whole
+ * envelopes. A session id carries its codec in its lowest bit (see `sessionCodec`), so a
+ * worker knows how to decode or encode for any session without a lookup.
+ */
+import { Packr, Unpackr } from 'msgpackr';
+import { ProtocolError, type CodecName, type Envelope, type ProtocolErrorCode } from './protocol.ts';
+
+const packr = new Packr({ useRecords: false });
+const unpackr = new Unpackr({ useRecords: false });
+
+/** The codec of a session id: even ids are json sessions, odd ids msgpack. */
+export function sessionCodec(sessionId: number): CodecName {
+  return sessionId % 2 === 1 ? 'msgpack' : 'json';
+}
+
+/** Sets the codec bit on a random id in [2^32, 2^53). */
+export function withCodecBit(random: number, codec: CodecName): number {
+  return random - (random % 2) + (codec === 'msgpack' ? 1 : 0);
+}
+
+// `{"type":"` as bytes.
+const JSON_PREFIX = [0x7b, 0x22, 0x74, 0x79, 0x70, 0x65, 0x22, 0x3a, 0x22];
+
+/**
+ * The message type of a canonical frame — JSON starting `{"type":"…"` or a msgpack map whose
+ * first key is `type` — or null when the frame is not in that form (the worker decodes it fully).
+ * Only ASCII types without escapes are recognised here.
+ */
+export function peekType(bytes: Uint8Array, binary: boolean): string | null {
+  let start: number;
+  let end: number;
+  if (!binary) {
+    if (bytes.length < 11) return null;
+    for (let i = 0; i < 9; i++) if (bytes[i] !== JSON_PREFIX[i]) return null;
+    start = 9;
+    end = start;
+    const limit = Math.min(bytes.length, start + 64);
+    while (end < limit && bytes[end] !== 0x22) {
+      const c = bytes[end]!;
+      if (c === 0x5c || c < 0x20 || c > 0x7e) return null;
+      end++;
+    }
+    if (end === limit) return null;
+  } else {
+    // fixmap(1..15) · fixstr(4) "type" · fixstr or str8 type
+    const head = bytes[0]!;
+    if (bytes.length < 7 || head < 0x81 || head > 0x8f) return null;
+    if (bytes[1] !== 0xa4 || bytes[2] !== 0x74 || bytes[3] !== 0x79 || bytes[4] !== 0x70 || bytes[5] !== 0x65) return null;
+    const s = bytes[6]!;
+    let len: number;
+    if (s >= 0xa0 && s <= 0xbf) {
+      len = s - 0xa0;
+      start = 7;
+    } else if (s === 0xd9 && bytes.length > 7) {
+      len = bytes[7]!;
+      start = 8;
+    } else {
+      return null;
+    }
+    end = start + len;
+    if (len === 0 || len > 64 || end > bytes.length) return null;
+    for (let i = start; i < end; i++) {
+      const c = bytes[i]!;
+      if (c < 0x20 || c > 0x7e) return null;
+    }
+  }
+  if (end === start) return null;
+  let type = '';
+  for (let i = start; i < end; i++) type += String.fromCharCode(bytes[i]!);
+  return type;
+}
+
+/** A failed decode: the error frame's code and message. */
+export class DecodeError extends Error {
+  constructor(readonly code: ProtocolErrorCode, message: string, readonly type?: string) {
+    super(message);
+  }
+}
+
+/** Checks the decoded value is an envelope; throws `DecodeError` otherwise. */
+export function checkEnvelope(value: unknown): Envelope {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array) {
+    throw new DecodeError(ProtocolError.malformed, 'a message must be an object {type, body}');
+  }
+  const v = value as Record<string, unknown>;
+  if (typeof v.type !== 'string' || v.type === '') {
+    throw new DecodeError(ProtocolError.malformed, "a message needs a non-empty string 'type'");
+  }
+  if (v.id !== undefined && !Number.isSafeInteger(v.id)) {
+    throw new DecodeError(ProtocolError.malformed, "'id' must be an integer", v.type);
+  }
+  for (const key of Object.keys(v)) {
+    if (key !== 'type' && key !== 'body' && key !== 'id') {
+      throw new DecodeError(ProtocolError.malformed, `unknown envelope key '${key}' (allowed: type, body, id)`, v.type);
+    }
+  }
+  return v as unknown as Envelope;
+}
+
+/** Decodes one frame of `codec`; throws `DecodeError` for bad bytes or a bad envelope. */
+export function decodeFrame(bytes: Uint8Array, codec: CodecName): Envelope {
+  let value: unknown;
+  if (codec === 'json') {
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      throw new DecodeError(ProtocolError.badJson, `message is not valid JSON: ${(err as Error).message}`);
+    }
+  } else {
+    try {
+      value = unpackr.unpack(bytes);
+    } catch (err) {
+      throw new DecodeError(ProtocolError.badMsgpack, `message is not valid msgpack: ${(err as Error).message}`);
+    }
+  }
+  return checkEnvelope(value);
+}
+
+/** Encodes an envelope for `codec`: a string (text frame) for json, bytes (binary frame) for msgpack. */
+export function encodeFrame(codec: CodecName, type: string, body: unknown, id?: number): string | Uint8Array {
+  const envelope: Envelope = id === undefined ? { type, body } : { type, body, id };
+  if (codec === 'json') return JSON.stringify(envelope);
+  // Copy out of msgpackr's shared buffer: the frame outlives the next pack call.
+  return Uint8Array.prototype.slice.call(packr.pack(envelope));
+}
+
+/** Text of a frame for logging. */
+export function frameText(frame: string | Uint8Array, binary: boolean): string {
+  if (typeof frame === 'string') return frame;
+  if (!binary) return Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength).toString('utf8');
+  try {
+    return JSON.stringify(unpackr.unpack(frame));
+  } catch {
+    return `<${frame.byteLength} bytes of bad msgpack>`;
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * Sessions as a built-in feature: the maintenance state and its REST group (always), and,
+ * when the manifest lists `SessionService`, the WebSocket listener, the account manager, the
+ * outbound path from event workers, and closing sessions after event timeouts.
+ */
+import path from 'node:path';
+import type { MessagePort } from 'node:worker_threads';
+import { native } from '../native.ts';
+import { ManifestError } from '../config/manifest.ts';
+import { registerMaintenanceRoutes } from '../api/maintenance.ts';
+import type { Feature } from '../features.ts';
+import type { TimeoutHandler } from '../events/types.ts';
+import { AccountManager, type LoginPolicy } from './accounts.ts';
+import { encodeFrame } from './codec.ts';
+import { loadMaintenanceFile, Maintenance, type MaintenanceState } from './maintenance.ts';
+import { setMainSessionTarget } from './ops.ts';
+import { OutboundReceiver, type AccountOp, type AccountRequest, type AccountResponse, type OutboundBatch } from './outbound.ts';
+import { CloseCode, EngineType, type MaintenanceNotice } from './protocol.ts';
+import { SessionService } from './service.ts';
+
+/** Runs one account operation on the main thread. */
+function accountOp(accounts: AccountManager, op: AccountOp, args: unknown[]): unknown {
+  switch (op) {
+    case 'login': return accounts.login(args[0] as string, args[1] as number);
+    case 'logout': return accounts.logout(args[0] as string);
+    case 'logoutSession': return accounts.logoutSession(args[0] as number);
+    case 'locate': return accounts.locate(args[0] as string);
+    case 'accountOf': return accounts.accountOf(args[0] as number);
+  }
+}
+
+function notice(state: MaintenanceState): MaintenanceNotice {
+  return { under_maintenance: state.under_maintenance, date_start: state.date_start, date_end: state.date_end, messages: state.messages };
+}
+
+/** The running session service of this process (tests and embedders), or null. */
+export let activeSessions: { service: SessionService; accounts: AccountManager; maintenance: Maintenance } | null = null;
+
+export const sessionFeature: Feature = {
+  name: 'sessions',
+  async start({ manifest, host, dispatcher, api }) {
+    const m = manifest.components.Maintenance!;
+    const file = m.maintenance_file as string;
+    if (m.under_maintenance === true && file === '') {
+      throw new ManifestError(`${manifest.file}: Maintenance.under_maintenance is true but Maintenance.maintenance_file is not set`);
+    }
+    const record = file !== ''
+      ? loadMaintenanceFile(path.resolve(manifest.dir, file), manifest.file)
+      : { date_start: '', date_end: '', messages: '' };
+    const maintenance = new Maintenance(record, m.under_maintenance as boolean, m.follow_schedule as boolean);
+    registerMaintenanceRoutes(api.router, maintenance);
+    native.counterUpdate('engine', 'sessions', 0, false, 'Connected client sessions');
+    native.counterUpdate('engine', 'concurrent_user', 0, false, 'Accounts logged in');
+    if (!manifest.listed.has('SessionService')) {
+      maintenance.start(m.under_maintenance as boolean);
+      return { stop: () => maintenance.stop() };
+    }
+
+    const args = manifest.components.SessionService!;
+    const service = new SessionService(host, {
+      address: args.websocket_address as string,
+      port: args.websocket_port as number,
+      maxMessageBytes: args.max_message_bytes as number,
+      maxBackpressureBytes: args.max_backpressure_bytes as number,
+      idleTimeoutSec: args.idle_timeout_in_sec as number,
+      sendPings: args.send_pings_automatically as boolean,
+    });
+    const accounts = new AccountManager(args.account_login_policy as LoginPolicy, {
+      sessionExists: (id) => service.has(id),
+      closeSession: (id, code, reason) => { service.end(id, code, reason); },
+    });
+    service.onSessionClosed = (id) => accounts.logoutSession(id);
+
+    const applyMaintenance = (state: MaintenanceState, previous: MaintenanceState | null): void => {
+      if (state.under_maintenance) {
+        const body = notice(state);
+        service.maintenanceFrame = (codec) => encodeFrame(codec, EngineType.maintenance, body);
+        service.sendAll(service.maintenanceFrame);
+        host.log.info(`maintenance on: ${state.date_start} to ${state.date_end}: ${state.messages}`);
+      } else {
+        service.maintenanceFrame = null;
+        if (previous?.under_maintenance) {
+          const body = notice(state);
+          service.sendAll((codec) => encodeFrame(codec, EngineType.maintenanceEnd, body));
+          host.log.info('maintenance off');
+        }
+      }
+    };
+    maintenance.onChange(applyMaintenance);
+    applyMaintenance(maintenance.snapshot(), null);
+
+    const receiver = new OutboundReceiver((ops) => service.applyOps(ops));
+    const ports = new Set<MessagePort>();
+    const onWorkerMessage = (message: unknown): void => {
+      const gsf = (message as { gsf?: string } | null)?.gsf;
+      if (gsf === 'session.out') {
+        receiver.receive(message as OutboundBatch);
+      } else if (gsf === 'session.accounts') {
+        const port = (message as { port: MessagePort }).port;
+        ports.add(port);
+        port.on('message', (req: AccountRequest) => {
+          let res: AccountResponse;
+          try {
+            res = { rid: req.rid, ok: true, value: accountOp(accounts, req.op, req.args) };
+          } catch (err) {
+            res = { rid: req.rid, ok: false, error: err instanceof Error ? err.message : String(err) };
+          }
+          port.postMessage(res);
+        });
+      }
+    };
+    dispatcher.workerMessageListeners.add(onWorkerMessage);
+    setMainSessionTarget({ applyOps: (ops) => service.applyOps(ops), account: (op, a) => accountOp(accounts, op, a) });
+
+    const closeOnTimeout = args.close_session_when_event_timeout as boolean;
+    const timeoutEntry: { plugin: string; fn: TimeoutHandler } = {
+      plugin: 'gsf',
+      fn: (_name, _id, _tag, session) => {
+        if (closeOnTimeout && session !== null) service.end(session, CloseCode.eventTimeout, 'an event of this session timed out');
+      },
+    };
+    // Appended last: plugins' timeout handlers run first, then the session closes (SPEC 6.3).
+    host.declarations.timeoutHandlers.push(timeoutEntry);
+
+    await service.listen();
+    maintenance.start(m.under_maintenance as boolean);
+    activeSessions = { service, accounts, maintenance };
+    return {
+      listening: { websocket: `${args.websocket_address as string}:${service.port}` },
+      stop() {
+        maintenance.stop();
+        service.close();
+        receiver.stop();
+        dispatcher.workerMessageListeners.delete(onWorkerMessage);
+        for (const p of ports) p.close();
+        setMainSessionTarget(null);
+        const list = host.declarations.timeoutHandlers;
+        if (list.includes(timeoutEntry)) list.splice(list.indexOf(timeoutEntry), 1);
+        activeSessions = null;
+      },
+    };
+  },
+};

@@ -1,0 +1,99 @@
+/**
+ * Session handlers of one thread: plugins' message, opened and closed handlers, and the three
+ * engine events that run them on event workers:
+ * - `_session.message` (network events, session tag): decodes the raw frame, checks the
+ *   envelope, runs the handler for its type; bad input is answered with an `_error` frame;
+ * - `_session.opened` / `_session.closed` (engine events, session tag): run every plugin's
+ *   opened or closed handler, in plugin order.
+ */
+import type { EventRuntime } from '../events/runtime.ts';
+import type { EventContext } from '../events/types.ts';
+import { DecodeError, decodeFrame, sessionCodec } from './codec.ts';
+import { EngineType, ProtocolError, type ProtocolErrorBody } from './protocol.ts';
+import { sessionOps, type SessionOps } from './ops.ts';
+import type { MessageHandler, SessionClosedInfo, SessionHandler, SessionOpenedInfo, SessionMessage } from './types.ts';
+
+export const MESSAGE_EVENT = '_session.message';
+export const OPENED_EVENT = '_session.opened';
+export const CLOSED_EVENT = '_session.closed';
+
+export interface SessionHandlers {
+  messages: Map<string, { plugin: string; fn: MessageHandler }>;
+  opened: Array<{ plugin: string; fn: SessionHandler<SessionOpenedInfo> }>;
+  closed: Array<{ plugin: string; fn: SessionHandler<SessionClosedInfo> }>;
+}
+
+const registries = new WeakMap<EventRuntime, SessionHandlers>();
+
+/** The session handlers of a thread's runtime; the first call registers the engine events. */
+export function sessionHandlers(rt: EventRuntime): SessionHandlers {
+  let reg = registries.get(rt);
+  if (reg) return reg;
+  const handlers: SessionHandlers = reg = { messages: new Map(), opened: [], closed: [] };
+  registries.set(rt, reg);
+  const ops = sessionOps(rt);
+  rt.addHandler('gsf', MESSAGE_EVENT, ((payload: Uint8Array, ctx: EventContext) => runMessage(handlers, ops, payload, ctx)) as never);
+  rt.addHandler('gsf', OPENED_EVENT, ((info: SessionOpenedInfo, ctx: EventContext) => runAll(handlers.opened, info, ctx, 'opened')) as never);
+  rt.addHandler('gsf', CLOSED_EVENT, ((info: SessionClosedInfo, ctx: EventContext) => runAll(handlers.closed, info, ctx, 'closed')) as never);
+  return reg;
+}
+
+/** The message a handler receives besides its body: who sent it and how to answer. */
+class Message implements SessionMessage {
+  constructor(private readonly ops: SessionOps, readonly sessionId: number, readonly type: string, readonly id: number | undefined) {}
+
+  reply(body?: unknown, type?: string): void {
+    this.ops.sendTo(this.sessionId, type ?? this.type, body, this.id);
+  }
+}
+
+function sendError(ops: SessionOps, sessionId: number, body: ProtocolErrorBody, id: number | undefined): void {
+  ops.sendTo(sessionId, EngineType.error, body, id);
+}
+
+function runMessage(handlers: SessionHandlers, ops: SessionOps, payload: Uint8Array, ctx: EventContext): void | Promise<void> {
+  const sessionId = ctx.sessionId ?? 0;
+  let envelope;
+  try {
+    // `payload` views the worker's claim buffer: decode before anything else.
+    envelope = decodeFrame(payload, sessionCodec(sessionId));
+  } catch (err) {
+    if (!(err instanceof DecodeError)) throw err;
+    const body: ProtocolErrorBody = { code: err.code, message: err.message };
+    if (err.type !== undefined) body.type = err.type;
+    sendError(ops, sessionId, body, undefined);
+    return;
+  }
+  const { type, id } = envelope;
+  const entry = type.startsWith('_') ? undefined : handlers.messages.get(type);
+  if (entry === undefined) {
+    sendError(ops, sessionId, { code: ProtocolError.unknownType, message: `no handler for message type '${type}'`, type }, id);
+    return;
+  }
+  if (ctx.name !== type) ctx.setEventName(type);
+  const failed = (err: unknown): never => {
+    sendError(ops, sessionId, { code: ProtocolError.handlerFailed, message: `the handler of '${type}' failed`, type }, id);
+    throw new Error(`plugin '${entry.plugin}' message handler '${type}' failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  };
+  let result: void | Promise<void>;
+  try {
+    result = entry.fn(envelope.body, new Message(ops, sessionId, type, id), ctx);
+  } catch (err) {
+    return failed(err);
+  }
+  if (result instanceof Promise) return result.catch(failed);
+  return undefined;
+}
+
+async function runAll<I>(list: Array<{ plugin: string; fn: SessionHandler<I> }>, info: I, ctx: EventContext, what: string): Promise<void> {
+  const errors: unknown[] = [];
+  for (const { plugin, fn } of list) {
+    try {
+      await fn(info, ctx);
+    } catch (err) {
+      errors.push(new Error(`plugin '${plugin}' session-${what} handler failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
+    }
+  }
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new AggregateError(errors, `${errors.length} session-${what} handlers failed`);
+}

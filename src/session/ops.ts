@@ -1,0 +1,69 @@
+/**
+ * Session operations as plugin code calls them, on any thread. Workers encode frames and
+ * queue them for the main thread (`outbound.ts`); the main thread hands them to the running
+ * session service directly. Both build the same `Op` records.
+ */
+import type { EventRuntime } from '../events/runtime.ts';
+import { encodeFrame, sessionCodec } from './codec.ts';
+import { accountCall, Op, queueOp, type AccountOp } from './outbound.ts';
+
+/** What the main thread's session service offers to plugin code running there. */
+export interface MainSessionTarget {
+  applyOps(ops: unknown[]): void;
+  account(op: AccountOp, args: unknown[]): unknown;
+}
+
+let mainTarget: MainSessionTarget | null = null;
+
+/** Set by the session service while it runs (main thread only). */
+export function setMainSessionTarget(target: MainSessionTarget | null): void {
+  mainTarget = target;
+}
+
+export interface SessionOps {
+  sendTo(sessionId: number, type: string, body: unknown, id?: number): void;
+  broadcast(sessionIds: readonly number[] | null, type: string, body: unknown): void;
+  close(sessionId: number, code: number, reason: string): void;
+  account(op: AccountOp, args: unknown[]): Promise<unknown>;
+}
+
+const cache = new WeakMap<EventRuntime, SessionOps>();
+
+/** The session operations of a thread. */
+export function sessionOps(rt: EventRuntime): SessionOps {
+  let ops = cache.get(rt);
+  if (ops) return ops;
+  const main = rt.role === 'main';
+  const submit = (op: unknown[]): void => {
+    if (!main) {
+      queueOp(op, rt.running !== null);
+      return;
+    }
+    if (mainTarget) mainTarget.applyOps(op);
+    else rt.log.vlog(1, 'session operation dropped: no SessionService is running');
+  };
+  ops = {
+    sendTo(sessionId, type, body, id) {
+      submit([Op.send, sessionId, encodeFrame(sessionCodec(sessionId), type, body, id)]);
+    },
+    broadcast(sessionIds, type, body) {
+      let json: string | Uint8Array | null = null;
+      let msgpack: string | Uint8Array | null = null;
+      const needJson = sessionIds === null || sessionIds.some((id) => id % 2 === 0);
+      const needMsgpack = sessionIds === null || sessionIds.some((id) => id % 2 === 1);
+      if (needJson) json = encodeFrame('json', type, body);
+      if (needMsgpack) msgpack = encodeFrame('msgpack', type, body);
+      submit([Op.broadcast, json, msgpack, sessionIds === null ? null : [...sessionIds]]);
+    },
+    close(sessionId, code, reason) {
+      submit([Op.close, sessionId, code, reason]);
+    },
+    async account(op, args) {
+      if (!main) return accountCall(op, args);
+      if (!mainTarget) throw new Error('no SessionService is running');
+      return mainTarget.account(op, args);
+    },
+  };
+  cache.set(rt, ops);
+  return ops;
+}

@@ -1,0 +1,97 @@
+/**
+ * The client protocol: URL parameters, the envelope, engine message types, protocol error
+ * codes and close codes. Shared by the server (`src/session/`) and the client SDK
+ * (`src/sdk/`), so this module imports nothing from Node.
+ *
+ * Client URL: `ws://HOST:PORT/?version=<client version>&codec=json|msgpack`.
+ * Envelope: `{"type": string, "body": any, "id"?: integer}` — JSON in text frames, msgpack in
+ * binary frames. `id` is optional: a client that sets it gets the reply (or error frame) to that
+ * message with the same `id`, which is how the SDK correlates requests and responses.
+ */
+
+/** The two codecs a client can pick at connect time. */
+export type CodecName = 'json' | 'msgpack';
+export const CODECS: readonly CodecName[] = ['json', 'msgpack'];
+
+/** One message in either direction. */
+export interface Envelope<B = unknown> {
+  type: string;
+  body: B;
+  /** Request id chosen by the client, echoed in the reply. */
+  id?: number;
+}
+
+/** Message types the engine sends; clients may not send types starting with `_`. */
+export const EngineType = {
+  /** A protocol error; body: `ProtocolErrorBody`. */
+  error: '_error',
+  /** Maintenance is on; body: `MaintenanceNotice` (sent on change and to every new session). */
+  maintenance: '_maintenance',
+  /** Maintenance ended; body: `MaintenanceNotice` with `under_maintenance: false`. */
+  maintenanceEnd: '_maintenance_end',
+} as const;
+
+/** Body of a `_maintenance` or `_maintenance_end` message. */
+export interface MaintenanceNotice {
+  under_maintenance: boolean;
+  date_start: string;
+  date_end: string;
+  messages: string;
+}
+
+/**
+ * Protocol error codes carried in `_error` frames. The session stays open after each of
+ * them; the offending message is dropped.
+ */
+export const ProtocolError = {
+  /** No plugin handles this message type (or the type is reserved: starts with `_`). */
+  unknownType: 'GSF_ERR_MESSAGE_UNKNOWN_TYPE',
+  /** The decoded message is not `{type: non-empty string, body?, id?: integer}`. */
+  malformed: 'GSF_ERR_MESSAGE_MALFORMED',
+  /** A text frame that is not valid JSON (json sessions). */
+  badJson: 'GSF_ERR_MESSAGE_BAD_JSON',
+  /** A binary frame that is not valid msgpack (msgpack sessions). */
+  badMsgpack: 'GSF_ERR_MESSAGE_BAD_MSGPACK',
+  /** The message is longer than `SessionService.max_message_bytes`. */
+  tooBig: 'GSF_ERR_MESSAGE_TOO_BIG',
+  /** A binary frame on a json session or a text frame on a msgpack session. */
+  wrongFrame: 'GSF_ERR_MESSAGE_WRONG_FRAME',
+  /** The message handler threw; details are in the server log. */
+  handlerFailed: 'GSF_ERR_MESSAGE_HANDLER_FAILED',
+} as const;
+export type ProtocolErrorCode = (typeof ProtocolError)[keyof typeof ProtocolError];
+
+/** Body of an `_error` frame. */
+export interface ProtocolErrorBody {
+  code: ProtocolErrorCode;
+  message: string;
+  /** The offending message's type, when it could be read. */
+  type?: string;
+}
+
+/**
+ * WebSocket close codes the server uses (4000–4999 is the application range). 1001 is sent
+ * when the server stops; 1006 (no close frame) is what a client sees after an idle timeout.
+ */
+export const CloseCode = {
+  /** The server is stopping. */
+  goingAway: 1001,
+  /** The client's version is neither current nor compatible; the reason names the required version. */
+  versionRefused: 4001,
+  /** The `codec` URL parameter is missing or unknown. */
+  badCodec: 4002,
+  /** The client did not read fast enough: its send buffer passed `max_backpressure_bytes`. */
+  backpressure: 4008,
+  /** The session's account logged in from another session (`account_login_policy: "replace"`). */
+  replaced: 4009,
+  /** A plugin closed the session; the reason is the plugin's. */
+  closedByServer: 4010,
+  /** An event of this session timed out and `close_session_when_event_timeout` is on. */
+  eventTimeout: 4011,
+} as const;
+
+/** The close reason of a version refusal (names the required version). */
+export function versionRefusedReason(version: string, required: string, compatible: readonly string[]): string {
+  const also = compatible.length > 0 ? ` (also accepted: ${compatible.join(', ')})` : '';
+  return `client version '${version}' is not accepted; required version: ${required}${also}`;
+}

@@ -1,0 +1,341 @@
+/**
+ * The session listener (component `SessionService`) on uWebSockets.js, main thread.
+ *
+ * Per message the main thread does little: the maintenance gate, the size and frame-kind
+ * checks, a peek at the type of canonical frames (to name the event and refuse unknown types
+ * at once), and one native push of the raw bytes as a network event on the session's tag.
+ * Decoding, handlers and encoding run on event workers; their outbound operations come back
+ * in `OutboundBatch`es and are written to the sockets here.
+ */
+import uWS from 'uWebSockets.js';
+import { native, EventKind } from '../native.ts';
+import { intern } from '../events/runtime.ts';
+import { randomTag } from '../events/tags.ts';
+import { encodePayload } from '../events/codec.ts';
+import type { ThreadHost } from '../host.ts';
+import { decodeFrame, encodeFrame, frameText, peekType, withCodecBit } from './codec.ts';
+import { CLOSED_EVENT, MESSAGE_EVENT, OPENED_EVENT, sessionHandlers, type SessionHandlers } from './handlers.ts';
+import { Op } from './outbound.ts';
+import { CODECS, CloseCode, EngineType, ProtocolError, type CodecName, type ProtocolErrorBody } from './protocol.ts';
+import { checkClientVersion } from './version-gate.ts';
+import type { SessionClosedInfo, SessionOpenedInfo } from './types.ts';
+
+export interface SessionServiceOptions {
+  address: string;
+  port: number;
+  maxMessageBytes: number;
+  maxBackpressureBytes: number;
+  idleTimeoutSec: number;
+  sendPings: boolean;
+}
+
+interface SessionData {
+  id: number;
+  codec: CodecName;
+  version: string;
+  /** Set when the upgrade is refused: the socket is closed with it as soon as it opens. */
+  refuse: { code: number; reason: string } | null;
+  open: boolean;
+}
+
+type Socket = uWS.WebSocket<SessionData>;
+
+/** Counts for tests and diagnostics. */
+export interface SessionStats {
+  opened: number;
+  closed: number;
+  refused: number;
+  messages: number;
+  protocolErrors: number;
+  droppedInMaintenance: number;
+  backpressureCloses: number;
+}
+
+/** Truncates a close reason to the 123 bytes a close frame carries. */
+export function closeReason(text: string): string {
+  if (Buffer.byteLength(text) <= 123) return text;
+  let s = text.slice(0, 123);
+  while (Buffer.byteLength(s) > 123) s = s.slice(0, -1);
+  return s;
+}
+
+export class SessionService {
+  readonly stats: SessionStats = { opened: 0, closed: 0, refused: 0, messages: 0, protocolErrors: 0, droppedInMaintenance: 0, backpressureCloses: 0 };
+  private readonly app = uWS.App();
+  private readonly sessions = new Map<number, Socket>();
+  private listenSocket: uWS.us_listen_socket | null = null;
+  private boundPort = 0;
+  private readonly handlers: SessionHandlers;
+  private readonly messageHandlerId: number;
+  private readonly messageNameId: number;
+  /** nameId per known message type, -1 for types no plugin handles. */
+  private readonly typeIds = new Map<string, number>();
+  private logLevel: number;
+  /** Maintenance gate, set by the maintenance feature; null: off. */
+  maintenanceFrame: ((codec: CodecName) => string | Uint8Array) | null = null;
+  /** Called after a session closed (the account manager logs it out); returns its account. */
+  onSessionClosed: (sessionId: number) => string | null = () => null;
+
+  constructor(private readonly host: ThreadHost, private readonly options: SessionServiceOptions) {
+    this.handlers = sessionHandlers(host.runtime);
+    this.messageHandlerId = intern(MESSAGE_EVENT);
+    this.messageNameId = intern(MESSAGE_EVENT);
+    this.logLevel = host.flags.get<number>('session_message_logging_level');
+    host.flags.onChange('session_message_logging_level', (_n, v) => { this.logLevel = v as number; });
+    const hardLimit = options.maxMessageBytes * 4 + 1024;
+    this.app.ws<SessionData>('/*', {
+      maxPayloadLength: hardLimit,
+      idleTimeout: options.idleTimeoutSec,
+      sendPingsAutomatically: options.sendPings,
+      maxBackpressure: options.maxBackpressureBytes * 2 + hardLimit,
+      upgrade: (res, req, context) => this.upgrade(res, req, context),
+      open: (ws) => this.open(ws),
+      message: (ws, message, isBinary) => this.message(ws, message, isBinary),
+      close: (ws, code, message) => this.closed(ws, code, message),
+    });
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  /** Connected sessions. */
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  has(sessionId: number): boolean {
+    return this.sessions.has(sessionId);
+  }
+
+  sessionIds(): number[] {
+    return [...this.sessions.keys()];
+  }
+
+  listen(): Promise<number> {
+    const { address, port } = this.options;
+    return new Promise((resolve, reject) => {
+      this.app.listen(address, port, (socket) => {
+        if (!socket) {
+          reject(new Error(`SessionService: cannot listen on ${address}:${port}`));
+          return;
+        }
+        this.listenSocket = socket;
+        this.boundPort = uWS.us_socket_local_port(socket);
+        resolve(this.boundPort);
+      });
+    });
+  }
+
+  /** Stops listening and closes every session with 1001. */
+  close(): void {
+    if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
+    this.listenSocket = null;
+    for (const ws of [...this.sessions.values()]) ws.end(CloseCode.goingAway, 'server stopping');
+  }
+
+  private upgrade(res: uWS.HttpResponse, req: uWS.HttpRequest, context: uWS.us_socket_context_t): void {
+    const version = req.getQuery('version') ?? '';
+    const codec = req.getQuery('codec') ?? '';
+    let refuse: SessionData['refuse'] = null;
+    if (!CODECS.includes(codec as CodecName)) {
+      refuse = { code: CloseCode.badCodec, reason: `codec must be json or msgpack (got '${codec}')` };
+    } else {
+      const problem = checkClientVersion(this.host.flags, version);
+      if (problem !== null) refuse = { code: CloseCode.versionRefused, reason: problem };
+    }
+    const data: SessionData = { id: 0, codec: (refuse ? 'json' : codec) as CodecName, version, refuse, open: false };
+    res.upgrade(data, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'),
+      req.getHeader('sec-websocket-extensions'), context);
+  }
+
+  private open(ws: Socket): void {
+    const d = ws.getUserData();
+    if (d.refuse) {
+      this.stats.refused++;
+      this.host.log.vlog(1, `session refused: close_code=${d.refuse.code}, ${d.refuse.reason}`);
+      ws.end(d.refuse.code, closeReason(d.refuse.reason));
+      return;
+    }
+    d.id = withCodecBit(randomTag(), d.codec);
+    d.open = true;
+    this.sessions.set(d.id, ws);
+    this.stats.opened++;
+    this.publishCount();
+    if (this.handlers.opened.length > 0) {
+      const info: SessionOpenedInfo = {
+        sessionId: d.id, version: d.version, codec: d.codec, address: Buffer.from(ws.getRemoteAddressAsText()).toString(),
+      };
+      this.pushEngine(OPENED_EVENT, d.id, info);
+    }
+    if (this.maintenanceFrame) this.sendFrame(ws, d, this.maintenanceFrame(d.codec));
+  }
+
+  private message(ws: Socket, message: ArrayBuffer, isBinary: boolean): void {
+    const d = ws.getUserData();
+    if (!d.open) return;
+    this.stats.messages++;
+    if (this.maintenanceFrame !== null) {
+      this.stats.droppedInMaintenance++;
+      native.counterIncrease('engine', 'maintenance_dropped_messages', 1);
+      this.host.log.vlog(1, `maintenance: dropped a message from session ${d.id} (${message.byteLength} bytes)`);
+      return;
+    }
+    const length = message.byteLength;
+    if (length > this.options.maxMessageBytes) {
+      this.protocolError(ws, d, { code: ProtocolError.tooBig, message: `message of ${length} bytes exceeds the limit of ${this.options.maxMessageBytes} bytes` });
+      return;
+    }
+    if (isBinary !== (d.codec === 'msgpack')) {
+      this.protocolError(ws, d, {
+        code: ProtocolError.wrongFrame,
+        message: `${isBinary ? 'binary' : 'text'} frame on a ${d.codec} session (json uses text frames, msgpack binary frames)`,
+      });
+      return;
+    }
+    const bytes = new Uint8Array(message);
+    if (this.logLevel > 0) this.logMessage('in', d.id, bytes, isBinary);
+    const type = peekType(bytes, isBinary);
+    let nameId = this.messageNameId;
+    if (type !== null) {
+      nameId = this.typeIds.get(type) ?? this.learnType(type);
+      if (nameId < 0) {
+        this.unknownType(ws, d, bytes, type);
+        return;
+      }
+    }
+    native.push(d.id, nameId, this.messageHandlerId, d.id, EventKind.network, bytes);
+  }
+
+  private learnType(type: string): number {
+    const id = !type.startsWith('_') && this.handlers.messages.has(type) ? intern(type) : -1;
+    this.typeIds.set(type, id);
+    return id;
+  }
+
+  private unknownType(ws: Socket, d: SessionData, bytes: Uint8Array, type: string): void {
+    let id: number | undefined;
+    try {
+      id = decodeFrame(bytes, d.codec).id;
+    } catch {
+      id = undefined; // the error frame for the unknown type is what the client needs first
+    }
+    this.protocolError(ws, d, { code: ProtocolError.unknownType, message: `no handler for message type '${type}'`, type }, id);
+  }
+
+  private protocolError(ws: Socket, d: SessionData, body: ProtocolErrorBody, id?: number): void {
+    this.stats.protocolErrors++;
+    ws.cork(() => this.sendFrame(ws, d, encodeFrame(d.codec, EngineType.error, body, id)));
+  }
+
+  private closed(ws: Socket, code: number, message: ArrayBuffer): void {
+    const d = ws.getUserData();
+    if (!d.open) return;
+    d.open = false;
+    this.sessions.delete(d.id);
+    this.stats.closed++;
+    this.publishCount();
+    const account = this.onSessionClosed(d.id);
+    if (this.handlers.closed.length > 0) {
+      const info: SessionClosedInfo = { sessionId: d.id, code, reason: Buffer.from(message).toString('utf8'), account };
+      this.pushEngine(CLOSED_EVENT, d.id, info);
+    }
+  }
+
+  /** Queues an engine event on the session tag (also while the server drains at stop). */
+  private pushEngine(event: string, sessionId: number, payload: unknown): void {
+    const id = intern(event);
+    native.push(sessionId, intern(event === OPENED_EVENT ? '_session_opened' : '_session_closed'), id, sessionId,
+      EventKind.engine, encodePayload(payload));
+  }
+
+  private publishCount(): void {
+    native.counterUpdate('engine', 'sessions', this.sessions.size, false, 'Connected client sessions');
+  }
+
+  /** Writes one frame, then closes the session if its send buffer passed the limit. */
+  private sendFrame(ws: Socket, d: SessionData, frame: string | Uint8Array): void {
+    const binary = d.codec === 'msgpack';
+    if (this.logLevel > 0) this.logMessage('out', d.id, frame, binary);
+    ws.send(frame, binary);
+    if (ws.getBufferedAmount() > this.options.maxBackpressureBytes && d.open) {
+      this.stats.backpressureCloses++;
+      this.host.log.warn(`session ${d.id} closed: send buffer of ${ws.getBufferedAmount()} bytes passed max_backpressure_bytes`);
+      d.open = false;
+      this.sessions.delete(d.id);
+      this.publishCount();
+      const account = this.onSessionClosed(d.id);
+      ws.end(CloseCode.backpressure, 'send buffer limit exceeded');
+      if (this.handlers.closed.length > 0) {
+        this.pushEngine(CLOSED_EVENT, d.id, { sessionId: d.id, code: CloseCode.backpressure, reason: 'send buffer limit exceeded', account });
+      }
+    }
+  }
+
+  /** Writes one frame to a session by id; false if it is not connected. */
+  send(sessionId: number, frame: string | Uint8Array): boolean {
+    const ws = this.sessions.get(sessionId);
+    if (ws === undefined) return false;
+    const d = ws.getUserData();
+    ws.cork(() => this.sendFrame(ws, d, frame));
+    return true;
+  }
+
+  /** Closes a session by id with `code` and `reason`; false if it is not connected. */
+  end(sessionId: number, code: number, reason: string): boolean {
+    const ws = this.sessions.get(sessionId);
+    if (ws === undefined) return false;
+    ws.end(code, closeReason(reason));
+    return true;
+  }
+
+  /** Sends a per-codec frame to every session. */
+  sendAll(frameOf: (codec: CodecName) => string | Uint8Array): void {
+    const frames: Partial<Record<CodecName, string | Uint8Array>> = {};
+    for (const ws of this.sessions.values()) {
+      const d = ws.getUserData();
+      const frame = frames[d.codec] ??= frameOf(d.codec);
+      ws.cork(() => this.sendFrame(ws, d, frame));
+    }
+  }
+
+  /** Applies operations built by `ops.ts` (from a worker's batch or from the main thread). */
+  applyOps(ops: unknown[]): void {
+    for (let i = 0; i < ops.length;) {
+      switch (ops[i]) {
+        case Op.send:
+          this.send(ops[i + 1] as number, ops[i + 2] as string | Uint8Array);
+          i += 3;
+          break;
+        case Op.broadcast: {
+          const json = ops[i + 1] as string | Uint8Array | null;
+          const msgpack = ops[i + 2] as string | Uint8Array | null;
+          const ids = ops[i + 3] as number[] | null;
+          const pick = (codec: CodecName): string | Uint8Array => (codec === 'json' ? json : msgpack)!;
+          if (ids === null) this.sendAll(pick);
+          else for (const id of ids) this.send(id, pick(id % 2 === 1 ? 'msgpack' : 'json'));
+          i += 4;
+          break;
+        }
+        case Op.close:
+          this.end(ops[i + 1] as number, ops[i + 2] as number, ops[i + 3] as string);
+          i += 4;
+          break;
+        default:
+          this.host.log.error(`session outbound: unknown operation ${String(ops[i])}; rest of the batch dropped`);
+          return;
+      }
+    }
+  }
+
+  private logMessage(direction: 'in' | 'out', sessionId: number, frame: string | Uint8Array, binary: boolean): void {
+    const length = typeof frame === 'string' ? Buffer.byteLength(frame) : frame.byteLength;
+    const text = frameText(frame, binary);
+    const type = /^\{"type":"((?:[^"\\]|\\.)*)"/.exec(text)?.[1] ?? '?';
+    if (this.logLevel >= 2) {
+      this.host.log.info(`session message ${direction}: session=${sessionId}, type=${type}, length=${length}, message=${text}`);
+    } else {
+      this.host.log.info(`session message ${direction}: session=${sessionId}, type=${type}, length=${length}`);
+    }
+  }
+}
