@@ -1,8 +1,8 @@
 // Helper thread of AuthenticationClient's sync calls: the calling thread blocks in Atomics.wait
 // while this thread does the HTTP request, posts the outcome on its port and wakes the caller.
 // Plain JavaScript: it needs no TypeScript loader, so it starts fast on any thread.
-import { workerData } from 'node:worker_threads';
-import { parentPort } from 'node:worker_threads';
+/* global AbortSignal, Atomics, Int32Array */
+import { parentPort, workerData } from 'node:worker_threads';
 
 const { flag, port } = workerData;
 const signal = new Int32Array(flag);
