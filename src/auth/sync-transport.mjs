@@ -1,7 +1,7 @@
 // Helper thread of AuthenticationClient's sync calls: the calling thread blocks in Atomics.wait
 // while this thread does the HTTP request, posts the outcome on its port and wakes the caller.
 // Plain JavaScript: it needs no TypeScript loader, so it starts fast on any thread.
-/* global AbortSignal, Atomics, Int32Array */
+/* global AbortSignal */
 import { parentPort, workerData } from 'node:worker_threads';
 
 const { flag, port } = workerData;
