@@ -229,6 +229,8 @@ test.serial('with an API token the page loads only with ?token=, and shows why t
     t.is(expected.status, 409);
     t.is(message, (await expected.json() as { message: string }).message);
     t.is(await page.locator('#profiling-message').textContent(), message);
+    fs.mkdirSync(outputDir, { recursive: true });
+    await page.screenshot({ path: path.join(outputDir, 'dashboard-profiler-off.png'), fullPage: true });
     // Chromium logs every non-2xx fetch: the refused navigations (401) and the profiler routes (409).
     t.deepEqual(errors.filter((e) => !/status of (401|409)\b/.test(e)), []);
   } finally {
