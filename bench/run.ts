@@ -1,6 +1,8 @@
 /** `npm run bench [-- NAME]`: runs one benchmark or all of them. */
 const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   events: () => import('./events.ts'),
+  auth: () => import('./auth.ts'),
+  api: () => import('./api.ts'),
 };
 
 export async function runBenchmarks(args: string[]): Promise<void> {

@@ -162,6 +162,8 @@ export interface NativeCore {
   /** The value truncated to an integer, or null if there is no such counter. */
   counterReadInt(category: string, name: string): number | null;
   counterGet(category: string, name: string): CounterValue | null;
+  /** Just the value (no object), or null if there is no such counter. */
+  counterValue(category: string, name: string): number | null;
   counterSetDescription(category: string, name: string, description: string): boolean;
   counterCategories(): string[];
   /** Counter names of a category, or null if the category does not exist. */

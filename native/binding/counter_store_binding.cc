@@ -56,6 +56,15 @@ Napi::Value CounterGet(const Napi::CallbackInfo& info) {
   return o;
 }
 
+// The value alone: the API service's hot path reads counters without building an object.
+Napi::Value CounterValueOnly(const Napi::CallbackInfo& info) {
+  Utf8Arg category(info, 0, "category");
+  Utf8Arg name(info, 1, "name");
+  CounterValue v;
+  if (!ProcessRuntime().counters.Get(category.view(), name.view(), &v)) return info.Env().Null();
+  return Napi::Number::New(info.Env(), v.value);
+}
+
 Napi::Value CounterSetDescription(const Napi::CallbackInfo& info) {
   Utf8Arg category(info, 0, "category");
   Utf8Arg name(info, 1, "name");
@@ -95,6 +104,7 @@ void CounterStoreBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<CounterDecrease>(env, exports, "counterDecrease");
   Export<CounterReadInt>(env, exports, "counterReadInt");
   Export<CounterGet>(env, exports, "counterGet");
+  Export<CounterValueOnly>(env, exports, "counterValue");
   Export<CounterSetDescription>(env, exports, "counterSetDescription");
   Export<CounterCategories>(env, exports, "counterCategories");
   Export<CounterList>(env, exports, "counterList");

@@ -13,11 +13,11 @@ function notFound(message: string): ApiResponse {
   return { status: 404, body: errorBody('GSF_ERR_COUNTER_NOT_FOUND', message) };
 }
 
-/** Splits `a/b/c/d` into the longest registered category and the rest. */
-function resolve(registry: CounterRegistry, segments: string[]): { category: string; counter: string } | null {
+/** The longest registered category that `segments` starts with, or null. */
+function longestCategory(registry: CounterRegistry, segments: string[]): string | null {
   for (let i = segments.length; i >= 1; i--) {
     const category = segments.slice(0, i).join('/');
-    if (registry.list(category) !== null) return { category, counter: segments.slice(i).join('/') };
+    if (registry.list(category) !== null) return category;
   }
   return null;
 }
@@ -27,27 +27,33 @@ export function registerCounterRoutes(router: Router, registry: CounterRegistry)
 
   router.get('/v1/counters/{path*}', (req) => {
     const segments = req.params.path!.split('/').filter((s) => s !== '');
-    const found = resolve(registry, segments);
-    if (!found) return notFound(`no counter category '${segments.join('/')}'`);
-    const { category, counter } = found;
-    if (counter === '') {
-      const counters = registry.list(category)!;
-      const wantValues = ['true', '1'].includes(req.query.get('values') ?? '');
-      if (!wantValues) return { status: 200, body: { category, counters } };
-      const values: Record<string, unknown> = {};
-      for (const name of counters) values[name] = registry.read(category, name) ?? null;
-      return { status: 200, body: { category, counters, values } };
-    }
-    const value = registry.read(category, counter);
-    if (value !== null) {
+    // Hot path first: a counter read, trying the longest category first, without listing anything.
+    for (let i = segments.length - 1; i >= 1; i--) {
+      const category = segments.slice(0, i).join('/');
+      const counter = segments.slice(i).join('/');
+      const value = registry.read(category, counter);
       if (value === undefined) return { status: 204 };
-      return { status: 200, body: { category, counter, value } };
+      if (value !== null) return { status: 200, body: { category, counter, value } };
+    }
+    const whole = segments.join('/');
+    const counters = registry.list(whole);
+    if (counters !== null) {
+      const wantValues = ['true', '1'].includes(req.query.get('values') ?? '');
+      if (!wantValues) return { status: 200, body: { category: whole, counters } };
+      const values: Record<string, unknown> = {};
+      for (const name of counters) values[name] = registry.read(whole, name) ?? null;
+      return { status: 200, body: { category: whole, counters, values } };
     }
     if (segments[segments.length - 1] === 'description') {
-      const name = counter.split('/').slice(0, -1).join('/');
-      const description = name === '' ? null : registry.describe(category, name);
-      if (description !== null) return { status: 200, body: { category, counter: name, description } };
+      for (let i = segments.length - 2; i >= 1; i--) {
+        const category = segments.slice(0, i).join('/');
+        const counter = segments.slice(i, -1).join('/');
+        const description = registry.describe(category, counter);
+        if (description !== null) return { status: 200, body: { category, counter, description } };
+      }
     }
-    return notFound(`no counter '${counter}' in category '${category}'`);
+    const category = longestCategory(registry, segments);
+    if (category === null) return notFound(`no counter category '${whole}'`);
+    return notFound(`no counter '${segments.slice(category.split('/').length).join('/')}' in category '${category}'`);
   });
 }

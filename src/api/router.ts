@@ -50,6 +50,8 @@ function decode(segment: string): string {
 
 export class Router {
   private readonly routes: Route[] = [];
+  /** Recent matches by `METHOD path`: operators and dashboards poll the same few paths. */
+  private readonly cache = new Map<string, RouteMatch>();
 
   /** Adds a route; later routes with the same pattern and method are errors. */
   add(method: Method, pattern: string, handler: RouteHandler): void {
@@ -57,6 +59,7 @@ export class Router {
       throw new Error(`route ${method} ${pattern} is already registered`);
     }
     this.routes.push({ method, pattern, segments: split(pattern), handler });
+    this.cache.clear();
   }
 
   get(pattern: string, handler: RouteHandler): void { this.add('GET', pattern, handler); }
@@ -65,6 +68,17 @@ export class Router {
 
   /** Finds the handler for a request; literal segments win over parameters. */
   match(method: string, path: string): RouteMatch {
+    const key = `${method} ${path}`;
+    let m = this.cache.get(key);
+    if (m === undefined) {
+      m = this.matchUncached(method, path);
+      if (this.cache.size >= 1024) this.cache.clear();
+      this.cache.set(key, m);
+    }
+    return m;
+  }
+
+  private matchUncached(method: string, path: string): RouteMatch {
     const parts = split(path);
     let best: { route: Route; params: Record<string, string>; score: number } | null = null;
     const allowed = new Set<Method>();

@@ -7,7 +7,7 @@ import uWS from 'uWebSockets.js';
 import { timingSafeEqual } from 'node:crypto';
 import { describeError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
-import { Router, errorBody, type ApiRequest, type ApiResponse } from './router.ts';
+import { Router, errorBody, type ApiRequest, type ApiResponse, type RouteHandler } from './router.ts';
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK', 201: 'Created', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden',
@@ -67,59 +67,46 @@ export class ApiServer {
   }
 
   private onRequest(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
-    // uWS request objects are only valid synchronously: copy what handlers need now.
+    // uWS request objects are only valid synchronously: copy what handlers need now, and answer
+    // synchronously when the handler is synchronous (keeps uWS corking and pipelining intact).
     const method = req.getMethod().toUpperCase();
     const path = req.getUrl();
-    const query = new URLSearchParams(req.getQuery() ?? '');
-    const headers = new Map<string, string>();
-    req.forEach((k, v) => headers.set(k, v));
-    let aborted = false;
-    res.onAborted(() => { aborted = true; });
-    const send = (r: ApiResponse): void => {
-      if (!aborted) res.cork(() => writeResponse(res, r));
-    };
-
+    const rawQuery = req.getQuery() ?? '';
     const token = this.options.token ?? '';
     if (token !== '') {
-      const auth = headers.get('authorization') ?? '';
-      const presented = auth.startsWith('Bearer ') ? auth.slice(7) : path.startsWith('/dashboard') ? query.get('token') ?? '' : '';
+      const auth = req.getHeader('authorization');
+      const presented = auth.startsWith('Bearer ') ? auth.slice(7)
+        : path.startsWith('/dashboard') ? new URLSearchParams(rawQuery).get('token') ?? '' : '';
       if (!tokenMatches(presented, token)) {
-        send({ status: 401, headers: { 'WWW-Authenticate': 'Bearer' }, body: errorBody('GSF_ERR_UNAUTHORIZED', 'missing or invalid bearer token') });
+        writeResponse(res, UNAUTHORIZED);
         return;
       }
     }
     const match = this.router.match(method, path);
     if (match.kind === 'none') {
-      send({ status: 404, body: errorBody('GSF_ERR_NOT_FOUND', `no route for ${method} ${path}`) });
+      writeResponse(res, { status: 404, body: errorBody('GSF_ERR_NOT_FOUND', `no route for ${method} ${path}`) });
       return;
     }
     if (match.kind === 'method') {
-      send({
+      writeResponse(res, {
         status: 405, headers: { Allow: match.allowed.join(', ') },
         body: errorBody('GSF_ERR_METHOD_NOT_ALLOWED', `method ${method} not allowed for ${path}`, { allowed: match.allowed }),
       });
       return;
     }
-    const limit = this.options.maxBodyBytes;
-    const tooBig = (): ApiResponse => ({ status: 413, body: errorBody('GSF_ERR_BODY_TOO_LARGE', `request body exceeds ${limit} bytes`) });
-    const declared = Number(headers.get('content-length') ?? '0');
-    if (declared > limit) {
-      send(tooBig());
-      return;
-    }
-    const run = (body: Buffer): void => {
-      const request: ApiRequest = { method, path, params: match.params, query, header: (n) => headers.get(n.toLowerCase()) ?? '', body };
-      Promise.resolve()
-        .then(() => match.handler(request))
-        .then(send, (err: unknown) => {
-          this.options.log.error(`GSF_ERR_INTERNAL: ${method} ${path} failed: ${describeError(err)}`);
-          send({ status: 500, body: errorBody('GSF_ERR_INTERNAL', `internal error: ${describeError(err)}`) });
-        });
-    };
+    const headers = new Map<string, string>();
+    req.forEach((k, v) => headers.set(k, v));
     if (method === 'GET' || method === 'HEAD') {
-      run(Buffer.alloc(0));
+      this.dispatch(res, match.handler, new Request(method, path, match.params, rawQuery, headers, EMPTY), null);
       return;
     }
+    const limit = this.options.maxBodyBytes;
+    if (Number(headers.get('content-length') ?? '0') > limit) {
+      writeResponse(res, tooBig(limit));
+      return;
+    }
+    const state = { aborted: false };
+    res.onAborted(() => { state.aborted = true; });
     const chunks: Buffer[] = [];
     let size = 0;
     let rejected = false;
@@ -128,18 +115,93 @@ export class ApiServer {
       size += chunk.byteLength;
       if (size > limit) {
         rejected = true;
-        send(tooBig());
+        if (!state.aborted) res.cork(() => writeResponse(res, tooBig(limit)));
         return;
       }
       chunks.push(Buffer.from(chunk.slice(0)));
-      if (isLast) run(Buffer.concat(chunks));
+      if (isLast) this.dispatch(res, match.handler, new Request(method, path, match.params, rawQuery, headers, Buffer.concat(chunks)), state);
     });
+  }
+
+  /**
+   * Runs a handler. `state` is null inside the uWS request callback (a synchronous answer is
+   * written directly); otherwise it tracks whether the client went away.
+   */
+  private dispatch(res: uWS.HttpResponse, handler: RouteHandler, request: Request, state: { aborted: boolean } | null): void {
+    let result: ApiResponse | Promise<ApiResponse>;
+    try {
+      result = handler(request);
+    } catch (err) {
+      result = this.failure(request, err);
+    }
+    if (!(result instanceof Promise)) {
+      if (state === null) writeResponse(res, result);
+      else if (!state.aborted) res.cork(() => writeResponse(res, result));
+      return;
+    }
+    const live = state ?? { aborted: false };
+    if (state === null) res.onAborted(() => { live.aborted = true; });
+    result.then(
+      (r) => { if (!live.aborted) res.cork(() => writeResponse(res, r)); },
+      (err: unknown) => {
+        const r = this.failure(request, err);
+        if (!live.aborted) res.cork(() => writeResponse(res, r));
+      },
+    );
+  }
+
+  private failure(request: Request, err: unknown): ApiResponse {
+    this.options.log.error(`GSF_ERR_INTERNAL: ${request.method} ${request.path} failed: ${describeError(err)}`);
+    return { status: 500, body: errorBody('GSF_ERR_INTERNAL', `internal error: ${describeError(err)}`) };
   }
 }
 
+const EMPTY = Buffer.alloc(0);
+const UNAUTHORIZED: ApiResponse = {
+  status: 401, headers: { 'WWW-Authenticate': 'Bearer' }, body: errorBody('GSF_ERR_UNAUTHORIZED', 'missing or invalid bearer token'),
+};
+
+function tooBig(limit: number): ApiResponse {
+  return { status: 413, body: errorBody('GSF_ERR_BODY_TOO_LARGE', `request body exceeds ${limit} bytes`) };
+}
+
+/** What a route handler sees of a request; the query is parsed on first use. */
+class Request implements ApiRequest {
+  private parsedQuery: URLSearchParams | null = null;
+
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly params: Record<string, string>,
+    private readonly rawQuery: string,
+    private readonly headers: Map<string, string>,
+    readonly body: Buffer,
+  ) {}
+
+  get query(): URLSearchParams {
+    this.parsedQuery ??= new URLSearchParams(this.rawQuery);
+    return this.parsedQuery;
+  }
+
+  header(name: string): string {
+    return this.headers.get(name.toLowerCase()) ?? '';
+  }
+}
+
+const STATUS_LINES = new Map<number, string>();
+
+function statusLine(status: number): string {
+  let line = STATUS_LINES.get(status);
+  if (line === undefined) {
+    line = `${status} ${STATUS_TEXT[status] ?? ''}`.trim();
+    STATUS_LINES.set(status, line);
+  }
+  return line;
+}
+
 function writeResponse(res: uWS.HttpResponse, r: ApiResponse): void {
-  res.writeStatus(`${r.status} ${STATUS_TEXT[r.status] ?? ''}`.trim());
-  for (const [k, v] of Object.entries(r.headers ?? {})) res.writeHeader(k, v);
+  res.writeStatus(statusLine(r.status));
+  if (r.headers !== undefined) for (const k in r.headers) res.writeHeader(k, r.headers[k]!);
   if (r.status === 204 || r.body === undefined) {
     res.end();
     return;

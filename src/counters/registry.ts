@@ -78,8 +78,7 @@ export class CounterRegistry {
       const v = callable.fn(category, name);
       return typeof v === 'number' && !Number.isFinite(v) ? undefined : v;
     }
-    const stored = native.counterGet(category, name);
-    return stored === null ? null : stored.value;
+    return native.counterValue(category, name);
   }
 
   /** The description ('' when none), or null when there is no such counter. */
