@@ -76,6 +76,19 @@ test.serial('the hang checker repeats its line while a thread stays stuck', asyn
   }
 });
 
+test.serial('enable_event_thread_checker=false writes no hang line', async (t) => {
+  const s = await startTestServer({
+    EventDispatcher: { event_threads_size: 1, enable_event_thread_checker: false, event_thread_hang_threshold_in_ms: 200, event_thread_hang_report_interval_in_ms: 200 },
+  });
+  try {
+    s.server.invoke('probe.note', { file: s.notes, label: 'quiet', sleepSyncMs: 900 });
+    await waitFor(() => s.records().length === 1, 10000);
+    t.false(s.logs().some((l) => l.includes('event thread hang:')));
+  } finally {
+    await s.stop();
+  }
+});
+
 test.serial('a throwing handler is logged once with plugin and event, and never takes the server down', async (t) => {
   const s = await startTestServer({ EventDispatcher: { event_threads_size: 2 } });
   try {
