@@ -1,7 +1,8 @@
 /**
  * The `gsf` command: `gsf start [--manifest PATH]`, `gsf authenticator [--manifest PATH]`, `gsf bench [NAME]`.
  */
-import { startServer, type GsfServer } from './server.ts';
+// The server (and its native core) loads only for `start`: the authenticator runs without them.
+import type { GsfServer } from './server.ts';
 import { describeError } from './errors.ts';
 
 const USAGE = `usage: gsf <command> [options]
@@ -27,6 +28,7 @@ async function start(args: string[]): Promise<void> {
   const manifestPath = option(args, '--manifest') ?? 'MANIFEST.json';
   let server: GsfServer;
   try {
+    const { startServer } = await import('./server.ts');
     server = await startServer({ manifestPath });
   } catch (err) {
     process.stderr.write(`gsf: ${err instanceof TypeError ? `TypeError: ${err.message}` : describeError(err)}\n`);

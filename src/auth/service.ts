@@ -3,7 +3,7 @@
  * social platforms behind the verdict cache, shared in-flight checks and the request bound.
  * Access tokens are never logged: lines carry `token=sha256:<12 hex>` instead.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Logger } from '../log/logger.ts';
 import { BusyError, InFlight, Limiter, TtlCache, tokenHash } from './cache.ts';
@@ -89,23 +89,27 @@ export class AuthService {
     return { token: b.access_token as string, secret: b.access_token_secret as string | undefined };
   }
 
-  /** Verifies a token: from the cache, a check already running, or the platform. */
-  private async verify(platform: SocialPlatform, playerId: string, creds: Credentials, what: string): Promise<AgentAnswer> {
+  /**
+   * Verifies a token: from the cache (synchronously: a cached check costs no promise), a check
+   * already running for the same player and token, or the platform.
+   */
+  private verify(platform: SocialPlatform, playerId: string, creds: Credentials, what: string): AgentAnswer | Promise<AgentAnswer> {
     const adapter = this.o.adapters[platform];
-    const shown = `${what} ${platform} player_id=${playerId} token=sha256:${tokenHash(creds.token)}`;
     if (!adapter.configured) {
       return { result: AuthResult.platformNotConfigured, description: `platform ${platform} is not configured on this authenticator` };
     }
-    const digest = createHash('sha256').update(creds.token).update('\0').update(creds.secret ?? '').digest('base64');
+    const digest = hash('sha256', `${creds.token}\0${creds.secret ?? ''}`, 'base64');
     const key = `${platform}\0${playerId}\0${digest}`;
+    const shown = (): string => `${what} ${platform} player_id=${playerId} token=sha256:${tokenHash(creds.token)}`;
     if (this.cache.get(key)) {
-      this.log.vlog(1, `${shown} result=0 cached=true`);
+      if (this.log.vEnabled(1)) this.log.vlog(1, `${shown()} result=0 cached=true`);
       return OK;
     }
-    const answer = await this.inFlight.run(key, () => this.platformCall(shown, () => adapter.verify(playerId, creds)));
-    if (answer.result === AuthResult.ok) this.cache.set(key, true);
-    this.log.vlog(1, `${shown} result=${answer.result} cached=false${answer.description ? ` (${answer.description})` : ''}`);
-    return answer;
+    return this.inFlight.run(key, () => this.platformCall(shown(), () => adapter.verify(playerId, creds))).then((answer) => {
+      if (answer.result === AuthResult.ok) this.cache.set(key, true);
+      this.log.vlog(1, `${shown()} result=${answer.result} cached=false${answer.description ? ` (${answer.description})` : ''}`);
+      return answer;
+    });
   }
 
   /** Runs a platform call under the concurrency bound; failures become results 3–6. */
@@ -125,7 +129,7 @@ export class AuthService {
     }
   }
 
-  private authenticate(platform: SocialPlatform, b: Body): Promise<AgentAnswer> {
+  private authenticate(platform: SocialPlatform, b: Body): AgentAnswer | Promise<AgentAnswer> {
     return this.verify(platform, b.player_id as string, this.credentials(b), 'authentication');
   }
 

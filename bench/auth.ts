@@ -1,0 +1,102 @@
+/**
+ * bench/auth: requests per second of the authenticator agent (a `gsf authenticator` process) on
+ * the test endpoint and on cached socialnet checks, against a raw uWebSockets.js route returning
+ * the same JSON (its own process), measured in the same run with the same load generator.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startFakeSocialnet } from '../test/fixtures/platforms/socialnet.ts';
+import { load, type LoadResult } from './auth-load.ts';
+import { printReport } from './report.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.join(here, '..');
+const CONNECTIONS = 64;
+const DEPTH = 1;
+const DURATION_MS = 3000;
+const ROUNDS = 2;
+
+function startProcess(args: string[], ready: RegExp): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = ready.exec(out);
+      if (m) resolve({ child, port: Number(m[1]) });
+    });
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${out}`)));
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) {
+      resolve();
+      return;
+    }
+    child.removeAllListeners('exit');
+    child.on('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+export async function run(): Promise<void> {
+  const sn = await startFakeSocialnet({ tokens: { 'bench-token': { user: '4242' } }, friends: {} });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-bench-auth-'));
+  const manifest = path.join(dir, 'authenticator.MANIFEST.json');
+  fs.writeFileSync(manifest, JSON.stringify({
+    components: [
+      { name: 'Authenticator', arguments: {
+        enabled: 1, port: 0, cache_ttl_in_sec: 3600,
+        socialnet_base_url: sn.url, socialnet_app_id: sn.appId, socialnet_app_secret: sn.appSecret,
+      } },
+      // v 0: no per-request lines; the start line (INFO) still tells the port.
+      { name: 'Logging', arguments: { minloglevel: 0, v: 0 } },
+    ],
+  }));
+  const agent = await startProcess([path.join(root, 'bin', 'gsf.mjs'), 'authenticator', '--manifest', manifest], /listening authenticator=[^:]+:(\d+)/);
+  const baseline = await startProcess(['--import', 'tsx', path.join(here, 'auth-baseline.ts')], /port=(\d+)/);
+  try {
+    const testBody = JSON.stringify({ player_id: 'bench-player' });
+    const snBody = JSON.stringify({ player_id: '4242', access_token: 'bench-token' });
+    const best = { base: 0, test: 0, social: 0 };
+    const checks: LoadResult[] = [];
+    const measure = async (port: number, p: string, body: string): Promise<number> => {
+      const r = await load({ port, path: p, body, connections: CONNECTIONS, depth: DEPTH, durationMs: DURATION_MS });
+      checks.push(r);
+      if (r.non200 !== 0 || r.mismatched !== 0 || r.sample !== '{"result":0,"description":""}') {
+        throw new Error(`bench/auth: unexpected answers on ${p}: ${JSON.stringify(r)}`);
+      }
+      return r.requestsPerSec;
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      best.base = Math.max(best.base, await measure(baseline.port, '/v1/authentication/test', testBody));
+      best.test = Math.max(best.test, await measure(agent.port, '/v1/authentication/test', testBody));
+      best.social = Math.max(best.social, await measure(agent.port, '/v1/authentication/socialnet', snBody));
+    }
+    const platformCalls = sn.callsFor('bench-token');
+    printReport('auth', [
+      { label: 'agent, POST /v1/authentication/test', value: best.test, unit: 'req/s' },
+      { label: 'agent, POST /v1/authentication/socialnet (cached)', value: best.social, unit: 'req/s' },
+      { label: 'baseline: raw uWebSockets.js route, same JSON', value: best.base, unit: 'req/s' },
+      { label: 'ratio test / baseline', value: best.test / best.base, unit: 'x' },
+      { label: 'ratio socialnet cached / baseline', value: best.social / best.base, unit: 'x' },
+      { label: 'socialnet calls made for all cached checks', value: platformCalls, unit: 'calls' },
+    ], {
+      connections: CONNECTIONS, pipeline_depth: DEPTH, duration_ms: DURATION_MS, rounds: ROUNDS, cores: os.availableParallelism(),
+      test_endpoint: { agent_req_per_sec: Math.round(best.test), baseline_req_per_sec: Math.round(best.base), ratio: +(best.test / best.base).toFixed(2) },
+      socialnet_cached: {
+        agent_req_per_sec: Math.round(best.social), baseline_req_per_sec: Math.round(best.base), ratio: +(best.social / best.base).toFixed(2),
+        platform_calls: platformCalls,
+      },
+    });
+  } finally {
+    await stop(agent.child);
+    await stop(baseline.child);
+    await sn.close();
+  }
+}
