@@ -16,8 +16,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..');
 const CONNECTIONS = 64;
 const DEPTH = 1;
-const DURATION_MS = 3000;
-const ROUNDS = 2;
+const DURATION_MS = 2000;
+const ROUNDS = 3;
 
 function startProcess(args: string[], ready: RegExp): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });

@@ -31,6 +31,29 @@ export function agentLogger(config: AgentConfig): Logger {
   });
 }
 
+/** JSON of the shared, frozen answers (success, empty friend list), made once. */
+const frozenJson = new WeakMap<AgentAnswer, string>();
+
+function answerJson(answer: AgentAnswer): string {
+  if (!Object.isFrozen(answer)) return JSON.stringify(answer);
+  let text = frozenJson.get(answer);
+  if (text === undefined) {
+    text = JSON.stringify(answer);
+    frozenJson.set(answer, text);
+  }
+  return text;
+}
+
+/** The hot path: 200 with an endpoint's answer. */
+function sendAnswer(res: uWS.HttpResponse, answer: AgentAnswer): void {
+  const text = answerJson(answer);
+  res.cork(() => {
+    res.writeStatus('200 OK');
+    res.writeHeader('Content-Type', 'application/json');
+    res.end(text);
+  });
+}
+
 function sendJson(res: uWS.HttpResponse, status: string, body: unknown, headers: Record<string, string> = {}): void {
   res.cork(() => {
     res.writeStatus(status);
@@ -67,7 +90,7 @@ export function startAgent(config: AgentConfig, log = agentLogger(config)): Prom
     let aborted = false;
     res.onAborted(() => { aborted = true; });
     const reply = (answer: AgentAnswer): void => {
-      if (!aborted) sendJson(res, '200 OK', answer);
+      if (!aborted) sendAnswer(res, answer);
     };
     const tooBig = (): void => {
       if (!aborted) sendJson(res, '413 Payload Too Large', errorBody('GSF_ERR_BODY_TOO_LARGE', `request body exceeds ${limit} bytes`));
@@ -80,6 +103,7 @@ export function startAgent(config: AgentConfig, log = agentLogger(config)): Prom
     let rejected = false;
     res.onData((chunk, isLast) => {
       if (rejected) return;
+      // The chunk is only valid during this call: copy it.
       const piece = Buffer.from(chunk.slice(0));
       body = body === null ? piece : Buffer.concat([body, piece]);
       if (body.length > limit) {
