@@ -81,6 +81,8 @@ export class GsfClient {
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: ReturnType<typeof setTimeout> | null }>();
   private readonly handlers = new Map<string, Set<Handler>>();
   private readonly waiters: Array<{ type: string; resolve(e: Envelope): void }> = [];
+  /** Pushed messages nobody was waiting for or handling yet (`next` looks here first). */
+  private readonly backlog: Envelope[] = [];
   private readonly errorHandlers = new Set<(e: ProtocolErrorBody) => void>();
   /** The last maintenance notice, while maintenance is on. */
   maintenance: MaintenanceNotice | null = null;
@@ -147,8 +149,13 @@ export class GsfClient {
     return () => set.delete(handler as Handler);
   }
 
-  /** Resolves with the next pushed message of `type`. */
+  /**
+   * Resolves with the next pushed message of `type`, including one that arrived before the call
+   * while nothing handled that type (up to 1000 such messages are kept).
+   */
   next<B = unknown>(type: string): Promise<Envelope<B>> {
+    const i = this.backlog.findIndex((e) => e.type === type);
+    if (i >= 0) return Promise.resolve(this.backlog.splice(i, 1)[0] as Envelope<B>);
     return new Promise((resolve) => this.waiters.push({ type, resolve: resolve as (e: Envelope) => void }));
   }
 
@@ -209,7 +216,12 @@ export class GsfClient {
     if (envelope.type === EngineType.error) for (const fn of this.errorHandlers) fn(envelope.body as ProtocolErrorBody);
     const i = this.waiters.findIndex((w) => w.type === envelope.type);
     if (i >= 0) this.waiters.splice(i, 1)[0]!.resolve(envelope);
-    for (const fn of this.handlers.get(envelope.type) ?? []) fn(envelope.body, envelope);
+    const handlers = this.handlers.get(envelope.type);
+    if (handlers && handlers.size > 0) for (const fn of handlers) fn(envelope.body, envelope);
+    else if (i < 0 && (envelope.type !== EngineType.error || this.errorHandlers.size === 0)) {
+      this.backlog.push(envelope);
+      if (this.backlog.length > 1000) this.backlog.shift();
+    }
   }
 
   private ended(info: CloseInfo): void {

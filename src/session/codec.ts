@@ -44,18 +44,22 @@ export function peekType(bytes: Uint8Array, binary: boolean): string | null {
     }
     if (end === limit) return null;
   } else {
-    // fixmap(1..15) · fixstr(4) "type" · fixstr or str8 type
+    // map header (fixmap, or map16 as msgpackr writes it) · fixstr(4) "type" · fixstr or str8 type
     const head = bytes[0]!;
-    if (bytes.length < 7 || head < 0x81 || head > 0x8f) return null;
-    if (bytes[1] !== 0xa4 || bytes[2] !== 0x74 || bytes[3] !== 0x79 || bytes[4] !== 0x70 || bytes[5] !== 0x65) return null;
-    const s = bytes[6]!;
+    let k: number;
+    if (head >= 0x81 && head <= 0x8f) k = 1;
+    else if (head === 0xde && bytes.length > 3 && (bytes[1]! > 0 || bytes[2]! > 0)) k = 3;
+    else return null;
+    if (bytes.length < k + 7) return null;
+    if (bytes[k] !== 0xa4 || bytes[k + 1] !== 0x74 || bytes[k + 2] !== 0x79 || bytes[k + 3] !== 0x70 || bytes[k + 4] !== 0x65) return null;
+    const s = bytes[k + 5]!;
     let len: number;
     if (s >= 0xa0 && s <= 0xbf) {
       len = s - 0xa0;
-      start = 7;
-    } else if (s === 0xd9 && bytes.length > 7) {
-      len = bytes[7]!;
-      start = 8;
+      start = k + 6;
+    } else if (s === 0xd9) {
+      len = bytes[k + 6]!;
+      start = k + 7;
     } else {
       return null;
     }

@@ -1,0 +1,57 @@
+import test from 'ava';
+import { Packr } from 'msgpackr';
+import { checkEnvelope, decodeFrame, DecodeError, encodeFrame, peekType, sessionCodec, withCodecBit } from '../../src/session/codec.ts';
+import { ProtocolError } from '../../src/session/protocol.ts';
+import { checkRecord, parseMaintenanceDate } from '../../src/session/maintenance.ts';
+
+const text = (s: string) => new TextEncoder().encode(s);
+const packr = new Packr({ useRecords: false });
+
+test('peekType reads canonical JSON and msgpack frames and gives up on the rest', (t) => {
+  t.is(peekType(text('{"type":"chat.say","body":1}'), false), 'chat.say');
+  t.is(peekType(text('{"body":1,"type":"chat.say"}'), false), null);
+  t.is(peekType(text('{"type":"a\\"b","body":1}'), false), null);
+  t.is(peekType(text('{"type":"","body":1}'), false), null);
+  t.is(peekType(text('{"type":"x'), false), null);
+  t.is(peekType(packr.pack({ type: 'chat.say', body: 1 }), true), 'chat.say');
+  t.is(peekType(new Uint8Array([0x82, 0xa4, 0x74, 0x79, 0x70, 0x65, 0xa2, 0x68, 0x69, 0xc0, 0xc0]), true), 'hi');
+  t.is(peekType(packr.pack({ body: 1, type: 'chat.say' }), true), null);
+  t.is(peekType(packr.pack({ type: 'x'.repeat(40), body: 1 }), true), 'x'.repeat(40));
+  t.is(peekType(new Uint8Array([0xc1]), true), null);
+});
+
+test('frames round-trip in both codecs; ids are kept', (t) => {
+  for (const codec of ['json', 'msgpack'] as const) {
+    const frame = encodeFrame(codec, 't', { a: [1, 'b'] }, 9);
+    const bytes = typeof frame === 'string' ? text(frame) : frame;
+    t.deepEqual(decodeFrame(bytes, codec), { type: 't', body: { a: [1, 'b'] }, id: 9 });
+  }
+});
+
+test('envelope checks name the problem', (t) => {
+  const code = (v: unknown) => { try { checkEnvelope(v); return 'ok'; } catch (e) { return (e as DecodeError).code; } };
+  t.is(code({ type: 'x' }), 'ok');
+  t.is(code({ type: 'x', body: null, id: 3 }), 'ok');
+  t.is(code(null), ProtocolError.malformed);
+  t.is(code({ type: 'x', id: 1.5 }), ProtocolError.malformed);
+  t.is(code({ type: 'x', other: 1 }), ProtocolError.malformed);
+});
+
+test('session ids carry their codec in the lowest bit', (t) => {
+  for (const r of [2 ** 32, 2 ** 40 + 1, 2 ** 52 + 7]) {
+    t.is(sessionCodec(withCodecBit(r, 'json')), 'json');
+    t.is(sessionCodec(withCodecBit(r, 'msgpack')), 'msgpack');
+  }
+});
+
+test('maintenance dates and records', (t) => {
+  t.is(parseMaintenanceDate('2026/11/22 03:05'), Date.UTC(2026, 10, 22, 3, 5));
+  for (const bad of ['2026/13/01 00:00', '2026/02/29 00:00', '2026/1/01 00:00', '2026/01/01 24:00', '2026/01/01 00:60', '2026-01-01 00:00']) {
+    t.is(parseMaintenanceDate(bad), null, bad);
+  }
+  t.is(parseMaintenanceDate('2028/02/29 00:00'), Date.UTC(2028, 1, 29));
+  const r = { date_start: '2026/01/01 00:00', date_end: '2026/01/01 01:00', messages: 'm' };
+  t.is(checkRecord(r, false), null);
+  t.deepEqual(checkRecord({ ...r, under_maintenance: true }, false), { field: 'under_maintenance', message: "unknown key 'under_maintenance' (allowed: date_start, date_end, messages)" });
+  t.is(checkRecord({ ...r, under_maintenance: true }, true), null);
+});
