@@ -10,6 +10,7 @@ import type { Watchdog } from './events/watchdog.ts';
 import type { ApiServer } from './api/server.ts';
 import { dashboardFeature } from './api/dashboard.ts';
 import { apiFeature } from './api/feature.ts';
+import { sessionFeature } from './session/feature.ts';
 import { authFeature } from './auth/feature.ts';
 
 export interface FeatureContext {
@@ -35,5 +36,6 @@ export interface Feature {
 export const FEATURES: Feature[] = [
   apiFeature,
   dashboardFeature,
+  sessionFeature,
   authFeature,
 ];

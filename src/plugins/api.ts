@@ -12,6 +12,7 @@ import type { TimeoutHandler } from '../events/types.ts';
 import { namedTag, randomTag, TIMER_TAG } from '../events/tags.ts';
 import type { FlagSpec, PluginApi, TimerOptions } from './types.ts';
 import { counterRegistry } from '../counters/registry.ts';
+import { createAccountApi, createSessionApi } from '../session/plugin-api.ts';
 import { createAuthApi } from '../auth/plugin-api.ts';
 import type { CounterMonitor } from '../counters/monitor.ts';
 
@@ -154,6 +155,8 @@ export function createPluginApi(plugin: string, host: HostContext): PluginApi {
       get: (name) => rt.flags.get(name),
     },
     tags: { random: randomTag, named: namedTag, timer: TIMER_TAG },
+    sessions: createSessionApi(plugin, rt),
+    accounts: createAccountApi(rt),
     auth: createAuthApi(rt),
     onEventTimeout(fn) {
       mainOnly('onEventTimeout');

@@ -7,6 +7,7 @@ import type { ArgValue } from '../config/manifest.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CounterCallback } from '../counters/registry.ts';
 import type { EventHandler, InvokeOptions, TimeoutHandler } from '../events/types.ts';
+import type { AccountApi, SessionApi } from '../session/types.ts';
 import type { AuthApi } from '../auth/plugin-api.ts';
 
 export interface PluginDefinition {
@@ -90,6 +91,10 @@ export interface PluginApi {
   readonly counters: CounterApi;
   readonly flags: FlagApi;
   readonly tags: TagApi;
+  /** Client sessions: message handlers, opened/closed handlers, send, broadcast, close. */
+  readonly sessions: SessionApi;
+  /** The account manager: login (one session per account), logout, locate. */
+  readonly accounts: AccountApi;
   /** The AuthenticationClient: platform token checks and friend lists through the authenticator agent. */
   readonly auth: AuthApi;
   /** Called on the main thread when an event times out (SPEC 6.3). */
