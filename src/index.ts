@@ -35,5 +35,12 @@ export {
   makeMicroblogAuthenticationKey,
 } from './auth/keys.ts';
 
+// Client sessions (`api.sessions`) and accounts (`api.accounts`); the wire protocol's codes.
+// The client SDK is its own entry point: `import { GsfClient } from 'gsf/sdk'`.
+export type {
+  SessionApi, SessionMessage, MessageHandler, SessionHandler, SessionOpenedInfo, SessionClosedInfo, AccountApi, LoginResult,
+} from './session/types.ts';
+export { CloseCode, EngineType, ProtocolError, type CodecName, type Envelope, type MaintenanceNotice, type ProtocolErrorBody } from './session/protocol.ts';
+
 // Errors carry a GSF_ERR_* code.
 export { GsfError, type ErrorCode } from './errors.ts';

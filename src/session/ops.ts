@@ -24,6 +24,8 @@ export interface SessionOps {
   sendTo(sessionId: number, type: string, body: unknown, id?: number): void;
   broadcast(sessionIds: readonly number[] | null, type: string, body: unknown): void;
   close(sessionId: number, code: number, reason: string): void;
+  join(sessionId: number, group: string, join: boolean): void;
+  publish(group: string, type: string, body: unknown): void;
   account(op: AccountOp, args: unknown[]): Promise<unknown>;
 }
 
@@ -57,6 +59,12 @@ export function sessionOps(rt: EventRuntime): SessionOps {
     },
     close(sessionId, code, reason) {
       submit([Op.close, sessionId, code, reason]);
+    },
+    join(sessionId, group, join) {
+      submit([join ? Op.join : Op.leave, sessionId, group]);
+    },
+    publish(group, type, body) {
+      submit([Op.publish, group, encodeFrame('json', type, body), encodeFrame('msgpack', type, body)]);
     },
     async account(op, args) {
       if (!main) return accountCall(op, args);

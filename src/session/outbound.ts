@@ -23,6 +23,12 @@ export const Op = {
   broadcast: 2,
   /** [CLOSE, sessionId, closeCode, reason] */
   close: 3,
+  /** [JOIN, sessionId, group] */
+  join: 4,
+  /** [LEAVE, sessionId, group] */
+  leave: 5,
+  /** [PUBLISH, group, jsonFrame, msgpackFrame] */
+  publish: 6,
 } as const;
 
 /** Worker → main: the outbound operations of one batch of events. */

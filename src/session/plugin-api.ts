@@ -50,6 +50,21 @@ export function createSessionApi(plugin: string, rt: EventRuntime): SessionApi {
       }
       ops.broadcast(sessionIds === 'all' ? null : sessionIds, type, body);
     },
+    join(sessionId, group) {
+      checkSessionId('sessions.join', sessionId);
+      checkType('sessions.join (group)', group);
+      ops.join(sessionId, group, true);
+    },
+    leave(sessionId, group) {
+      checkSessionId('sessions.leave', sessionId);
+      checkType('sessions.leave (group)', group);
+      ops.join(sessionId, group, false);
+    },
+    publish(group, type, body) {
+      checkType('sessions.publish (group)', group);
+      checkType('sessions.publish', type);
+      ops.publish(group, type, body);
+    },
     close(sessionId, reason = '') {
       checkSessionId('sessions.close', sessionId);
       ops.close(sessionId, CloseCode.closedByServer, String(reason));

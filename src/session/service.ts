@@ -321,6 +321,26 @@ export class SessionService {
           this.end(ops[i + 1] as number, ops[i + 2] as number, ops[i + 3] as string);
           i += 4;
           break;
+        case Op.join:
+        case Op.leave: {
+          const ws = this.sessions.get(ops[i + 1] as number);
+          // Topics are per codec: a publish writes one encoding to all of a topic's members.
+          const topic = `${ws?.getUserData().codec ?? ''}:${ops[i + 2] as string}`;
+          if (ws) {
+            if (ops[i] === Op.join) ws.subscribe(topic);
+            else ws.unsubscribe(topic);
+          }
+          i += 3;
+          break;
+        }
+        case Op.publish: {
+          const group = ops[i + 1] as string;
+          if (this.logLevel > 0) this.host.log.info(`session publish: group=${group}`);
+          this.app.publish(`json:${group}`, ops[i + 2] as string, false);
+          this.app.publish(`msgpack:${group}`, ops[i + 3] as Uint8Array, true);
+          i += 4;
+          break;
+        }
         default:
           this.host.log.error(`session outbound: unknown operation ${String(ops[i])}; rest of the batch dropped`);
           return;

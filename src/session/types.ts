@@ -53,6 +53,12 @@ export interface SessionApi {
   broadcast(sessionIds: readonly number[] | 'all', type: string, body?: unknown): void;
   /** Closes a session with close code 4010 and `reason` (at most 123 bytes are sent). */
   close(sessionId: number, reason?: string): void;
+  /** Adds a session to a named group (a chat room, a match); it leaves all groups when it closes. */
+  join(sessionId: number, group: string): void;
+  /** Removes a session from a group. */
+  leave(sessionId: number, group: string): void;
+  /** Sends one message to every session in a group (uWebSockets.js publish: one write per member). */
+  publish(group: string, type: string, body?: unknown): void;
 }
 
 /** Outcome of `accounts.login`. */

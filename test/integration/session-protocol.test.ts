@@ -49,6 +49,26 @@ test.serial('both codecs carry requests, replies and server pushes', async (t) =
   }
 });
 
+test.serial('groups: join, publish to members of both codecs, leave', async (t) => {
+  const [a, b, c] = await Promise.all([s.connect('json'), s.connect('msgpack'), s.connect('json')]);
+  try {
+    t.true(await a.request('group', { group: 'room1', join: true }));
+    t.true(await b.request('group', { group: 'room1', join: true }));
+    const na = a.next('group.news');
+    const nb = b.next('group.news');
+    t.true(await c.request('publish', { group: 'room1', body: { text: 'hi room' } }));
+    t.deepEqual([(await na).body, (await nb).body], [{ text: 'hi room' }, { text: 'hi room' }]);
+    t.true(await b.request('group', { group: 'room1', join: false }));
+    t.true(await c.request('publish', { group: 'room1', body: 2 }));
+    t.is((await a.next('group.news')).body, 2);
+    t.is(await b.request('echo', 'b saw nothing'), 'b saw nothing');
+    t.is(await c.request('echo', 'c saw nothing'), 'c saw nothing');
+    t.deepEqual([b, c].map((x) => (x as unknown as { backlog: unknown[] }).backlog.length), [0, 0]);
+  } finally {
+    await Promise.all([a.close(), b.close(), c.close()]);
+  }
+});
+
 test.serial('bad input on a json session: exact error frames, and the session stays usable', async (t) => {
   const c = await s.connect('json');
   try {
