@@ -15,6 +15,7 @@ import { startFakeMicroblog, type FakeMicroblog } from '../fixtures/platforms/mi
 import type { Ask, AskRecord } from '../fixtures/plugins/auth-probe/index.ts';
 import { startTestServer, waitFor, type TestServer } from './_server.ts';
 import { startAgentProcess, type AgentProcess } from './_auth.ts';
+import { native } from '../../src/native.ts';
 
 let sn: FakeSocialnet;
 let mb: FakeMicroblog;
@@ -47,7 +48,7 @@ async function ask(form: Ask['form'], kind: Ask['kind'], request: Authentication
   const label = `ask-${++n}`;
   const file = path.join(srv.dir, `${label}.jsonl`);
   const tag = 7_000_000 + n;
-  srv.server.invoke('auth_probe.ask', { file, label, form, kind, request } satisfies Ask, { tag });
+  srv.server.invoke('auth_probe.ask', { file, label, form, kind, request } satisfies Ask, { tag, name: `auth_probe.ask.${form}` });
   const line = await waitFor(() => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : ''), 20000, label);
   const record = JSON.parse(line) as AskRecord;
   if (form !== 'callback') {
@@ -123,6 +124,14 @@ test.serial('friend lists in every form, every page', async (t) => {
   t.deepEqual((await ask('async', 'personalinfo', authenticationRequest('test', 'x'))).response, { ...ok, friends: [] });
   t.deepEqual((await ask('callback', 'personalinfo', authenticationRequest('socialnet', '100', 'nope'))).response,
     { success: false, reason_code: 1, reason_description: 'access token is not valid', friends: [] });
+});
+
+test.serial('the promise and sync forms count their wait as io-wait; the callback form waits for nothing', async (t) => {
+  const io = (form: string): number => native.profilerEvent(`auth_probe.ask.${form}`)?.all_time.io_wait_time_max_in_sec ?? -1;
+  await waitFor(() => io('sync') > 0 && io('async') > 0 && io('callback') >= 0, 10000, 'profiles');
+  t.true(io('sync') > 0);
+  t.true(io('async') > 0);
+  t.is(io('callback'), 0);
 });
 
 test.serial('the server names the agent at start and never logs tokens', (t) => {
