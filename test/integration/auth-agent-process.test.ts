@@ -81,6 +81,21 @@ test('unreachable platform: 3; rejected app credentials: 5; unconfigured platfor
   }
 });
 
+test('a friend list longer than friend_list_max_pages is an unexpected platform answer (5)', async (t) => {
+  const sn = await startFakeSocialnet({ tokens: { good: { user: '1' } }, friends: { 1: ['a', 'b', 'c', 'd', 'e'] } });
+  const agent = await startAgentProcess({
+    socialnet_base_url: sn.url, socialnet_app_id: sn.appId, socialnet_app_secret: sn.appSecret, friend_list_max_pages: 2,
+  });
+  try {
+    t.deepEqual((await post(`${agent.url}/v1/personalinfo/socialnet`, { player_id: '1', access_token: 'good' })).body,
+      { result: 5, description: 'socialnet friend list has more than 2 pages' });
+    t.is(sn.calls.filter((c) => c.path === '/1/friends').length, 2);
+  } finally {
+    await agent.stop();
+    await sn.close();
+  }
+});
+
 test('past the bound of concurrent and waiting platform requests the agent answers 6', async (t) => {
   const sn = await startFakeSocialnet({ tokens: { good: { user: '1' } }, friends: {} });
   const agent = await startAgentProcess({
