@@ -118,6 +118,7 @@ export function createPluginApi(plugin: string, host: HostContext): PluginApi {
       increase: (c, n, amount = 1) => native.counterIncrease(c, n, checkAmount(amount)),
       decrease: (c, n, amount = 1) => native.counterDecrease(c, n, checkAmount(amount)),
       readInt: (c, n) => native.counterReadInt(c, n),
+      list: (c) => native.counterList(c) ?? [],
       registerCallable(category, name, description, fn) {
         checkName('counter category', category);
         checkName('counter name', name);

@@ -39,6 +39,8 @@ export interface CounterApi {
   decrease(category: string, name: string, amount?: number): number;
   /** The value as an integer, or null when the counter does not exist. */
   readInt(category: string, name: string): number | null;
+  /** Counter names of a category (empty when it has none); counters are shared by every thread. */
+  list(category: string): string[];
   /**
    * Registers a counter computed on read by `fn(category, name)` (SPEC 4.4); returning
    * undefined means "no value" (HTTP 204). The callback runs on the main thread.
