@@ -21,7 +21,15 @@ export interface ClientOptions {
   timeoutMs: number;
 }
 
-/** Outcome of one HTTP exchange with the agent, as the sync helper thread reports it. */
+/** Calling thread → sync helper thread: one POST to the agent. */
+interface SyncRequest {
+  id: number;
+  url: string;
+  body: string;
+  timeoutMs: number;
+}
+
+/** Outcome of one HTTP exchange with the agent (sync helper thread → calling thread). */
 interface TransportOutcome {
   id: number;
   status?: number;
@@ -73,7 +81,8 @@ export class AuthenticationClient {
     const id = this.nextId++;
     const timeoutMs = this.options.timeoutMs;
     Atomics.store(helper.flag, 0, 0);
-    helper.worker.postMessage({ id, url: `http://${this.agent}${path}`, body: JSON.stringify(body), timeoutMs });
+    const message: SyncRequest = { id, url: `http://${this.agent}${path}`, body: JSON.stringify(body), timeoutMs };
+    helper.worker.postMessage(message);
     // The helper enforces the timeout itself; the extra margin covers its start-up.
     const deadline = Date.now() + timeoutMs + 5000;
     for (;;) {

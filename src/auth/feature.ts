@@ -1,6 +1,7 @@
 /**
  * The AuthenticationClient component on the server: says at start where authentication requests
- * go, and stops the main thread's sync helper when the server stops.
+ * go (the agent's address; at v >= 1 also that there is none), and stops the main thread's sync
+ * helper when the server stops.
  */
 import type { Feature } from '../features.ts';
 import { closeThreadClient, threadClient } from './plugin-api.ts';
@@ -12,7 +13,8 @@ export const authFeature: Feature = {
     if (client.options.useAuthenticator) {
       host.log.info(`AuthenticationClient: authenticator agent at ${client.agent}`);
     } else {
-      host.log.info('AuthenticationClient: use_authenticator is false: every authentication request succeeds');
+      // The local-testing default says so only at v >= 1: most starts use it.
+      host.log.vlog(1, 'AuthenticationClient: use_authenticator is false: every authentication request succeeds');
     }
     return { stop: () => closeThreadClient() };
   },

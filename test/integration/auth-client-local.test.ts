@@ -20,7 +20,7 @@ test.before(async () => {
   listener = net.createServer((s) => { connections++; s.destroy(); });
   await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
   const port = (listener.address() as net.AddressInfo).port;
-  srv = await startTestServer({ AuthenticationClient: { remote_authenticator_port: port } }, ['auth-probe']);
+  srv = await startTestServer({ AuthenticationClient: { remote_authenticator_port: port }, Logging: { v: 1 } }, ['auth-probe']);
 });
 
 test.after.always(async () => {
