@@ -1,0 +1,33 @@
+/**
+ * The example game's login (`arena`, message `hello`) goes through the AuthenticationClient:
+ * with `use_authenticator` true it asks a real agent process (test platform), and when the agent
+ * is gone the login fails with a system error instead of letting the player in.
+ */
+import test from 'ava';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSessionServer } from './_session.ts';
+import { startAgentProcess } from './_auth.ts';
+
+const arena = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'plugins', 'arena');
+
+test.serial('arena hello authenticates with the agent; without the agent nobody logs in', async (t) => {
+  const agent = await startAgentProcess({});
+  const s = await startSessionServer({
+    AuthenticationClient: { use_authenticator: true, remote_authenticator_port: agent.port, authenticator_request_timeout_in_ms: 2000 },
+  }, [arena]);
+  try {
+    const ada = await s.connect('json');
+    t.deepEqual(await ada.request('hello', { name: 'ada' }), { name: 'ada', room: 'lobby' });
+    t.is(await agent.stop(), 0);
+    const bob = await s.connect('msgpack');
+    const err = await t.throwsAsync(bob.request('hello', { name: 'bob' }));
+    t.is(err.message, "the handler of 'hello' failed");
+    t.true(s.logs().some((l) => l.includes("GSF_ERR_HANDLER_FAILED: plugin 'gsf' event '_session.message' failed: plugin 'arena' "
+      + `message handler 'hello' failed: authenticator at 127.0.0.1:${agent.port} is unreachable (ECONNREFUSED)`)));
+    await Promise.all([ada.close(), bob.close()]);
+  } finally {
+    await s.stop();
+    await agent.stop();
+  }
+});
