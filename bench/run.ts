@@ -3,6 +3,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   events: () => import('./events.ts'),
   auth: () => import('./auth.ts'),
   api: () => import('./api.ts'),
+  sessions: () => import('./sessions.ts'),
 };
 
 export async function runBenchmarks(args: string[]): Promise<void> {

@@ -95,7 +95,7 @@ export function checkEnvelope(value: unknown): Envelope {
   if (v.id !== undefined && !Number.isSafeInteger(v.id)) {
     throw new DecodeError(ProtocolError.malformed, "'id' must be an integer", v.type);
   }
-  for (const key of Object.keys(v)) {
+  for (const key in v) {
     if (key !== 'type' && key !== 'body' && key !== 'id') {
       throw new DecodeError(ProtocolError.malformed, `unknown envelope key '${key}' (allowed: type, body, id)`, v.type);
     }

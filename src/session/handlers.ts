@@ -71,18 +71,20 @@ function runMessage(handlers: SessionHandlers, ops: SessionOps, payload: Uint8Ar
     return;
   }
   if (ctx.name !== type) ctx.setEventName(type);
-  const failed = (err: unknown): never => {
-    sendError(ops, sessionId, { code: ProtocolError.handlerFailed, message: `the handler of '${type}' failed`, type }, id);
-    throw new Error(`plugin '${entry.plugin}' message handler '${type}' failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-  };
   let result: void | Promise<void>;
   try {
     result = entry.fn(envelope.body, new Message(ops, sessionId, type, id), ctx);
   } catch (err) {
-    return failed(err);
+    return handlerFailed(ops, sessionId, entry.plugin, type, id, err);
   }
-  if (result instanceof Promise) return result.catch(failed);
+  if (result instanceof Promise) return result.catch((err: unknown) => handlerFailed(ops, sessionId, entry.plugin, type, id, err));
   return undefined;
+}
+
+/** Tells the client its request failed, then throws for the worker to log (with the cause). */
+function handlerFailed(ops: SessionOps, sessionId: number, plugin: string, type: string, id: number | undefined, err: unknown): never {
+  sendError(ops, sessionId, { code: ProtocolError.handlerFailed, message: `the handler of '${type}' failed`, type }, id);
+  throw new Error(`plugin '${plugin}' message handler '${type}' failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
 }
 
 async function runAll<I>(list: Array<{ plugin: string; fn: SessionHandler<I> }>, info: I, ctx: EventContext, what: string): Promise<void> {

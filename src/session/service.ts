@@ -281,6 +281,16 @@ export class SessionService {
     return true;
   }
 
+  /** Writes frames to one session under a single cork. */
+  private sendMany(sessionId: number, frames: Array<string | Uint8Array>): void {
+    const ws = this.sessions.get(sessionId);
+    if (ws === undefined) return;
+    const d = ws.getUserData();
+    ws.cork(() => {
+      for (const frame of frames) if (d.open) this.sendFrame(ws, d, frame);
+    });
+  }
+
   /** Closes a session by id with `code` and `reason`; false if it is not connected. */
   end(sessionId: number, code: number, reason: string): boolean {
     const ws = this.sessions.get(sessionId);
@@ -299,14 +309,30 @@ export class SessionService {
     }
   }
 
-  /** Applies operations built by `ops.ts` (from a worker's batch or from the main thread). */
+  /**
+   * Applies operations built by `ops.ts` (from a worker's batch or from the main thread).
+   * Consecutive sends are grouped per session and written under one cork each: one write
+   * per session per batch instead of one per frame.
+   */
   applyOps(ops: unknown[]): void {
     for (let i = 0; i < ops.length;) {
       switch (ops[i]) {
-        case Op.send:
-          this.send(ops[i + 1] as number, ops[i + 2] as string | Uint8Array);
-          i += 3;
+        case Op.send: {
+          if (ops[i + 3] !== Op.send) {
+            this.send(ops[i + 1] as number, ops[i + 2] as string | Uint8Array);
+            i += 3;
+            break;
+          }
+          const groups = new Map<number, Array<string | Uint8Array>>();
+          for (; ops[i] === Op.send; i += 3) {
+            const id = ops[i + 1] as number;
+            const list = groups.get(id);
+            if (list) list.push(ops[i + 2] as string | Uint8Array);
+            else groups.set(id, [ops[i + 2] as string | Uint8Array]);
+          }
+          for (const [id, frames] of groups) this.sendMany(id, frames);
           break;
+        }
         case Op.broadcast: {
           const json = ops[i + 1] as string | Uint8Array | null;
           const msgpack = ops[i + 2] as string | Uint8Array | null;

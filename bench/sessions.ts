@@ -1,0 +1,211 @@
+/**
+ * bench/sessions: client messages per second and round-trip latency through
+ * session → network event → worker handler → reply, against baselines in the same run:
+ * - a raw uWebSockets.js echo server (no decoding, no events, no threads);
+ * - a `ws` server running the same handler inline (decode, handler, encode on one thread).
+ * The load generator (bench/ws-load-worker.ts) pipelines pre-encoded frames over raw sockets
+ * from worker threads. Also: resident memory per idle session of a `gsf start` process.
+ */
+import os from 'node:os';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import uWS from 'uWebSockets.js';
+import { WebSocketServer } from 'ws';
+import { startServer } from '../src/index.ts';
+import { activeSessions } from '../src/session/feature.ts';
+import { workerExecArgv } from '../src/events/dispatcher.ts';
+import { echo } from './plugins/sessions/index.ts';
+import { printReport } from './report.ts';
+import type { LoadResult, LoadTask } from './ws-load-worker.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const LOAD_THREADS = Number(process.env.GSF_BENCH_LOAD_THREADS ?? 2);
+const CONNECTIONS = Number(process.env.GSF_BENCH_CONNECTIONS ?? 64);
+const WINDOW = Number(process.env.GSF_BENCH_WINDOW ?? 32);
+const DURATION_MS = Number(process.env.GSF_BENCH_DURATION_MS ?? 4000);
+const IDLE_SESSIONS = Number(process.env.GSF_BENCH_IDLE_SESSIONS ?? 19_000);
+/** A load-generator thread (a TypeScript module, loaded through tsx's CommonJS hook as event workers are). */
+function loadWorker(task: LoadTask): Worker {
+  const file = path.join(here, 'ws-load-worker.ts');
+  const code = `require('tsx/cjs/api').register(); require(${JSON.stringify(file)});`;
+  return new Worker(code, { eval: true, workerData: task, execArgv: workerExecArgv() });
+}
+
+const MESSAGE = JSON.stringify({ type: 'echo', body: { n: 1, text: 'hello' } });
+const PATH = '/?version=1.0.0&codec=json';
+
+interface Load {
+  perSec: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]! / 1000;
+}
+
+/** Runs the generator on `LOAD_THREADS` threads against `port`. */
+async function load(port: number, mode: 'peak' | 'rate', ratePerSec = 0): Promise<Load> {
+  const results = await Promise.all(Array.from({ length: LOAD_THREADS }, () => new Promise<LoadResult>((resolve, reject) => {
+    const task: LoadTask = {
+      host: '127.0.0.1', port, path: PATH, connections: Math.ceil(CONNECTIONS / LOAD_THREADS), mode, message: MESSAGE,
+      window: WINDOW, warmupMs: 1000, durationMs: DURATION_MS, ratePerSec: ratePerSec / LOAD_THREADS,
+    };
+    const w = loadWorker(task);
+    w.on('message', (m: { done?: LoadResult; error?: string }) => {
+      if (m.done) resolve(m.done);
+      if (m.error) reject(new Error(m.error));
+      if (m.done || m.error) void w.terminate();
+    });
+    w.on('error', reject);
+  })));
+  const replies = results.reduce((a, r) => a + r.replies, 0);
+  const seconds = Math.max(...results.map((r) => r.seconds));
+  const rtts = results.flatMap((r) => r.rtts).sort((a, b) => a - b);
+  return { perSec: replies / seconds, p50Ms: percentile(rtts, 0.5), p99Ms: percentile(rtts, 0.99) };
+}
+
+async function measure(port: number): Promise<{ peak: Load; half: Load }> {
+  const peak = await load(port, 'peak');
+  const half = await load(port, 'rate', peak.perSec / 2);
+  return { peak, half };
+}
+
+async function gsfServer(): Promise<{ port: number; stop(): Promise<void> }> {
+  const server = await startServer({
+    manifest: {
+      components: [
+        { name: 'EventDispatcher', arguments: { event_threads_size: 2, slow_event_log_threshold_in_ms: 60000 } },
+        { name: 'ApiService', arguments: { api_service_port: 0 } },
+        { name: 'SessionService', arguments: { websocket_address: '127.0.0.1', websocket_port: 0 } },
+        { name: 'Logging', arguments: { minloglevel: 1 } },
+      ],
+      plugins: [path.join(here, 'plugins', 'sessions')],
+    },
+    dir: here,
+  });
+  return { port: activeSessions!.service.port, stop: () => server.stop() };
+}
+
+function uwsEcho(): Promise<{ port: number; stop(): void }> {
+  return new Promise((resolve, reject) => {
+    const app = uWS.App().ws('/*', { message: (ws, message, isBinary) => { ws.send(message, isBinary); } });
+    app.listen('127.0.0.1', 0, (socket) => {
+      if (!socket) return reject(new Error('uWS echo: cannot listen'));
+      resolve({ port: uWS.us_socket_local_port(socket), stop: () => uWS.us_listen_socket_close(socket) });
+    });
+  });
+}
+
+function wsServer(): Promise<{ port: number; stop(): Promise<void> }> {
+  return new Promise((resolve) => {
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false }, () => {
+      resolve({
+        port: (wss.address() as { port: number }).port,
+        stop: () => new Promise((r) => { for (const c of wss.clients) c.terminate(); wss.close(() => r()); }),
+      });
+    });
+    wss.on('connection', (ws) => {
+      ws.on('message', (data) => {
+        const envelope = JSON.parse(String(data)) as { type: string; body: unknown; id?: number };
+        ws.send(JSON.stringify({ type: envelope.type, body: echo(envelope.body) }));
+      });
+    });
+  });
+}
+
+function rssKb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : NaN;
+}
+
+/** RSS per idle session of a `gsf start` child process holding `IDLE_SESSIONS` connections. */
+async function idleSessions(): Promise<{ sessions: number; bytesPerSession: number; rssBeforeMb: number; rssAfterMb: number }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-bench-idle-'));
+  const manifest = path.join(dir, 'MANIFEST.json');
+  fs.writeFileSync(manifest, JSON.stringify({
+    components: [
+      { name: 'EventDispatcher', arguments: { event_threads_size: 2 } },
+      { name: 'ApiService', arguments: { api_service_port: 0 } },
+      { name: 'SessionService', arguments: { websocket_address: '127.0.0.1', websocket_port: 0, idle_timeout_in_sec: 0 } },
+    ],
+    plugins: [path.join(here, 'plugins', 'sessions')],
+  }));
+  const child = spawn(process.execPath, [path.join(here, '..', 'bin', 'gsf.mjs'), 'start', '--manifest', manifest], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /websocket=[^:\s]+:(\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      child.on('exit', (code) => reject(new Error(`gsf start exited with ${code}: ${out}`)));
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    const before = rssKb(child.pid!);
+    const task: LoadTask = {
+      host: '127.0.0.1', port, path: PATH, connections: IDLE_SESSIONS, mode: 'idle', message: MESSAGE,
+      window: 0, warmupMs: 0, durationMs: 0, ratePerSec: 0,
+    };
+    const w = loadWorker(task);
+    await new Promise<void>((resolve, reject) => {
+      w.on('message', (m: { connected?: number; error?: string }) => {
+        if (m.connected !== undefined) resolve();
+        if (m.error) reject(new Error(m.error));
+      });
+      w.on('error', reject);
+    });
+    await new Promise((r) => setTimeout(r, 2000));
+    const after = rssKb(child.pid!);
+    w.postMessage('close');
+    await new Promise((r) => setTimeout(r, 500));
+    await w.terminate();
+    return { sessions: IDLE_SESSIONS, bytesPerSession: ((after - before) * 1024) / IDLE_SESSIONS, rssBeforeMb: before / 1024, rssAfterMb: after / 1024 };
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+export async function run(): Promise<void> {
+  const gsf = await gsfServer();
+  let g: { peak: Load; half: Load };
+  try {
+    await load(gsf.port, 'peak'); // warm-up: JIT, worker batch sizing
+    g = await measure(gsf.port);
+  } finally {
+    await gsf.stop();
+  }
+  const u = await uwsEcho();
+  const raw = await measure(u.port).finally(() => u.stop());
+  const wss = await wsServer();
+  const ws = await measure(wss.port).finally(() => wss.stop());
+  const idle = await idleSessions();
+
+  const ms = (v: number) => +v.toFixed(3);
+  printReport('sessions', [
+    { label: `gsf: session → event → handler → reply (${CONNECTIONS} conns × ${WINDOW} in flight)`, value: g.peak.perSec, unit: 'msgs/s' },
+    { label: 'baseline: raw uWebSockets.js echo', value: raw.peak.perSec, unit: 'msgs/s' },
+    { label: 'baseline: ws server, same handler inline', value: ws.peak.perSec, unit: 'msgs/s' },
+    { label: 'ratio gsf / raw uWS', value: g.peak.perSec / raw.peak.perSec, unit: 'x' },
+    { label: 'ratio gsf / ws', value: g.peak.perSec / ws.peak.perSec, unit: 'x' },
+    { label: `gsf at half of peak (${Math.round(g.peak.perSec / 2)} msgs/s): p50 round trip (µs)`, value: g.half.p50Ms * 1000, unit: 'µs' },
+    { label: 'gsf at half of peak: p99 round trip (µs)', value: g.half.p99Ms * 1000, unit: 'µs' },
+    { label: 'raw uWS at half of its peak: p99 round trip (µs)', value: raw.half.p99Ms * 1000, unit: 'µs' },
+    { label: 'ws at half of its peak: p99 round trip (µs)', value: ws.half.p99Ms * 1000, unit: 'µs' },
+    { label: `idle sessions held by one gsf process`, value: idle.sessions, unit: 'sessions' },
+    { label: 'resident memory per idle session', value: idle.bytesPerSession, unit: 'bytes' },
+  ], {
+    cores: os.availableParallelism(), event_threads: 2, load_threads: LOAD_THREADS, connections: CONNECTIONS, window: WINDOW,
+    gsf: { msgs_per_sec: Math.round(g.peak.perSec), half_load_per_sec: Math.round(g.peak.perSec / 2), p50_ms: ms(g.half.p50Ms), p99_ms: ms(g.half.p99Ms) },
+    baseline_uws_echo: { msgs_per_sec: Math.round(raw.peak.perSec), p50_ms: ms(raw.half.p50Ms), p99_ms: ms(raw.half.p99Ms) },
+    baseline_ws_inline: { msgs_per_sec: Math.round(ws.peak.perSec), p50_ms: ms(ws.half.p50Ms), p99_ms: ms(ws.half.p99Ms) },
+    ratio_vs_uws: +(g.peak.perSec / raw.peak.perSec).toFixed(3),
+    ratio_vs_ws: +(g.peak.perSec / ws.peak.perSec).toFixed(2),
+    idle: { sessions: idle.sessions, bytes_per_session: Math.round(idle.bytesPerSession), rss_before_mb: +idle.rssBeforeMb.toFixed(1), rss_after_mb: +idle.rssAfterMb.toFixed(1) },
+  });
+}
