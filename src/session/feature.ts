@@ -57,6 +57,10 @@ export const sessionFeature: Feature = {
     }
 
     const args = manifest.components.SessionService!;
+    const idle = args.idle_timeout_in_sec as number;
+    if (idle > 0 && idle < 8) {
+      throw new ManifestError(`${manifest.file}: SessionService.idle_timeout_in_sec must be 0 (off) or at least 8, got ${idle}`);
+    }
     const service = new SessionService(host, {
       address: args.websocket_address as string,
       port: args.websocket_port as number,

@@ -57,3 +57,9 @@ test.serial('replacing the compatible list and the current version applies to th
   t.is(empty.status, 200);
   t.deepEqual(await refusal('1.8.0'), { code: CloseCode.versionRefused, reason: "client version '1.8.0' is not accepted; required version: 2.1.0" });
 });
+
+test.serial('idle_timeout_in_sec between 1 and 7 stops the start', async (t) => {
+  await s.stop();
+  const err = await t.throwsAsync(startSessionServer({ SessionService: { idle_timeout_in_sec: 5 } }));
+  t.is(err.message, '(inline manifest): SessionService.idle_timeout_in_sec must be 0 (off) or at least 8, got 5');
+});
