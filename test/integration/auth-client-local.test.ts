@@ -44,6 +44,8 @@ test.serial('every form succeeds without asking an agent', async (t) => {
     t.false(a.error, form);
     t.deepEqual((await ask(form, 'personalinfo')).response, { ...ok, friends: [] }, form);
   }
+  const bad = await ask('unknown-callback', 'authentication');
+  t.deepEqual([bad.error_code, bad.response], ['GSF_ERR_UNKNOWN_EVENT', "no plugin registers an event named 'auth_probe.nobody'"]);
   t.is(connections, 0);
   t.true(srv.logs().some((l) => l.includes('AuthenticationClient: use_authenticator is false: every authentication request succeeds')));
 });
