@@ -69,6 +69,15 @@ function shownPath(file: string): string {
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
 }
 
+function isHttpUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.host !== '' && u.search === '' && u.hash === '';
+  } catch {
+    return false;
+  }
+}
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -134,8 +143,8 @@ export function parseAgentConfig(json: unknown, shown: string, dir: string): Age
   }
   for (const platform of ['socialnet', 'microblog'] as const) {
     const url = auth[`${platform}_base_url`];
-    if (url !== '' && !/^https?:\/\/[^/]/.test(url)) {
-      throw new ManifestError(`${shown}: Authenticator.${platform}_base_url must be an http:// or https:// URL`);
+    if (url !== '' && !isHttpUrl(url)) {
+      throw new ManifestError(`${shown}: Authenticator.${platform}_base_url must be an http:// or https:// URL without query or fragment`);
     }
   }
   return { file: shown, dir, authenticator: auth, logging: values.Logging! };

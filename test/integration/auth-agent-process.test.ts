@@ -31,7 +31,7 @@ test('bad manifests name the file, the component and the argument', async (t) =>
   await refused(t, { components: [{ name: 'Authenticator', arguments: { enabled: 1, cache_ttl: 5 } }] },
     (f) => `${f}: Authenticator.cache_ttl is not an argument of Authenticator (known: enabled, address, port, max_body_bytes, cache_ttl_in_sec, cache_max_entries, max_concurrent_platform_requests, max_waiting_platform_requests, friend_list_max_pages, socialnet_base_url, socialnet_app_id, socialnet_app_secret, socialnet_request_timeout_in_ms, microblog_base_url, microblog_consumer_key, microblog_consumer_secret, microblog_request_timeout_in_ms)`);
   await refused(t, { components: [{ name: 'Authenticator', arguments: { enabled: 1, socialnet_base_url: 'graph.example' } }] },
-    (f) => `${f}: Authenticator.socialnet_base_url must be an http:// or https:// URL`);
+    (f) => `${f}: Authenticator.socialnet_base_url must be an http:// or https:// URL without query or fragment`);
   await refused(t, { components: [{ name: 'SessionService', arguments: {} }] },
     (f) => `${f}: unknown component "SessionService" (known: Authenticator, Logging)`);
   await refused(t, { Authenticator: { enabled: 1 } }, (f) => `${f}: unknown top-level key "Authenticator" (allowed: components)`);

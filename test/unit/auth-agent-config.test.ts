@@ -1,5 +1,4 @@
 import test from 'ava';
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadAgentConfig, parseAgentConfig } from '../../src/auth/agent-config.ts';
@@ -12,7 +11,6 @@ test('the example authenticator manifest is valid and runs the test platforms on
   t.is(c.authenticator.address, '127.0.0.1');
   t.is(c.authenticator.port, 12800);
   t.is(c.authenticator.socialnet_base_url, '');
-  t.true(fs.existsSync(path.join(root, 'authenticator.MANIFEST.json')));
 });
 
 test('defaults fill every argument; Logging is shared with the server schema', (t) => {
@@ -34,6 +32,10 @@ test('problems name the file, the component and the argument', (t) => {
     'a.json: Logging.log_format must be one of "text", "json"');
   t.is(bad({ components: [{ name: 'Authenticator', arguments: { enabled: 1 } }, { name: 'Authenticator' }] })?.message,
     'a.json: component Authenticator is listed twice');
+  for (const url of ['http://host name', 'ftp://x', 'https://graph.example/?x=1', 'graph.example']) {
+    t.is(bad({ components: [{ name: 'Authenticator', arguments: { enabled: 1, microblog_base_url: url } }] })?.message,
+      'a.json: Authenticator.microblog_base_url must be an http:// or https:// URL without query or fragment', url);
+  }
   t.is(bad({ components: {} })?.message, 'a.json: "components" must be an array');
   t.is(bad([])?.message, 'a.json: must be a JSON object with "components"');
 });
