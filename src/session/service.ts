@@ -13,7 +13,7 @@ import { intern } from '../events/runtime.ts';
 import { randomTag } from '../events/tags.ts';
 import { encodePayload } from '../events/codec.ts';
 import type { ThreadHost } from '../host.ts';
-import { decodeFrame, encodeFrame, frameText, peekType, withCodecBit } from './codec.ts';
+import { DecodeError, decodeFrame, encodeFrame, frameText, peekType, withCodecBit } from './codec.ts';
 import { CLOSED_EVENT, MESSAGE_EVENT, OPENED_EVENT, sessionHandlers, type SessionHandlers } from './handlers.ts';
 import { Op } from './outbound.ts';
 import { CODECS, CloseCode, EngineType, ProtocolError, type CodecName, type ProtocolErrorBody } from './protocol.ts';
@@ -197,6 +197,10 @@ export class SessionService {
     if (this.logLevel > 0) this.logMessage('in', d.id, bytes, isBinary);
     const type = peekType(bytes, isBinary);
     let nameId = this.messageNameId;
+    if (type === null && this.handlers.messages.size === 0) {
+      this.answerWithoutWorker(ws, d, bytes);
+      return;
+    }
     if (type !== null) {
       nameId = this.typeIds.get(type) ?? this.learnType(type);
       if (nameId < 0) {
@@ -221,6 +225,19 @@ export class SessionService {
       id = undefined; // the error frame for the unknown type is what the client needs first
     }
     this.protocolError(ws, d, { code: ProtocolError.unknownType, message: `no handler for message type '${type}'`, type }, id);
+  }
+
+  /** No plugin handles any message type: every frame gets its error frame from here. */
+  private answerWithoutWorker(ws: Socket, d: SessionData, bytes: Uint8Array): void {
+    try {
+      const { type, id } = decodeFrame(bytes, d.codec);
+      this.protocolError(ws, d, { code: ProtocolError.unknownType, message: `no handler for message type '${type}'`, type }, id);
+    } catch (err) {
+      if (!(err instanceof DecodeError)) throw err;
+      const body: ProtocolErrorBody = { code: err.code, message: err.message };
+      if (err.type !== undefined) body.type = err.type;
+      this.protocolError(ws, d, body);
+    }
   }
 
   private protocolError(ws: Socket, d: SessionData, body: ProtocolErrorBody, id?: number): void {
