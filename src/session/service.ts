@@ -15,7 +15,7 @@ import { encodePayload } from '../events/codec.ts';
 import type { ThreadHost } from '../host.ts';
 import { DecodeError, decodeFrame, encodeFrame, frameText, peekType, withCodecBit } from './codec.ts';
 import { CLOSED_EVENT, MESSAGE_EVENT, OPENED_EVENT, sessionHandlers, type SessionHandlers } from './handlers.ts';
-import { Op } from './outbound.ts';
+import { applyOps } from './apply-ops.ts';
 import { CODECS, CloseCode, EngineType, ProtocolError, type CodecName, type ProtocolErrorBody } from './protocol.ts';
 import { checkClientVersion } from './version-gate.ts';
 import type { SessionClosedInfo, SessionOpenedInfo } from './types.ts';
@@ -76,7 +76,7 @@ export class SessionService {
   /** Called after a session closed (the account manager logs it out); returns its account. */
   onSessionClosed: (sessionId: number) => string | null = () => null;
 
-  constructor(private readonly host: ThreadHost, private readonly options: SessionServiceOptions) {
+  constructor(readonly host: ThreadHost, private readonly options: SessionServiceOptions) {
     this.handlers = sessionHandlers(host.runtime);
     this.messageHandlerId = intern(MESSAGE_EVENT);
     this.messageNameId = intern(MESSAGE_EVENT);
@@ -299,7 +299,7 @@ export class SessionService {
   }
 
   /** Writes frames to one session under a single cork. */
-  private sendMany(sessionId: number, frames: Array<string | Uint8Array>): void {
+  sendMany(sessionId: number, frames: Array<string | Uint8Array>): void {
     const ws = this.sessions.get(sessionId);
     if (ws === undefined) return;
     const d = ws.getUserData();
@@ -326,69 +326,25 @@ export class SessionService {
     }
   }
 
-  /**
-   * Applies operations built by `ops.ts` (from a worker's batch or from the main thread).
-   * Consecutive sends are grouped per session and written under one cork each: one write
-   * per session per batch instead of one per frame.
-   */
+  /** Applies operations built by `ops.ts` (from a worker's batch or from the main thread). */
   applyOps(ops: unknown[]): void {
-    for (let i = 0; i < ops.length;) {
-      switch (ops[i]) {
-        case Op.send: {
-          if (ops[i + 3] !== Op.send) {
-            this.send(ops[i + 1] as number, ops[i + 2] as string | Uint8Array);
-            i += 3;
-            break;
-          }
-          const groups = new Map<number, Array<string | Uint8Array>>();
-          for (; ops[i] === Op.send; i += 3) {
-            const id = ops[i + 1] as number;
-            const list = groups.get(id);
-            if (list) list.push(ops[i + 2] as string | Uint8Array);
-            else groups.set(id, [ops[i + 2] as string | Uint8Array]);
-          }
-          for (const [id, frames] of groups) this.sendMany(id, frames);
-          break;
-        }
-        case Op.broadcast: {
-          const json = ops[i + 1] as string | Uint8Array | null;
-          const msgpack = ops[i + 2] as string | Uint8Array | null;
-          const ids = ops[i + 3] as number[] | null;
-          const pick = (codec: CodecName): string | Uint8Array => (codec === 'json' ? json : msgpack)!;
-          if (ids === null) this.sendAll(pick);
-          else for (const id of ids) this.send(id, pick(id % 2 === 1 ? 'msgpack' : 'json'));
-          i += 4;
-          break;
-        }
-        case Op.close:
-          this.end(ops[i + 1] as number, ops[i + 2] as number, ops[i + 3] as string);
-          i += 4;
-          break;
-        case Op.join:
-        case Op.leave: {
-          const ws = this.sessions.get(ops[i + 1] as number);
-          // Topics are per codec: a publish writes one encoding to all of a topic's members.
-          const topic = `${ws?.getUserData().codec ?? ''}:${ops[i + 2] as string}`;
-          if (ws) {
-            if (ops[i] === Op.join) ws.subscribe(topic);
-            else ws.unsubscribe(topic);
-          }
-          i += 3;
-          break;
-        }
-        case Op.publish: {
-          const group = ops[i + 1] as string;
-          if (this.logLevel > 0) this.host.log.info(`session publish: group=${group}`);
-          this.app.publish(`json:${group}`, ops[i + 2] as string, false);
-          this.app.publish(`msgpack:${group}`, ops[i + 3] as Uint8Array, true);
-          i += 4;
-          break;
-        }
-        default:
-          this.host.log.error(`session outbound: unknown operation ${String(ops[i])}; rest of the batch dropped`);
-          return;
-      }
-    }
+    applyOps(this, ops);
+  }
+
+  /** Subscribes or unsubscribes a session to a group (topics are per codec). */
+  group(sessionId: number, group: string, join: boolean): void {
+    const ws = this.sessions.get(sessionId);
+    if (!ws) return;
+    const topic = `${ws.getUserData().codec}:${group}`;
+    if (join) ws.subscribe(topic);
+    else ws.unsubscribe(topic);
+  }
+
+  /** Writes one message to every member of a group: each codec's members get their encoding. */
+  publish(group: string, json: string | Uint8Array, msgpack: string | Uint8Array): void {
+    if (this.logLevel > 0) this.host.log.info(`session publish: group=${group}`);
+    this.app.publish(`json:${group}`, json, false);
+    this.app.publish(`msgpack:${group}`, msgpack, true);
   }
 
   private logMessage(direction: 'in' | 'out', sessionId: number, frame: string | Uint8Array, binary: boolean): void {
