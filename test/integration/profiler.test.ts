@@ -13,8 +13,9 @@ test.serial('profiler figures agree with known handler and io-wait times', async
     const a = p.all_time;
     t.is(a.execution_count, 5);
     t.is(p.last1min.execution_count, 5);
-    t.true(a.handler_time_mean_in_sec >= 0.039 && a.handler_time_mean_in_sec < 0.06, `handler ${a.handler_time_mean_in_sec}`);
-    t.true(a.io_wait_time_mean_in_sec >= 0.059 && a.io_wait_time_mean_in_sec < 0.09, `io ${a.io_wait_time_mean_in_sec}`);
+    // Lower bounds are exact (spin and sleep take at least that long); upper bounds allow a loaded machine.
+    t.true(a.handler_time_mean_in_sec >= 0.039 && a.handler_time_mean_in_sec < 0.2, `handler ${a.handler_time_mean_in_sec}`);
+    t.true(a.io_wait_time_mean_in_sec >= 0.059 && a.io_wait_time_mean_in_sec < 0.25, `io ${a.io_wait_time_mean_in_sec}`);
     // Same-tag events wait for each other: the last waited about four runs (~400 ms).
     t.true(a.queue_time_max_in_sec >= 0.35, `queue max ${a.queue_time_max_in_sec}`);
     const sum = a.queue_time_mean_in_sec + a.handler_time_mean_in_sec + a.io_wait_time_mean_in_sec;
