@@ -20,7 +20,7 @@ import { createHost, type ThreadHost } from '../host.ts';
 import { describeError } from '../errors.ts';
 import type { ArgValue } from '../config/manifest.ts';
 import { decodePayload } from './codec.ts';
-import { flushOutbound } from '../session/outbound.ts';
+import { flushOutbound, lingerForNetwork, networkMark } from '../session/outbound.ts';
 import { RunningEvent, nameOf, type HandlerEntry } from './runtime.ts';
 import type { DrainResult, DrainTask, WorkerInit } from './types.ts';
 
@@ -135,6 +135,7 @@ export default async function drain(task: DrainTask): Promise<DrainResult> {
   const result: DrainResult = { ran: 0, failed: 0, revoked: false };
   for (;;) {
     const batch = Math.max(1, Math.min(task.maxBatch, Math.floor(BATCH_TARGET_MS / perEventMs)));
+    const mark = networkMark();
     let n = native.take(slot, meta, bytes, batch);
     if (n < -1) {
       bytes = new Uint8Array(Math.max(-n, bytes.length * 2));
@@ -144,7 +145,11 @@ export default async function drain(task: DrainTask): Promise<DrainResult> {
       result.revoked = true;
       break;
     }
-    if (n <= 0) break;
+    if (n <= 0) {
+      // With sessions on, wait briefly for the next client message rather than end the task.
+      if (lingerForNetwork(mark, deadline - performance.now())) continue;
+      break;
+    }
     timings.fill(0, 0, n * COMPLETE_STRIDE);
     const batchStart = performance.now();
     for (let i = 0; i < n; i++) {

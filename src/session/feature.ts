@@ -14,9 +14,12 @@ import { AccountManager, type LoginPolicy } from './accounts.ts';
 import { encodeFrame } from './codec.ts';
 import { loadMaintenanceFile, Maintenance, type MaintenanceState } from './maintenance.ts';
 import { setMainSessionTarget } from './ops.ts';
-import { OutboundReceiver, type AccountOp, type AccountRequest, type AccountResponse, type OutboundBatch } from './outbound.ts';
+import { OutboundReceiver, setNetworkLinger, type AccountOp, type AccountRequest, type AccountResponse, type OutboundBatch } from './outbound.ts';
 import { CloseCode, EngineType, type MaintenanceNotice } from './protocol.ts';
 import { SessionService } from './service.ts';
+
+/** How long an idle event worker waits for the next client message before ending its task. */
+const NETWORK_LINGER_MS = 2;
 
 /** Runs one account operation on the main thread. */
 function accountOp(accounts: AccountManager, op: AccountOp, args: unknown[]): unknown {
@@ -127,11 +130,13 @@ export const sessionFeature: Feature = {
     host.declarations.timeoutHandlers.push(timeoutEntry);
 
     await service.listen();
+    setNetworkLinger(NETWORK_LINGER_MS);
     maintenance.start(m.under_maintenance as boolean);
     activeSessions = { service, accounts, maintenance };
     return {
       listening: { websocket: `${args.websocket_address as string}:${service.port}` },
       stop() {
+        setNetworkLinger(0);
         maintenance.stop();
         service.close();
         receiver.stop();

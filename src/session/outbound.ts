@@ -66,10 +66,40 @@ const SEQ_KEY = 'gsf.session.outbound-seq';
 
 // Set once on the main thread before any worker exists (this module is imported with the
 // server), so every event worker inherits the same shared counter.
+// Cells: [0] outbound sequence, [1] network pushes (workers wait on it), [2] linger in ms (0: off).
 if (isMainThread && getEnvironmentData(SEQ_KEY) === undefined) {
-  setEnvironmentData(SEQ_KEY, new SharedArrayBuffer(8) as unknown as string);
+  setEnvironmentData(SEQ_KEY, new SharedArrayBuffer(16) as unknown as string);
 }
-const seqCell = new Int32Array(getEnvironmentData(SEQ_KEY) as unknown as SharedArrayBuffer ?? new SharedArrayBuffer(8));
+const seqCell = new Int32Array(getEnvironmentData(SEQ_KEY) as unknown as SharedArrayBuffer ?? new SharedArrayBuffer(16));
+
+/**
+ * Network wake-ups. A worker whose drain task finds the queue empty may wait up to the linger
+ * time for the next client message instead of ending its task: the main thread's push then
+ * wakes it directly (a futex wake) rather than through a new drain task, which takes two
+ * message hops. Only on while a session service runs.
+ */
+export function setNetworkLinger(ms: number): void {
+  Atomics.store(seqCell, 2, ms);
+  if (ms === 0) Atomics.notify(seqCell, 1);
+}
+
+/** Main thread, after pushing a network event: wakes one lingering worker. */
+export function signalNetworkPush(): void {
+  Atomics.add(seqCell, 1, 1);
+  Atomics.notify(seqCell, 1, 1);
+}
+
+/** Worker: the push count to pass to `lingerForNetwork` (read before looking at the queue). */
+export function networkMark(): number {
+  return Atomics.load(seqCell, 1);
+}
+
+/** Worker: waits (at most `maxMs` and the linger time) for a push after `mark`; true if one came. */
+export function lingerForNetwork(mark: number, maxMs: number): boolean {
+  const linger = Atomics.load(seqCell, 2);
+  if (linger === 0 || maxMs <= 0) return false;
+  return Atomics.wait(seqCell, 1, mark, Math.min(linger, maxMs)) !== 'timed-out';
+}
 
 /** The next outbound sequence number the main thread should apply. */
 export function currentSeq(): number {

@@ -16,6 +16,7 @@ import type { ThreadHost } from '../host.ts';
 import { DecodeError, decodeFrame, encodeFrame, frameText, peekType, withCodecBit } from './codec.ts';
 import { CLOSED_EVENT, MESSAGE_EVENT, OPENED_EVENT, sessionHandlers, type SessionHandlers } from './handlers.ts';
 import { applyOps } from './apply-ops.ts';
+import { signalNetworkPush } from './outbound.ts';
 import { CODECS, CloseCode, EngineType, ProtocolError, type CodecName, type ProtocolErrorBody } from './protocol.ts';
 import { checkClientVersion } from './version-gate.ts';
 import type { SessionClosedInfo, SessionOpenedInfo } from './types.ts';
@@ -209,6 +210,7 @@ export class SessionService {
       }
     }
     native.push(d.id, nameId, this.messageHandlerId, d.id, EventKind.network, bytes);
+    signalNetworkPush();
   }
 
   private learnType(type: string): number {
