@@ -5,6 +5,7 @@
  */
 import uWS from 'uWebSockets.js';
 import { timingSafeEqual } from 'node:crypto';
+import { listenUws, type Listening } from './listen.ts';
 import { describeError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { Router, errorBody, type ApiRequest, type ApiResponse, type RouteHandler } from './router.ts';
@@ -34,8 +35,7 @@ function tokenMatches(presented: string, token: string): boolean {
 export class ApiServer {
   readonly router = new Router();
   private readonly app = uWS.App();
-  private listenSocket: uWS.us_listen_socket | null = null;
-  private boundPort = 0;
+  private listening: Listening | null = null;
 
   constructor(private readonly options: ApiServerOptions) {
     this.app.any('/*', (res, req) => this.onRequest(res, req));
@@ -43,27 +43,16 @@ export class ApiServer {
 
   /** The port actually bound (after `listen`, also when 0 was asked). */
   get port(): number {
-    return this.boundPort;
+    return this.listening?.port ?? 0;
   }
 
-  listen(): Promise<number> {
-    const { address, port } = this.options;
-    return new Promise((resolve, reject) => {
-      this.app.listen(address, port, (socket) => {
-        if (!socket) {
-          reject(new Error(`ApiService: cannot listen on ${address}:${port}`));
-          return;
-        }
-        this.listenSocket = socket;
-        this.boundPort = uWS.us_socket_local_port(socket);
-        resolve(this.boundPort);
-      });
-    });
+  async listen(): Promise<number> {
+    this.listening = await listenUws(this.app, this.options.address, this.options.port, 'ApiService');
+    return this.listening.port;
   }
 
   close(): void {
-    if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
-    this.listenSocket = null;
+    this.listening?.close();
   }
 
   private onRequest(res: uWS.HttpResponse, req: uWS.HttpRequest): void {

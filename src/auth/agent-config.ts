@@ -3,10 +3,8 @@
  * `{"components": [{"name": "Authenticator", "arguments": {"enabled": 1, …}}, {"name": "Logging", …}]}`.
  * Problems stop the start with a TypeError naming the file, the component and the argument.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { COMPONENTS, type ArgSpec, type ComponentSchema } from '../config/schema.ts';
-import { ManifestError, checkValue, type ComponentArgs } from '../config/manifest.ts';
+import { ManifestError, parseComponentList, readManifestJson, type ComponentArgs } from '../config/manifest.ts';
 
 const u64 = (def: number, desc: string, min = 0): ArgSpec => ({ type: 'uint64', default: def, desc, min });
 const str = (def: string, desc: string): ArgSpec => ({ type: 'string', default: def, desc });
@@ -64,11 +62,6 @@ export interface AuthenticatorArgs {
   microblog_request_timeout_in_ms: number;
 }
 
-function shownPath(file: string): string {
-  const rel = path.relative(process.cwd(), file);
-  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
-}
-
 function isHttpUrl(s: string): boolean {
   try {
     const u = new URL(s);
@@ -84,20 +77,8 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 /** Reads and validates an authenticator manifest file. */
 export function loadAgentConfig(file: string): AgentConfig {
-  const shown = shownPath(path.resolve(file));
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new ManifestError(`${shown}: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new ManifestError(`${shown}: is not valid JSON (${(err as Error).message})`);
-  }
-  return parseAgentConfig(json, shown, path.dirname(path.resolve(file)));
+  const { json, shown, dir } = readManifestJson(file);
+  return parseAgentConfig(json, shown, dir);
 }
 
 /** Validates a parsed authenticator manifest; refuses one whose `enabled` is not 1. */
@@ -106,37 +87,7 @@ export function parseAgentConfig(json: unknown, shown: string, dir: string): Age
   for (const key of Object.keys(json)) {
     if (key !== 'components') throw new ManifestError(`${shown}: unknown top-level key "${key}" (allowed: components)`);
   }
-  const values: Record<string, ComponentArgs> = {};
-  for (const [name, schema] of Object.entries(AGENT_COMPONENTS)) {
-    values[name] = Object.fromEntries(Object.entries(schema).map(([k, s]) => [k, s.default])) as ComponentArgs;
-  }
-  const list = json.components ?? [];
-  if (!Array.isArray(list)) throw new ManifestError(`${shown}: "components" must be an array`);
-  const listed = new Set<string>();
-  list.forEach((entry, index) => {
-    if (!isPlainObject(entry) || typeof entry.name !== 'string') {
-      throw new ManifestError(`${shown}: components[${index}] must be an object with a string "name"`);
-    }
-    const name = entry.name;
-    const schema = AGENT_COMPONENTS[name];
-    if (!schema) {
-      throw new ManifestError(`${shown}: unknown component "${name}" (known: ${Object.keys(AGENT_COMPONENTS).join(', ')})`);
-    }
-    if (listed.has(name)) throw new ManifestError(`${shown}: component ${name} is listed twice`);
-    listed.add(name);
-    for (const key of Object.keys(entry)) {
-      if (key !== 'name' && key !== 'arguments') throw new ManifestError(`${shown}: ${name}: unknown key "${key}" (allowed: name, arguments)`);
-    }
-    const args = entry.arguments ?? {};
-    if (!isPlainObject(args)) throw new ManifestError(`${shown}: ${name}.arguments must be an object`);
-    for (const [arg, value] of Object.entries(args)) {
-      const spec = schema[arg];
-      if (!spec) throw new ManifestError(`${shown}: ${name}.${arg} is not an argument of ${name} (known: ${Object.keys(schema).join(', ')})`);
-      const problem = checkValue(spec, value);
-      if (problem) throw new ManifestError(`${shown}: ${name}.${arg} ${problem}`);
-      values[name]![arg] = value as ComponentArgs[string];
-    }
-  });
+  const { components: values } = parseComponentList(json.components, shown, AGENT_COMPONENTS);
   const auth = values.Authenticator as unknown as AuthenticatorArgs;
   if (auth.enabled !== 1) {
     throw new ManifestError(`${shown}: Authenticator.enabled is ${auth.enabled}: the authenticator runs only when it is 1`);

@@ -4,6 +4,7 @@
  * 404, other methods 405, bodies over `max_body_bytes` 413, each with a JSON error body.
  */
 import uWS from 'uWebSockets.js';
+import { listenUws } from '../api/listen.ts';
 import path from 'node:path';
 import { createLogger, type Logger } from '../log/logger.ts';
 import { describeError } from '../errors.ts';
@@ -64,7 +65,7 @@ function sendJson(res: uWS.HttpResponse, status: string, body: unknown, headers:
 }
 
 /** Starts the agent's listener. */
-export function startAgent(config: AgentConfig, log = agentLogger(config)): Promise<RunningAgent> {
+export async function startAgent(config: AgentConfig, log = agentLogger(config)): Promise<RunningAgent> {
   const a = config.authenticator;
   const service = new AuthService({
     adapters: {
@@ -141,21 +142,6 @@ export function startAgent(config: AgentConfig, log = agentLogger(config)): Prom
     sendJson(res, '404 Not Found', errorBody('GSF_ERR_NOT_FOUND', `no route for ${req.getMethod().toUpperCase()} ${req.getUrl()}`));
   });
 
-  return new Promise((resolve, reject) => {
-    app.listen(a.address, a.port, (socket) => {
-      if (!socket) {
-        reject(new Error(`Authenticator: cannot listen on ${a.address}:${a.port}`));
-        return;
-      }
-      const port = uWS.us_socket_local_port(socket);
-      let open = true;
-      resolve({
-        port, address: a.address, log,
-        close: () => {
-          if (open) uWS.us_listen_socket_close(socket);
-          open = false;
-        },
-      });
-    });
-  });
+  const listening = await listenUws(app, a.address, a.port, 'Authenticator');
+  return { port: listening.port, address: a.address, log, close: listening.close };
 }

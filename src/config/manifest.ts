@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { COMPONENTS, defaultsOf, type ArgSpec } from './schema.ts';
+import { COMPONENTS, type ArgSpec, type ComponentSchema } from './schema.ts';
 
 export type ArgValue = boolean | number | string | string[];
 export type ComponentArgs = Record<string, ArgValue>;
@@ -37,8 +37,8 @@ function shownPath(file: string): string {
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
 }
 
-/** Reads and validates a manifest file. */
-export function loadManifest(file: string): Manifest {
+/** Reads a manifest file's JSON; `shown` is its path as messages name it, `dir` its folder. */
+export function readManifestJson(file: string): { json: unknown; shown: string; dir: string } {
   const shown = shownPath(path.resolve(file));
   let text: string;
   try {
@@ -46,13 +46,17 @@ export function loadManifest(file: string): Manifest {
   } catch (err) {
     throw new ManifestError(`${shown}: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return { json: JSON.parse(text), shown, dir: path.dirname(path.resolve(file)) };
   } catch (err) {
     throw new ManifestError(`${shown}: is not valid JSON (${(err as Error).message})`);
   }
-  return parseManifest(json, shown, path.dirname(path.resolve(file)));
+}
+
+/** Reads and validates a manifest file. */
+export function loadManifest(file: string): Manifest {
+  const { json, shown, dir } = readManifestJson(file);
+  return parseManifest(json, shown, dir);
 }
 
 /** Validates an already parsed manifest object. */
@@ -63,20 +67,40 @@ export function parseManifest(json: unknown, shown: string, dir: string): Manife
       throw new ManifestError(`${shown}: unknown top-level key "${key}" (allowed: components, plugins)`);
     }
   }
-  const components: Record<string, ComponentArgs> = {};
-  for (const name of Object.keys(COMPONENTS)) components[name] = defaultsOf(name) as ComponentArgs;
-  const listed = new Set<string>();
+  const { components, listed } = parseComponentList(json.components, shown, COMPONENTS);
 
-  const list = json.components ?? [];
-  if (!Array.isArray(list)) throw new ManifestError(`${shown}: "components" must be an array`);
-  list.forEach((entry, index) => {
+  let plugins: string[] | null = null;
+  if (json.plugins !== undefined) {
+    if (!Array.isArray(json.plugins) || json.plugins.some((p) => typeof p !== 'string' || p === '')) {
+      throw new ManifestError(`${shown}: "plugins" must be an array of plugin names or paths`);
+    }
+    plugins = json.plugins as string[];
+  }
+  return { file: shown, dir, components, listed, plugins };
+}
+
+/**
+ * Validates a `components` list against `schemas`: every known component gets its defaults,
+ * listed arguments replace them; unknown names, duplicates and bad values throw.
+ */
+export function parseComponentList(list: unknown, shown: string, schemas: Record<string, ComponentSchema>):
+{ components: Record<string, ComponentArgs>; listed: Set<string> } {
+  const components: Record<string, ComponentArgs> = {};
+  for (const [name, schema] of Object.entries(schemas)) {
+    components[name] = Object.fromEntries(Object.entries(schema)
+      .map(([k, spec]) => [k, Array.isArray(spec.default) ? [...spec.default] : spec.default])) as ComponentArgs;
+  }
+  const listed = new Set<string>();
+  const entries = list ?? [];
+  if (!Array.isArray(entries)) throw new ManifestError(`${shown}: "components" must be an array`);
+  entries.forEach((entry, index) => {
     if (!isPlainObject(entry) || typeof entry.name !== 'string') {
       throw new ManifestError(`${shown}: components[${index}] must be an object with a string "name"`);
     }
     const name = entry.name;
-    const schema = COMPONENTS[name];
+    const schema = schemas[name];
     if (!schema) {
-      throw new ManifestError(`${shown}: unknown component "${name}" (known: ${Object.keys(COMPONENTS).join(', ')})`);
+      throw new ManifestError(`${shown}: unknown component "${name}" (known: ${Object.keys(schemas).join(', ')})`);
     }
     if (listed.has(name)) throw new ManifestError(`${shown}: component ${name} is listed twice`);
     listed.add(name);
@@ -98,15 +122,7 @@ export function parseManifest(json: unknown, shown: string, dir: string): Manife
       target[arg] = value as ArgValue;
     }
   });
-
-  let plugins: string[] | null = null;
-  if (json.plugins !== undefined) {
-    if (!Array.isArray(json.plugins) || json.plugins.some((p) => typeof p !== 'string' || p === '')) {
-      throw new ManifestError(`${shown}: "plugins" must be an array of plugin names or paths`);
-    }
-    plugins = json.plugins as string[];
-  }
-  return { file: shown, dir, components, listed, plugins };
+  return { components, listed };
 }
 
 /** Returns why `value` does not fit `spec`, or null when it does. */

@@ -103,14 +103,3 @@ export const STANDALONE_FLAGS: Record<string, ArgSpec> = {
   session_message_logging_level: i32(0, 'Session message logging: 0 none, 1 type and length, 2 entire message', mutable),
   rpc_message_logging_level: i32(0, 'Server-to-server RPC message logging: 0 none, 1 type and length, 2 entire message', mutable),
 };
-
-/** Defaults of one component, typed loosely (readers use `ResolvedManifest` accessors). */
-export function defaultsOf(component: string): Record<string, ArgSpec['default']> {
-  const schema = COMPONENTS[component];
-  if (!schema) throw new Error(`unknown component ${component}`);
-  const out: Record<string, ArgSpec['default']> = {};
-  for (const [name, spec] of Object.entries(schema)) {
-    out[name] = Array.isArray(spec.default) ? [...spec.default] : spec.default;
-  }
-  return out;
-}

@@ -8,6 +8,7 @@
  * in `OutboundBatch`es and are written to the sockets here.
  */
 import uWS from 'uWebSockets.js';
+import { listenUws, type Listening } from '../api/listen.ts';
 import { native, EventKind } from '../native.ts';
 import { intern } from '../events/runtime.ts';
 import { randomTag } from '../events/tags.ts';
@@ -64,8 +65,7 @@ export class SessionService {
   readonly stats: SessionStats = { opened: 0, closed: 0, refused: 0, messages: 0, protocolErrors: 0, droppedInMaintenance: 0, backpressureCloses: 0 };
   private readonly app = uWS.App();
   private readonly sessions = new Map<number, Socket>();
-  private listenSocket: uWS.us_listen_socket | null = null;
-  private boundPort = 0;
+  private listening: Listening | null = null;
   private readonly handlers: SessionHandlers;
   private readonly messageHandlerId: number;
   private readonly messageNameId: number;
@@ -97,7 +97,7 @@ export class SessionService {
   }
 
   get port(): number {
-    return this.boundPort;
+    return this.listening?.port ?? 0;
   }
 
   /** Connected sessions. */
@@ -113,25 +113,14 @@ export class SessionService {
     return [...this.sessions.keys()];
   }
 
-  listen(): Promise<number> {
-    const { address, port } = this.options;
-    return new Promise((resolve, reject) => {
-      this.app.listen(address, port, (socket) => {
-        if (!socket) {
-          reject(new Error(`SessionService: cannot listen on ${address}:${port}`));
-          return;
-        }
-        this.listenSocket = socket;
-        this.boundPort = uWS.us_socket_local_port(socket);
-        resolve(this.boundPort);
-      });
-    });
+  async listen(): Promise<number> {
+    this.listening = await listenUws(this.app, this.options.address, this.options.port, 'SessionService');
+    return this.listening.port;
   }
 
   /** Stops listening and closes every session with 1001. */
   close(): void {
-    if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
-    this.listenSocket = null;
+    this.listening?.close();
     for (const ws of [...this.sessions.values()]) ws.end(CloseCode.goingAway, 'server stopping');
   }
 
