@@ -1,8 +1,10 @@
 #include "profiler.h"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cmath>
+#include <vector>
 
 #include "clock.h"
 
@@ -141,21 +143,95 @@ Profiler::EventStats* Profiler::StatsFor(uint32_t name_id) {
   return slot.get();
 }
 
+namespace {
+
+// Two-pass mean and M2 over a group of samples: no division per sample, so a batch is
+// aggregated cheaply and then merged into the shared statistics once (Chan et al.).
+template <class Value>
+RunningStat GroupStat(const ProfileSample* samples, const uint16_t* idx, size_t m, Value value) {
+  RunningStat r;
+  double sum = 0;
+  double mx = value(samples[idx[0]]);
+  for (size_t i = 0; i < m; ++i) {
+    double v = value(samples[idx[i]]);
+    sum += v;
+    mx = std::max(mx, v);
+  }
+  r.count = m;
+  r.mean = sum / static_cast<double>(m);
+  double m2 = 0;
+  for (size_t i = 0; i < m; ++i) {
+    double d = value(samples[idx[i]]) - r.mean;
+    m2 += d * d;
+  }
+  r.m2 = m2;
+  r.max = mx;
+  return r;
+}
+
+double ExecOf(const ProfileSample& s) {
+  // SPEC 2.6: execution time = queue time + I/O wait + handler time.
+  return s.queue_sec + s.handler_sec + s.io_wait_sec;
+}
+
+}  // namespace
+
 void Profiler::RecordBatch(const ProfileSample* samples, size_t n) {
   if (n == 0 || !Enabled()) return;
+  // Larger batches are recorded in chunks (indices are 16-bit).
+  constexpr size_t kChunk = 4096;
+  if (n > kChunk) {
+    for (size_t off = 0; off < n; off += kChunk) RecordBatch(samples + off, std::min(kChunk, n - off));
+    return;
+  }
   int64_t sec = CurrentSecond();
-  std::lock_guard<std::mutex> lock(mu_);
-  SummaryAccum& summary_bucket = BucketFor(*summary_last_, sec);
+  std::array<uint16_t, kChunk> idx;
+  std::array<bool, kChunk> done{};
+
+  SummaryAccum summary;
+  for (size_t i = 0; i < n; ++i) idx[i] = static_cast<uint16_t>(i);
+  summary.execution = GroupStat(samples, idx.data(), n, ExecOf);
+  summary.io_wait = GroupStat(samples, idx.data(), n, [](const ProfileSample& s) { return s.io_wait_sec; });
+  summary.queue = GroupStat(samples, idx.data(), n, [](const ProfileSample& s) { return s.queue_sec; });
+
+  // Group the named samples by name; a batch usually holds one or a few names.
+  struct Group { uint32_t name_id; size_t begin; size_t count; };
+  std::vector<Group> groups;
+  size_t filled = 0;
   for (size_t i = 0; i < n; ++i) {
-    const ProfileSample& s = samples[i];
-    // SPEC 2.6: execution time = queue time + I/O wait + handler time.
-    double exec = s.queue_sec + s.handler_sec + s.io_wait_sec;
-    summary_all_->Add(s, exec);
-    summary_bucket.Add(s, exec);
-    if (s.name_id == 0) continue;
-    EventStats* stats = StatsFor(s.name_id);
-    stats->all_time.Add(s, exec);
-    BucketFor(stats->last, sec).Add(s, exec);
+    if (done[i] || samples[i].name_id == 0) continue;
+    uint32_t name = samples[i].name_id;
+    size_t begin = filled;
+    for (size_t j = i; j < n; ++j) {
+      if (!done[j] && samples[j].name_id == name) {
+        done[j] = true;
+        idx[filled++] = static_cast<uint16_t>(j);
+      }
+    }
+    groups.push_back({name, begin, filled - begin});
+  }
+  std::vector<EventAccum> locals(groups.size());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const uint16_t* gi = idx.data() + groups[g].begin;
+    size_t m = groups[g].count;
+    EventAccum& a = locals[g];
+    a.execution = GroupStat(samples, gi, m, ExecOf);
+    a.handler = GroupStat(samples, gi, m, [](const ProfileSample& s) { return s.handler_sec; });
+    a.io_wait = GroupStat(samples, gi, m, [](const ProfileSample& s) { return s.io_wait_sec; });
+    a.queue = GroupStat(samples, gi, m, [](const ProfileSample& s) { return s.queue_sec; });
+    a.rollbacks = GroupStat(samples, gi, m, [](const ProfileSample& s) { return static_cast<double>(s.rollbacks); });
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t k = 0; k < a.object_sums.size(); ++k) a.object_sums[k] += samples[gi[i]].objects[k];
+    }
+  }
+
+  std::lock_guard<std::mutex> lock(mu_);
+  summary_all_->Merge(summary);
+  BucketFor(*summary_last_, sec).Merge(summary);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    EventStats* stats = StatsFor(groups[g].name_id);
+    stats->all_time.Merge(locals[g]);
+    BucketFor(stats->last, sec).Merge(locals[g]);
   }
 }
 
