@@ -194,8 +194,11 @@ double TagQueue::Begin(int slot, size_t index) {
 bool TagQueue::Complete(int slot, size_t count, const double* timings) {
   int64_t now = NowNs();
   const bool profile = profiler_ && profiler_->Enabled();
-  thread_local std::vector<ProfileSample> samples;
-  samples.clear();
+  // Only the two timestamps are read under the queue lock (every thread contends for it);
+  // the samples are built after it is released.
+  struct Times { int64_t start_ns; int64_t enqueue_ns; };
+  thread_local std::vector<Times> times;
+  times.clear();
   bool made_ready = false;
   {
     std::lock_guard<SpinMutex> lock(mu_);
@@ -208,20 +211,7 @@ bool TagQueue::Complete(int slot, size_t count, const double* timings) {
     if (count != s.claim.size()) throw ArgumentError("complete: count differs from the claimed events");
     for (size_t i = 0; i < count; ++i) {
       const Claimed& c = s.claim[i];
-      const double* t = timings + i * kCompleteStride;
-      uint32_t flags = static_cast<uint32_t>(Finite(t[kFlags]));
-      if (profile && !(flags & kFlagNotRun)) {
-        ProfileSample ps;
-        double name = Finite(t[kNameId]);
-        ps.name_id = name > 0 && name <= UINT32_MAX ? static_cast<uint32_t>(name) : 0;
-        int64_t start = c.begun ? c.begin_ns : now;
-        ps.queue_sec = static_cast<double>(std::max<int64_t>(0, start - At(c.node).enqueue_ns)) / kNsPerSec;
-        ps.handler_sec = Finite(t[kHandlerMs]) / 1000.0;
-        ps.io_wait_sec = Finite(t[kIoWaitMs]) / 1000.0;
-        ps.rollbacks = Finite(t[kRollbacks]);
-        for (size_t k = 0; k < ps.objects.size(); ++k) ps.objects[k] = Finite(t[kObjectCreateCount + k]);
-        samples.push_back(ps);
-      }
+      if (profile) times.push_back({c.begun ? c.begin_ns : now, At(c.node).enqueue_ns});
       FreeNode(c.node);
     }
     for (uint64_t tag : s.tags) {
@@ -242,7 +232,26 @@ bool TagQueue::Complete(int slot, size_t count, const double* timings) {
     completed_total_ += count;
     throughput_.Add(now / kNsPerSec, count);
   }
-  if (!samples.empty()) profiler_->RecordBatch(samples.data(), samples.size());
+  if (profile) {
+    thread_local std::vector<ProfileSample> samples;
+    samples.clear();
+    constexpr double kSecPerNs = 1.0 / static_cast<double>(kNsPerSec);
+    for (size_t i = 0; i < count; ++i) {
+      const double* t = timings + i * kCompleteStride;
+      uint32_t flags = static_cast<uint32_t>(Finite(t[kFlags]));
+      if (flags & kFlagNotRun) continue;
+      ProfileSample ps;
+      double name = Finite(t[kNameId]);
+      ps.name_id = name > 0 && name <= UINT32_MAX ? static_cast<uint32_t>(name) : 0;
+      ps.queue_sec = static_cast<double>(std::max<int64_t>(0, times[i].start_ns - times[i].enqueue_ns)) * kSecPerNs;
+      ps.handler_sec = Finite(t[kHandlerMs]) * 0.001;
+      ps.io_wait_sec = Finite(t[kIoWaitMs]) * 0.001;
+      ps.rollbacks = Finite(t[kRollbacks]);
+      for (size_t k = 0; k < ps.objects.size(); ++k) ps.objects[k] = Finite(t[kObjectCreateCount + k]);
+      samples.push_back(ps);
+    }
+    if (!samples.empty()) profiler_->RecordBatch(samples.data(), samples.size());
+  }
   if (made_ready && wake_) wake_->Notify();
   return true;
 }
