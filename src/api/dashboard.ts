@@ -22,6 +22,7 @@ function assetSources(): Record<string, { file: string; contentType: string }> {
   const require = createRequire(import.meta.url);
   return {
     'dashboard.js': { file: `${PAGE_DIR}dashboard.js`, contentType: 'text/javascript; charset=utf-8' },
+    'dashboard-view.js': { file: `${PAGE_DIR}dashboard-view.js`, contentType: 'text/javascript; charset=utf-8' },
     'dashboard.css': { file: `${PAGE_DIR}dashboard.css`, contentType: 'text/css; charset=utf-8' },
     'uplot.js': { file: require.resolve('uplot/dist/uPlot.iife.min.js'), contentType: 'text/javascript; charset=utf-8' },
     'uplot.css': { file: require.resolve('uplot/dist/uPlot.min.css'), contentType: 'text/css; charset=utf-8' },

@@ -96,7 +96,7 @@ test.serial('gsf serves the page and its assets itself; an unknown asset is a JS
     t.is(css.status, 200);
     t.is(css.headers.get('content-type'), 'text/css; charset=utf-8');
     t.deepEqual(Buffer.from(await css.arrayBuffer()), fs.readFileSync(require.resolve('uplot/dist/uPlot.min.css')));
-    for (const name of ['dashboard.js', 'dashboard.css']) {
+    for (const name of ['dashboard.js', 'dashboard-view.js', 'dashboard.css']) {
       const r = await fetch(`${base}/dashboard/assets/${name}`);
       t.is(r.status, 200, name);
       t.is(await r.text(), fs.readFileSync(path.join(root, 'src', 'api', 'dashboard', name), 'utf8'));

@@ -4,6 +4,7 @@
  * as is. `window.gsfDashboard` exposes the current figures (used by the browser test).
  */
 /* global window, document, location, localStorage, URLSearchParams, uPlot */
+// Needs dashboard-view.js (formatting and the profiling table), loaded before it.
 (function () {
   'use strict';
 
@@ -32,6 +33,7 @@
   };
 
   const $ = (id) => document.getElementById(id);
+  const { fmtNum, fmtClock, renderProfiling } = window.gsfDashboardView;
 
   /** GET a JSON route; resolves to {status, body} and never throws for HTTP errors. */
   async function getJson(path) {
@@ -52,42 +54,6 @@
     const msg = r.body && typeof r.body === 'object' && r.body.message ? r.body.message : 'HTTP ' + r.status;
     if (r.status === 401) return msg + ' (open the dashboard as /dashboard/?token=<token>)';
     return msg;
-  }
-
-  // ---- number formatting --------------------------------------------------------------
-
-  function fmtNum(v) {
-    if (v === null || v === undefined || Number.isNaN(v)) return '–';
-    const a = Math.abs(v);
-    const units = [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']];
-    for (const [size, unit] of units) {
-      if (a >= size) return trim(v / size) + unit;
-    }
-    return trim(v);
-  }
-
-  function trim(v) {
-    const a = Math.abs(v);
-    const digits = a >= 100 || Number.isInteger(v) ? 0 : a >= 10 ? 1 : 2;
-    return v.toFixed(digits);
-  }
-
-  /** An exact count with thousands separators (table cells). */
-  function fmtInt(v) {
-    return typeof v === 'number' ? v.toLocaleString('en-US') : '–';
-  }
-
-  /** Local wall-clock time of a unix time in seconds, HH:MM:SS. */
-  function fmtClock(t) {
-    return t === null || t === undefined ? '–' : new Date(t * 1000).toTimeString().slice(0, 8);
-  }
-
-  function fmtSec(s) {
-    if (typeof s !== 'number' || Number.isNaN(s)) return '–';
-    if (s === 0) return '0';
-    if (s < 1e-3) return (s * 1e6).toFixed(1) + ' µs';
-    if (s < 1) return (s * 1e3).toFixed(2) + ' ms';
-    return s.toFixed(3) + ' s';
   }
 
   // ---- charts -------------------------------------------------------------------------
@@ -276,69 +242,7 @@
     $('chooser-add').disabled = names.length === 0;
   }
 
-  // ---- profiling table ----------------------------------------------------------------
-
-  function cell(text, className) {
-    const td = document.createElement('td');
-    td.textContent = text;
-    if (className) td.className = className;
-    return td;
-  }
-
-  function renderProfiling() {
-    const p = state.profiling;
-    const table = $('profiling-table');
-    table.dataset.order = p.order;
-    for (const b of document.querySelectorAll('#orderings button')) {
-      b.setAttribute('aria-pressed', String(b.dataset.order === p.order));
-    }
-    const ths = [...table.querySelectorAll('thead tr:nth-child(2) th')];
-    const activeIndex = ths.findIndex((th) => th.dataset.col === p.order);
-    ths.forEach((th, i) => th.classList.toggle('active', i === activeIndex));
-
-    const message = $('profiling-message');
-    message.hidden = p.message === null;
-    message.textContent = p.message || '';
-    table.hidden = p.message !== null;
-
-    const s = p.summary;
-    $('profiling-summary').textContent = s && s.all_time
-      ? 'all time: ' + fmtInt(s.all_time.count) + ' events, execution mean ' + fmtSec(s.all_time.execution_time_mean_in_sec)
-        + (s.last1min ? ' · last minute: ' + fmtInt(s.last1min.count) + ' events, execution mean ' + fmtSec(s.last1min.execution_time_mean_in_sec) : '')
-      : '';
-
-    const rows = p.events.map((e) => {
-      const a = e.all_time || {};
-      const m = e.last1min || {};
-      const n = a.execution_count || 0;
-      const tr = document.createElement('tr');
-      tr.dataset.event = e.event_name;
-      tr.append(
-        cell(e.event_name, 'name'),
-        cell(fmtInt(n)),
-        cell(fmtSec(a.execution_time_mean_in_sec * n)),
-        cell(fmtSec(a.handler_time_mean_in_sec * n)),
-        cell(fmtSec(a.io_wait_time_mean_in_sec * n)),
-        cell(fmtSec(a.execution_time_mean_in_sec)),
-        cell(fmtSec(a.handler_time_mean_in_sec)),
-        cell(fmtSec(a.io_wait_time_mean_in_sec)),
-        cell(fmtSec(a.execution_time_max_in_sec)),
-        cell(fmtInt(a.timeout_count || 0)),
-        cell(fmtInt(m.execution_count || 0)),
-        cell(fmtSec(m.execution_time_mean_in_sec)),
-      );
-      if (activeIndex >= 0) tr.children[activeIndex + 1].classList.add('active');
-      return tr;
-    });
-    if (rows.length === 0 && p.message === null) {
-      const tr = document.createElement('tr');
-      const td = cell('no events profiled yet', 'empty');
-      td.colSpan = 12;
-      tr.append(td);
-      rows.push(tr);
-    }
-    table.tBodies[0].replaceChildren(...rows);
-  }
+  // ---- profiling table (rendered by dashboard-view.js) ------------------------------
 
   async function pollProfiling() {
     const order = state.profiling.order;
@@ -354,7 +258,7 @@
       p.message = describeFailure(list);
     }
     p.summary = summary.status === 200 ? summary.body : null;
-    renderProfiling();
+    renderProfiling(state.profiling);
   }
 
   // ---- server line and status ---------------------------------------------------------
@@ -409,7 +313,7 @@
       b.addEventListener('click', () => {
         state.profiling.order = b.dataset.order;
         state.profiling.events = [];
-        renderProfiling();
+        renderProfiling(state.profiling);
         pollProfiling().catch(() => {});
       });
     }
@@ -417,7 +321,7 @@
       for (const c of state.charts) c.plot.setSize({ width: chartWidth(c.el), height: 170 });
     });
 
-    renderProfiling();
+    renderProfiling(state.profiling);
     loadCategories().catch(() => {});
     tick();
   }
