@@ -169,6 +169,18 @@ export interface NativeCore {
   /** Counter names of a category, or null if the category does not exist. */
   counterList(category: string): string[] | null;
   counterRemove(category: string, name: string): boolean;
+  /**
+   * A number naming the counter for `counterValueAt`, or -1 if there is none. A removed
+   * counter's handle reads as null; one created again under the same name gets a new handle.
+   */
+  counterHandle(category: string, name: string): number;
+  /** The value of the counter with this handle, or null (removed, or no such handle). */
+  counterValueAt(handle: number): number | null;
+  /**
+   * Four bytes holding a number that changes whenever a counter category appears or
+   * disappears; read with `Atomics.load(new Int32Array(view), 0)`. Ask once per thread.
+   */
+  counterLayoutView(): ArrayBuffer;
 
   // ---- profiler ----------------------------------------------------------------
   profilerEnable(on: boolean): void;

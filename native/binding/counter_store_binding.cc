@@ -60,9 +60,28 @@ Napi::Value CounterGet(const Napi::CallbackInfo& info) {
 Napi::Value CounterValueOnly(const Napi::CallbackInfo& info) {
   Utf8Arg category(info, 0, "category");
   Utf8Arg name(info, 1, "name");
-  CounterValue v;
-  if (!ProcessRuntime().counters.Get(category.view(), name.view(), &v)) return info.Env().Null();
-  return Napi::Number::New(info.Env(), v.value);
+  double value;
+  if (!ProcessRuntime().counters.Value(category.view(), name.view(), &value)) return info.Env().Null();
+  return Napi::Number::New(info.Env(), value);
+}
+
+Napi::Value CounterHandle(const Napi::CallbackInfo& info) {
+  Utf8Arg category(info, 0, "category");
+  Utf8Arg name(info, 1, "name");
+  return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().counters.Handle(category.view(), name.view())));
+}
+
+Napi::Value CounterValueAt(const Napi::CallbackInfo& info) {
+  double id = IntegerArg(info, 0, "handle", -1, kMaxSafeInteger);
+  double value;
+  if (!ProcessRuntime().counters.ValueAt(static_cast<int64_t>(id), &value)) return info.Env().Null();
+  return Napi::Number::New(info.Env(), value);
+}
+
+// Four bytes of process-lifetime memory; JS reads them with Atomics.load on an Int32Array.
+Napi::Value CounterLayoutView(const Napi::CallbackInfo& info) {
+  auto* address = const_cast<std::atomic<uint32_t>*>(ProcessRuntime().counters.LayoutGenerationAddress());
+  return Napi::ArrayBuffer::New(info.Env(), static_cast<void*>(address), sizeof(*address));
 }
 
 Napi::Value CounterSetDescription(const Napi::CallbackInfo& info) {
@@ -109,6 +128,9 @@ void CounterStoreBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<CounterCategories>(env, exports, "counterCategories");
   Export<CounterList>(env, exports, "counterList");
   Export<CounterRemove>(env, exports, "counterRemove");
+  Export<CounterHandle>(env, exports, "counterHandle");
+  Export<CounterValueAt>(env, exports, "counterValueAt");
+  Export<CounterLayoutView>(env, exports, "counterLayoutView");
 }
 
 }  // namespace gsf::binding

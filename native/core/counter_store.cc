@@ -63,6 +63,23 @@ double CounterStore::Add(Counter& c, double amount) {
   return next;
 }
 
+std::unique_ptr<CounterStore::Counter>& CounterStore::SlotLocked(std::string_view category,
+                                                                  std::string_view name) {
+  auto cat = categories_.find(category);
+  if (cat == categories_.end()) {
+    cat = categories_.emplace(std::string(category), Category()).first;
+    layout_generation_.fetch_add(1, std::memory_order_acq_rel);
+  }
+  auto it = cat->second.find(name);
+  if (it == cat->second.end()) {
+    auto counter = std::make_unique<Counter>();
+    counter->id = static_cast<int64_t>(by_id_.size());
+    by_id_.push_back(counter.get());
+    it = cat->second.emplace(std::string(name), std::move(counter)).first;
+  }
+  return it->second;
+}
+
 void CounterStore::Update(std::string_view category, std::string_view name, double value, bool is_double,
                           const std::string* description) {
   if (!description) {
@@ -74,8 +91,7 @@ void CounterStore::Update(std::string_view category, std::string_view name, doub
     }
   }
   std::unique_lock<std::shared_mutex> lock(mu_);
-  auto& slot = categories_[std::string(category)][std::string(name)];
-  if (!slot) slot.reset(new Counter());
+  auto& slot = SlotLocked(category, name);
   slot->is_double.store(is_double, std::memory_order_relaxed);
   Store(*slot, value, is_double);
   if (description) slot->description = *description;
@@ -87,9 +103,7 @@ double CounterStore::Increase(std::string_view category, std::string_view name, 
     if (Counter* c = FindLocked(category, name)) return Add(*c, amount);
   }
   std::unique_lock<std::shared_mutex> lock(mu_);
-  auto& slot = categories_[std::string(category)][std::string(name)];
-  if (!slot) slot.reset(new Counter());
-  return Add(*slot, amount);
+  return Add(*SlotLocked(category, name), amount);
 }
 
 bool CounterStore::Get(std::string_view category, std::string_view name, CounterValue* out) const {
@@ -99,6 +113,29 @@ bool CounterStore::Get(std::string_view category, std::string_view name, Counter
   out->is_double = c->is_double.load(std::memory_order_relaxed);
   out->value = ValueOf(*c);
   out->description = c->description;
+  return true;
+}
+
+bool CounterStore::Value(std::string_view category, std::string_view name, double* out) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  const Counter* c = FindLocked(category, name);
+  if (!c) return false;
+  *out = ValueOf(*c);
+  return true;
+}
+
+int64_t CounterStore::Handle(std::string_view category, std::string_view name) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  const Counter* c = FindLocked(category, name);
+  return c ? c->id : -1;
+}
+
+bool CounterStore::ValueAt(int64_t id, double* out) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  if (id < 0 || static_cast<size_t>(id) >= by_id_.size()) return false;
+  const Counter* c = by_id_[static_cast<size_t>(id)];
+  if (c->removed) return false;
+  *out = ValueOf(*c);
   return true;
 }
 
@@ -126,8 +163,13 @@ bool CounterStore::Remove(std::string_view category, std::string_view name) {
   if (cat == categories_.end()) return false;
   auto it = cat->second.find(name);
   if (it == cat->second.end()) return false;
+  it->second->removed = true;
+  retired_.push_back(std::move(it->second));
   cat->second.erase(it);
-  if (cat->second.empty()) categories_.erase(cat);
+  if (cat->second.empty()) {
+    categories_.erase(cat);
+    layout_generation_.fetch_add(1, std::memory_order_acq_rel);
+  }
   return true;
 }
 

@@ -121,3 +121,54 @@ TEST(counter_concurrent_increases_sum_exactly) {
   REQUIRE(c.Get("d", "half", &d));
   CHECK_EQ(d.value, kThreads * kPerThread * 0.5);
 }
+
+TEST(counter_layout_generation_moves_only_when_categories_change) {
+  CounterStore c;
+  uint32_t g0 = c.LayoutGeneration();
+  c.Update("a", "x", 1, false);
+  uint32_t g1 = c.LayoutGeneration();
+  CHECK(g1 != g0);
+  c.Update("a", "y", 2, false);  // a new counter in a known category
+  c.Increase("a", "x", 5);
+  CHECK_EQ(c.LayoutGeneration(), g1);
+  c.Increase("a/b", "z", 1);  // a new category
+  uint32_t g2 = c.LayoutGeneration();
+  CHECK(g2 != g1);
+  CHECK(c.Remove("a", "x"));  // "a" still has "y"
+  CHECK_EQ(c.LayoutGeneration(), g2);
+  CHECK(c.Remove("a", "y"));  // "a" disappears
+  CHECK(c.LayoutGeneration() != g2);
+  double v = 0;
+  CHECK(c.Value("a/b", "z", &v));
+  CHECK_EQ(v, 1.0);
+  CHECK(!c.Value("a", "y", &v));
+  CHECK_EQ(c.LayoutGenerationAddress()->load(), c.LayoutGeneration());
+}
+
+TEST(counter_handles_read_without_names_and_survive_removal) {
+  CounterStore c;
+  CHECK_EQ(c.Handle("a", "x"), int64_t{-1});
+  c.Update("a", "x", 3, false);
+  c.Update("b", "y", 0.5, true);
+  int64_t hx = c.Handle("a", "x");
+  int64_t hy = c.Handle("b", "y");
+  CHECK(hx >= 0 && hy >= 0 && hx != hy);
+  double v = 0;
+  REQUIRE(c.ValueAt(hx, &v));
+  CHECK_EQ(v, 3.0);
+  c.Increase("a", "x", 4);
+  REQUIRE(c.ValueAt(hx, &v));
+  CHECK_EQ(v, 7.0);
+  REQUIRE(c.ValueAt(hy, &v));
+  CHECK_EQ(v, 0.5);
+  CHECK(c.Remove("a", "x"));
+  CHECK(!c.ValueAt(hx, &v));  // removed: absent, and the id does not dangle
+  c.Update("a", "x", 9, false);
+  int64_t again = c.Handle("a", "x");
+  CHECK(again != hx);
+  CHECK(!c.ValueAt(hx, &v));
+  REQUIRE(c.ValueAt(again, &v));
+  CHECK_EQ(v, 9.0);
+  CHECK(!c.ValueAt(-1, &v));
+  CHECK(!c.ValueAt(1000, &v));
+}

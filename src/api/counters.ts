@@ -7,7 +7,34 @@
  * Category and counter names may contain `/`: the longest known category prefix wins.
  */
 import { errorBody, type ApiResponse, type Router } from './router.ts';
-import type { CounterRegistry } from '../counters/registry.ts';
+import type { CounterReading, CounterRegistry, LayoutStamp } from '../counters/registry.ts';
+
+/** How a counter path splits into category and counter, with the JSON text before the value. */
+interface Resolved {
+  stamp: LayoutStamp;
+  read: () => CounterReading | null;
+  prefix: string;
+  /** The last answer and the value it carried: an unchanged value is answered without encoding. */
+  last: ApiResponse | null;
+  lastValue: number | string | undefined;
+}
+
+const NO_CONTENT: ApiResponse = { status: 204 };
+const RESOLVED_LIMIT = 1024;
+
+/** `{"category", "counter", "value"}` as JSON text, built around the cached prefix. */
+function counterResponse(r: Resolved, value: number | string): ApiResponse {
+  if (r.last !== null && r.lastValue === value) return r.last;
+  const text = typeof value === 'string' ? JSON.stringify(value) : Number.isFinite(value) ? String(value) : 'null';
+  r.last = { status: 200, body: r.prefix + text + '}', contentType: 'application/json' };
+  r.lastValue = value;
+  return r.last;
+}
+
+function readingResponse(r: Resolved, value: CounterReading | null): ApiResponse | null {
+  if (value === null) return null;
+  return value === undefined ? NO_CONTENT : counterResponse(r, value);
+}
 
 function notFound(message: string): ApiResponse {
   return { status: 404, body: errorBody('GSF_ERR_COUNTER_NOT_FOUND', message) };
@@ -25,15 +52,32 @@ function longestCategory(registry: CounterRegistry, segments: string[]): string 
 export function registerCounterRoutes(router: Router, registry: CounterRegistry): void {
   router.get('/v1/counters', () => ({ status: 200, body: { categories: registry.categories() } }));
 
+  // Dashboards and scrapers poll the same few counters: each path's split is cached and
+  // checked against the registry's layout stamp (a new category can change the longest match).
+  const resolved = new Map<string, Resolved>();
+
   router.get('/v1/counters/{path*}', (req) => {
-    const segments = req.params.path!.split('/').filter((s) => s !== '');
-    // Hot path first: a counter read, trying the longest category first, without listing anything.
+    const path = req.params.path!;
+    const hit = resolved.get(path);
+    if (hit !== undefined && registry.isCurrent(hit.stamp)) {
+      const response = readingResponse(hit, hit.read());
+      if (response !== null) return response;
+    }
+    const stamp = registry.stamp();
+    const segments = path.split('/').filter((s) => s !== '');
+    // A counter read, trying the longest category first, without listing anything.
     for (let i = segments.length - 1; i >= 1; i--) {
       const category = segments.slice(0, i).join('/');
       const counter = segments.slice(i).join('/');
-      const value = registry.read(category, counter);
-      if (value === undefined) return { status: 204 };
-      if (value !== null) return { status: 200, body: { category, counter, value } };
+      const read = registry.reader(category, counter);
+      if (read === null) continue;
+      const value = read();
+      if (value === null) continue;
+      const prefix = `{"category":${JSON.stringify(category)},"counter":${JSON.stringify(counter)},"value":`;
+      const r: Resolved = { stamp, read, prefix, last: null, lastValue: undefined };
+      if (resolved.size >= RESOLVED_LIMIT) resolved.clear();
+      resolved.set(path, r);
+      return readingResponse(r, value)!;
     }
     const whole = segments.join('/');
     const counters = registry.list(whole);

@@ -50,8 +50,8 @@ function decode(segment: string): string {
 
 export class Router {
   private readonly routes: Route[] = [];
-  /** Recent matches by `METHOD path`: operators and dashboards poll the same few paths. */
-  private readonly cache = new Map<string, RouteMatch>();
+  /** Recent matches by method, then path: operators and dashboards poll the same few paths. */
+  private readonly cache = new Map<string, Map<string, RouteMatch>>();
 
   /** Adds a route; later routes with the same pattern and method are errors. */
   add(method: Method, pattern: string, handler: RouteHandler): void {
@@ -68,12 +68,17 @@ export class Router {
 
   /** Finds the handler for a request; literal segments win over parameters. */
   match(method: string, path: string): RouteMatch {
-    const key = `${method} ${path}`;
-    let m = this.cache.get(key);
+    let byPath = this.cache.get(method);
+    if (byPath === undefined) {
+      if (this.cache.size >= 16) this.cache.clear(); // clients may send any method name
+      byPath = new Map();
+      this.cache.set(method, byPath);
+    }
+    let m = byPath.get(path);
     if (m === undefined) {
       m = this.matchUncached(method, path);
-      if (this.cache.size >= 1024) this.cache.clear();
-      this.cache.set(key, m);
+      if (byPath.size >= 1024) byPath.clear();
+      byPath.set(path, m);
     }
     return m;
   }

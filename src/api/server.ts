@@ -38,7 +38,14 @@ export class ApiServer {
   private listening: Listening | null = null;
 
   constructor(private readonly options: ApiServerOptions) {
-    this.app.any('/*', (res, req) => this.onRequest(res, req));
+    // One uWS route per common method, so the method is known without asking for it.
+    this.app.get('/*', (res, req) => this.onRequest(res, req, 'GET'));
+    this.app.head('/*', (res, req) => this.onRequest(res, req, 'HEAD'));
+    this.app.post('/*', (res, req) => this.onRequest(res, req, 'POST'));
+    this.app.put('/*', (res, req) => this.onRequest(res, req, 'PUT'));
+    this.app.del('/*', (res, req) => this.onRequest(res, req, 'DELETE'));
+    this.app.patch('/*', (res, req) => this.onRequest(res, req, 'PATCH'));
+    this.app.any('/*', (res, req) => this.onRequest(res, req, req.getMethod().toUpperCase()));
   }
 
   /** The port actually bound (after `listen`, also when 0 was asked). */
@@ -55,17 +62,15 @@ export class ApiServer {
     this.listening?.close();
   }
 
-  private onRequest(res: uWS.HttpResponse, req: uWS.HttpRequest): void {
+  private onRequest(res: uWS.HttpResponse, req: uWS.HttpRequest, method: string): void {
     // uWS request objects are only valid synchronously: copy what handlers need now, and answer
     // synchronously when the handler is synchronous (keeps uWS corking and pipelining intact).
-    const method = req.getMethod().toUpperCase();
     const path = req.getUrl();
-    const rawQuery = req.getQuery() ?? '';
     const token = this.options.token ?? '';
     if (token !== '') {
       const auth = req.getHeader('authorization');
       const presented = auth.startsWith('Bearer ') ? auth.slice(7)
-        : path.startsWith('/dashboard') ? new URLSearchParams(rawQuery).get('token') ?? '' : '';
+        : path.startsWith('/dashboard') ? new URLSearchParams(req.getQuery() ?? '').get('token') ?? '' : '';
       if (!tokenMatches(presented, token)) {
         writeResponse(res, UNAUTHORIZED);
         return;
@@ -83,12 +88,14 @@ export class ApiServer {
       });
       return;
     }
-    const headers = new Map<string, string>();
-    req.forEach((k, v) => headers.set(k, v));
     if (method === 'GET' || method === 'HEAD') {
-      this.dispatch(res, match.handler, new Request(method, path, match.params, rawQuery, headers, EMPTY), null);
+      // Headers are read from uWS while the callback runs, and copied only if the handler goes async.
+      this.dispatch(res, match.handler, new Request(method, path, match.params, null, req, EMPTY), null);
       return;
     }
+    const rawQuery = req.getQuery() ?? '';
+    const headers = new Map<string, string>();
+    req.forEach((k, v) => headers.set(k, v));
     const limit = this.options.maxBodyBytes;
     if (Number(headers.get('content-length') ?? '0') > limit) {
       writeResponse(res, tooBig(limit));
@@ -123,6 +130,7 @@ export class ApiServer {
     } catch (err) {
       result = this.failure(request, err);
     }
+    request.detach(result instanceof Promise);
     if (!(result instanceof Promise)) {
       if (state === null) writeResponse(res, result);
       else if (!state.aborted) res.cork(() => writeResponse(res, result));
@@ -146,6 +154,7 @@ export class ApiServer {
 }
 
 const EMPTY = Buffer.alloc(0);
+const NO_HEADERS: ReadonlyMap<string, string> = new Map();
 const UNAUTHORIZED: ApiResponse = {
   status: 401, headers: { 'WWW-Authenticate': 'Bearer' }, body: errorBody('GSF_ERR_UNAUTHORIZED', 'missing or invalid bearer token'),
 };
@@ -154,26 +163,57 @@ function tooBig(limit: number): ApiResponse {
   return { status: 413, body: errorBody('GSF_ERR_BODY_TOO_LARGE', `request body exceeds ${limit} bytes`) };
 }
 
-/** What a route handler sees of a request; the query is parsed on first use. */
+/**
+ * What a route handler sees of a request; the query is parsed on first use. Headers come from
+ * a copied map, or (GET and HEAD) straight from the uWS request while its callback runs.
+ */
 class Request implements ApiRequest {
   private parsedQuery: URLSearchParams | null = null;
+  private headers: ReadonlyMap<string, string> | null;
+  private source: uWS.HttpRequest | null;
 
   constructor(
     readonly method: string,
     readonly path: string,
     readonly params: Record<string, string>,
-    private readonly rawQuery: string,
-    private readonly headers: Map<string, string>,
+    private rawQuery: string | null,
+    headers: Map<string, string> | uWS.HttpRequest,
     readonly body: Buffer,
-  ) {}
+  ) {
+    this.headers = headers instanceof Map ? headers : null;
+    this.source = headers instanceof Map ? null : headers;
+  }
 
   get query(): URLSearchParams {
-    this.parsedQuery ??= new URLSearchParams(this.rawQuery);
+    this.parsedQuery ??= new URLSearchParams(this.rawQueryText());
     return this.parsedQuery;
   }
 
+  private rawQueryText(): string {
+    this.rawQuery ??= this.source?.getQuery() ?? '';
+    return this.rawQuery;
+  }
+
   header(name: string): string {
-    return this.headers.get(name.toLowerCase()) ?? '';
+    if (this.headers !== null) return this.headers.get(name.toLowerCase()) ?? '';
+    return this.source?.getHeader(name.toLowerCase()) ?? '';
+  }
+
+  /**
+   * Called when the handler returns, still inside the uWS callback: a handler that goes on
+   * asynchronously keeps a copy of the headers; after a synchronous answer there is nothing left.
+   */
+  detach(keepHeaders: boolean): void {
+    if (this.source === null) return;
+    if (keepHeaders) {
+      this.rawQueryText();
+      const headers = new Map<string, string>();
+      this.source.forEach((k, v) => headers.set(k, v));
+      this.headers = headers;
+    } else {
+      this.headers = NO_HEADERS;
+    }
+    this.source = null;
   }
 }
 

@@ -19,6 +19,12 @@ export interface CategoryProvider {
   describe(name: string): string;
 }
 
+/** See `CounterRegistry.stamp`. */
+export interface LayoutStamp {
+  readonly native: number;
+  readonly local: number;
+}
+
 interface Callable {
   description: string;
   fn: CounterCallback;
@@ -27,6 +33,10 @@ interface Callable {
 export class CounterRegistry {
   private readonly callables = new Map<string, Map<string, Callable>>();
   private readonly providers = new Map<string, CategoryProvider>();
+  /** Bumped when callable counters or provided categories change. */
+  private localGeneration = 0;
+  /** The native store's layout generation, read without a call. */
+  private layoutView: Int32Array | null = null;
 
   /** Registers a counter computed on read; a second registration of the same counter throws. */
   registerCallable(category: string, name: string, description: string, fn: CounterCallback): void {
@@ -35,17 +45,37 @@ export class CounterRegistry {
     if (names.has(name) || this.providers.has(category)) throw gsfError('GSF_ERR_BAD_ARGUMENT', `counter '${name}' of '${category}' is already registered`);
     names.set(name, { description, fn });
     this.callables.set(category, names);
+    this.localGeneration++;
   }
 
   /** Provides a whole category (built-in figures). */
   provide(category: string, provider: CategoryProvider): void {
     this.providers.set(category, provider);
+    this.localGeneration++;
   }
 
   /** Forgets every callable counter and provided category (a stopping server). */
   clear(): void {
     this.callables.clear();
     this.providers.clear();
+    this.localGeneration++;
+  }
+
+  /**
+   * Where the set of categories stands now (here and in the native store), so callers can cache
+   * how a path splits into category and counter and check the cache with `isCurrent`.
+   */
+  stamp(): LayoutStamp {
+    return { native: this.nativeGeneration(), local: this.localGeneration };
+  }
+
+  isCurrent(stamp: LayoutStamp): boolean {
+    return stamp.local === this.localGeneration && stamp.native === this.nativeGeneration();
+  }
+
+  private nativeGeneration(): number {
+    this.layoutView ??= new Int32Array(native.counterLayoutView());
+    return Atomics.load(this.layoutView, 0);
   }
 
   /** All categories, sorted. */
@@ -79,6 +109,20 @@ export class CounterRegistry {
       return typeof v === 'number' && !Number.isFinite(v) ? undefined : v;
     }
     return native.counterValue(category, name);
+  }
+
+  /**
+   * A function that reads one counter again and again (null when there is no such counter):
+   * a polled counter skips the lookups by name. It answers null once the counter is gone; a
+   * category added or removed since is detected with `stamp`/`isCurrent`.
+   */
+  reader(category: string, name: string): (() => CounterReading | null) | null {
+    const provider = this.providers.get(category);
+    if (provider) return provider.read(name) === null ? null : () => provider.read(name);
+    const callable = this.callables.get(category)?.get(name);
+    if (callable) return () => this.read(category, name);
+    const handle = native.counterHandle(category, name);
+    return handle < 0 ? null : () => native.counterValueAt(handle);
   }
 
   /** The description ('' when none), or null when there is no such counter. */

@@ -56,6 +56,38 @@ test.serial('counters REST: categories, listings, values, descriptions, callable
   }
 });
 
+test.serial('a polled counter path follows new values, new categories, removals and re-creation', async (t) => {
+  const s = await startTestServer({}, ['probe']);
+  try {
+    const api = client(s.server.api.port);
+    const path = '/v1/counters/polled/deep/er/';
+    native.counterUpdate('polled', 'deep/er', 1, false);
+    t.deepEqual((await api.get(path)).body, { category: 'polled', counter: 'deep/er', value: 1 });
+    t.deepEqual((await api.get(path)).body, { category: 'polled', counter: 'deep/er', value: 1 });
+    native.counterIncrease('polled', 'deep/er', 1);
+    t.deepEqual((await api.get(path)).body, { category: 'polled', counter: 'deep/er', value: 2 });
+    // A longer category appearing later wins, as it would have on the first read.
+    native.counterUpdate('polled/deep', 'er', 0.5, true);
+    t.deepEqual((await api.get(path)).body, { category: 'polled/deep', counter: 'er', value: 0.5 });
+    native.counterRemove('polled/deep', 'er');
+    t.deepEqual((await api.get(path)).body, { category: 'polled', counter: 'deep/er', value: 2 });
+    native.counterRemove('polled', 'deep/er');
+    const gone = await api.get(path);
+    t.is(gone.status, 404);
+    t.deepEqual(gone.body, { error: 'GSF_ERR_COUNTER_NOT_FOUND', message: "no counter category 'polled/deep/er'" });
+    native.counterUpdate('polled', 'deep/er', 3, false);
+    t.deepEqual((await api.get(path)).body, { category: 'polled', counter: 'deep/er', value: 3 });
+    native.counterUpdate('polled', 'other', 4, false);  // a new counter in a known category
+    t.deepEqual((await api.get('/v1/counters/polled/other/')).body, { category: 'polled', counter: 'other', value: 4 });
+    native.counterRemove('polled', 'other');
+    t.is((await api.get('/v1/counters/polled/other/')).status, 404);
+    native.counterUpdate('polled', 'huge', Infinity, true);
+    t.deepEqual((await api.get('/v1/counters/polled/huge/')).body, { category: 'polled', counter: 'huge', value: null });
+  } finally {
+    await s.stop();
+  }
+});
+
 test.serial('monitors write the SPEC line at the interval; unknown counters cannot be monitored', async (t) => {
   const s = await startTestServer({ CounterService: { counter_monitoring_interval_in_sec: 1, warning_threshold_event_queue_length: 5 },
     EventDispatcher: { event_threads_size: 1 } }, ['probe', 'monitored']);

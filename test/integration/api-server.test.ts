@@ -1,0 +1,61 @@
+import test from 'ava';
+import { ApiServer } from '../../src/api/server.ts';
+import { createLogger } from '../../src/log/logger.ts';
+
+async function withServer(setup: (api: ApiServer) => void, run: (base: string) => Promise<void>): Promise<void> {
+  const api = new ApiServer({ address: '127.0.0.1', port: 0, maxBodyBytes: 1024, log: createLogger({ get: (name) => (name === 'minloglevel' ? 3 : 0) }, { file: '', format: 'text' }) });
+  setup(api);
+  const port = await api.listen();
+  try {
+    await run(`http://127.0.0.1:${port}`);
+  } finally {
+    api.close();
+  }
+}
+
+test('handlers read headers and the query before and after going asynchronous', async (t) => {
+  await withServer((api) => {
+    api.router.get('/sync', (req) => ({ status: 200, body: { probe: req.header('X-Probe'), q: req.query.get('q') } }));
+    api.router.get('/async', async (req) => {
+      await new Promise((r) => setTimeout(r, 20));
+      return { status: 200, body: { probe: req.header('x-probe'), q: req.query.get('q'), missing: req.header('x-none') } };
+    });
+    api.router.get('/async-early', async (req) => {
+      const early = req.header('x-probe');
+      await new Promise((r) => setTimeout(r, 5));
+      return { status: 200, body: { early, late: req.header('x-probe') } };
+    });
+  }, async (base) => {
+    const headers = { 'X-Probe': 'p-1' };
+    t.deepEqual(await (await fetch(`${base}/sync?q=one`, { headers })).json(), { probe: 'p-1', q: 'one' });
+    t.deepEqual(await (await fetch(`${base}/async?q=two`, { headers })).json(), { probe: 'p-1', q: 'two', missing: '' });
+    t.deepEqual(await (await fetch(`${base}/async-early`, { headers })).json(), { early: 'p-1', late: 'p-1' });
+  });
+});
+
+test('every method reaches the router: wrong ones get 405 with Allow, unknown paths 404', async (t) => {
+  await withServer((api) => {
+    api.router.get('/thing', () => ({ status: 200, body: { method: 'GET' } }));
+    api.router.put('/thing', (req) => ({ status: 200, body: { method: req.method, body: req.body.toString() } }));
+    api.router.add('DELETE', '/thing', (req) => ({ status: 200, body: { method: req.method } }));
+    api.router.add('PATCH', '/thing', (req) => ({ status: 200, body: { method: req.method } }));
+  }, async (base) => {
+    const put = await fetch(`${base}/thing`, { method: 'PUT', body: 'x=1' });
+    t.deepEqual(await put.json(), { method: 'PUT', body: 'x=1' });
+    t.deepEqual(await (await fetch(`${base}/thing`, { method: 'DELETE' })).json(), { method: 'DELETE' });
+    t.deepEqual(await (await fetch(`${base}/thing`, { method: 'PATCH' })).json(), { method: 'PATCH' });
+    for (const method of ['POST', 'OPTIONS']) {
+      const r = await fetch(`${base}/thing`, { method });
+      t.is(r.status, 405, method);
+      t.is(r.headers.get('allow'), 'DELETE, GET, PATCH, PUT');
+      t.deepEqual(await r.json(), {
+        error: 'GSF_ERR_METHOD_NOT_ALLOWED', message: `method ${method} not allowed for /thing`, allowed: ['DELETE', 'GET', 'PATCH', 'PUT'],
+      });
+    }
+    const head = await fetch(`${base}/thing`, { method: 'HEAD' });
+    t.is(head.status, 405);
+    const none = await fetch(`${base}/nothing`);
+    t.is(none.status, 404);
+    t.deepEqual(await none.json(), { error: 'GSF_ERR_NOT_FOUND', message: 'no route for GET /nothing' });
+  });
+});
