@@ -83,10 +83,22 @@ export function setNetworkLinger(ms: number): void {
   if (ms === 0) Atomics.notify(seqCell, 1);
 }
 
-/** Main thread, after pushing a network event: wakes one lingering worker. */
+let pushesThisTurn = 0;
+
+/**
+ * Main thread, after pushing a network event. The wake-up is sent once per event-loop turn,
+ * after every frame that arrived in it is queued: a lingering worker then claims them as one
+ * batch instead of being woken per message.
+ */
 export function signalNetworkPush(): void {
+  if (pushesThisTurn++ === 0) setImmediate(wakeLingeringWorkers);
+}
+
+function wakeLingeringWorkers(): void {
+  const pushes = pushesThisTurn;
+  pushesThisTurn = 0;
   Atomics.add(seqCell, 1, 1);
-  Atomics.notify(seqCell, 1, 1);
+  Atomics.notify(seqCell, 1, pushes > 1 ? Infinity : 1);
 }
 
 /** Worker: the push count to pass to `lingerForNetwork` (read before looking at the queue). */

@@ -38,6 +38,8 @@ interface SessionData {
   /** Set when the upgrade is refused: the socket is closed with it as soon as it opens. */
   refuse: { code: number; reason: string } | null;
   open: boolean;
+  /** The socket, once open (saves a native `getUserData` per outbound frame). */
+  ws: Socket | null;
 }
 
 type Socket = uWS.WebSocket<SessionData>;
@@ -64,7 +66,7 @@ export function closeReason(text: string): string {
 export class SessionService {
   readonly stats: SessionStats = { opened: 0, closed: 0, refused: 0, messages: 0, protocolErrors: 0, droppedInMaintenance: 0, backpressureCloses: 0 };
   private readonly app = uWS.App();
-  private readonly sessions = new Map<number, Socket>();
+  private readonly sessions = new Map<number, SessionData>();
   private listening: Listening | null = null;
   private readonly handlers: SessionHandlers;
   private readonly messageHandlerId: number;
@@ -121,7 +123,7 @@ export class SessionService {
   /** Stops listening and closes every session with 1001. */
   close(): void {
     this.listening?.close();
-    for (const ws of [...this.sessions.values()]) ws.end(CloseCode.goingAway, 'server stopping');
+    for (const d of [...this.sessions.values()]) d.ws!.end(CloseCode.goingAway, 'server stopping');
   }
 
   private upgrade(res: uWS.HttpResponse, req: uWS.HttpRequest, context: uWS.us_socket_context_t): void {
@@ -134,7 +136,7 @@ export class SessionService {
       const problem = checkClientVersion(this.host.flags, version);
       if (problem !== null) refuse = { code: CloseCode.versionRefused, reason: problem };
     }
-    const data: SessionData = { id: 0, codec: (refuse ? 'json' : codec) as CodecName, version, refuse, open: false };
+    const data: SessionData = { id: 0, codec: (refuse ? 'json' : codec) as CodecName, version, refuse, open: false, ws: null };
     res.upgrade(data, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'),
       req.getHeader('sec-websocket-extensions'), context);
   }
@@ -149,7 +151,8 @@ export class SessionService {
     }
     d.id = withCodecBit(randomTag(), d.codec);
     d.open = true;
-    this.sessions.set(d.id, ws);
+    d.ws = ws;
+    this.sessions.set(d.id, d);
     this.stats.opened++;
     this.publishCount();
     if (this.handlers.opened.length > 0) {
@@ -238,6 +241,7 @@ export class SessionService {
 
   private closed(ws: Socket, code: number, message: ArrayBuffer): void {
     const d = ws.getUserData();
+    d.ws = null; // uWS frees the socket after this callback
     if (!d.open) return;
     d.open = false;
     this.sessions.delete(d.id);
@@ -265,8 +269,8 @@ export class SessionService {
   private sendFrame(ws: Socket, d: SessionData, frame: string | Uint8Array): void {
     const binary = d.codec === 'msgpack';
     if (this.logLevel > 0) this.logMessage('out', d.id, frame, binary);
-    ws.send(frame, binary);
-    if (ws.getBufferedAmount() > this.options.maxBackpressureBytes && d.open) {
+    // 1: written with nothing left buffered; otherwise look at how much is waiting.
+    if (ws.send(frame, binary) !== 1 && ws.getBufferedAmount() > this.options.maxBackpressureBytes && d.open) {
       this.stats.backpressureCloses++;
       this.host.log.warn(`session ${d.id} closed: send buffer of ${ws.getBufferedAmount()} bytes passed max_backpressure_bytes`);
       d.open = false;
@@ -282,18 +286,18 @@ export class SessionService {
 
   /** Writes one frame to a session by id; false if it is not connected. */
   send(sessionId: number, frame: string | Uint8Array): boolean {
-    const ws = this.sessions.get(sessionId);
-    if (ws === undefined) return false;
-    const d = ws.getUserData();
+    const d = this.sessions.get(sessionId);
+    if (d === undefined) return false;
+    const ws = d.ws!;
     ws.cork(() => this.sendFrame(ws, d, frame));
     return true;
   }
 
   /** Writes frames to one session under a single cork. */
   sendMany(sessionId: number, frames: Array<string | Uint8Array>): void {
-    const ws = this.sessions.get(sessionId);
-    if (ws === undefined) return;
-    const d = ws.getUserData();
+    const d = this.sessions.get(sessionId);
+    if (d === undefined) return;
+    const ws = d.ws!;
     ws.cork(() => {
       for (const frame of frames) if (d.open) this.sendFrame(ws, d, frame);
     });
@@ -301,17 +305,17 @@ export class SessionService {
 
   /** Closes a session by id with `code` and `reason`; false if it is not connected. */
   end(sessionId: number, code: number, reason: string): boolean {
-    const ws = this.sessions.get(sessionId);
-    if (ws === undefined) return false;
-    ws.end(code, closeReason(reason));
+    const d = this.sessions.get(sessionId);
+    if (d === undefined) return false;
+    d.ws!.end(code, closeReason(reason));
     return true;
   }
 
   /** Sends a per-codec frame to every session. */
   sendAll(frameOf: (codec: CodecName) => string | Uint8Array): void {
     const frames: Partial<Record<CodecName, string | Uint8Array>> = {};
-    for (const ws of this.sessions.values()) {
-      const d = ws.getUserData();
+    for (const d of this.sessions.values()) {
+      const ws = d.ws!;
       const frame = frames[d.codec] ??= frameOf(d.codec);
       ws.cork(() => this.sendFrame(ws, d, frame));
     }
@@ -324,11 +328,11 @@ export class SessionService {
 
   /** Subscribes or unsubscribes a session to a group (topics are per codec). */
   group(sessionId: number, group: string, join: boolean): void {
-    const ws = this.sessions.get(sessionId);
-    if (!ws) return;
-    const topic = `${ws.getUserData().codec}:${group}`;
-    if (join) ws.subscribe(topic);
-    else ws.unsubscribe(topic);
+    const d = this.sessions.get(sessionId);
+    if (!d) return;
+    const topic = `${d.codec}:${group}`;
+    if (join) d.ws!.subscribe(topic);
+    else d.ws!.unsubscribe(topic);
   }
 
   /** Writes one message to every member of a group: each codec's members get their encoding. */
