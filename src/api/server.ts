@@ -63,8 +63,9 @@ export class ApiServer {
   }
 
   private onRequest(res: uWS.HttpResponse, req: uWS.HttpRequest, method: string): void {
-    // uWS request objects are only valid synchronously: copy what handlers need now, and answer
-    // synchronously when the handler is synchronous (keeps uWS corking and pipelining intact).
+    // uWS request objects are only valid synchronously: a handler reads them while this callback
+    // runs (see Request), and a synchronous answer is written at once (keeps uWS corking and
+    // pipelining intact).
     const path = req.getUrl();
     const token = this.options.token ?? '';
     if (token !== '') {
