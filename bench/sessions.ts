@@ -19,6 +19,7 @@ import { activeSessions } from '../src/session/feature.ts';
 import { workerExecArgv } from '../src/events/dispatcher.ts';
 import { echo } from './plugins/sessions/index.ts';
 import { printReport } from './report.ts';
+import { cpuOfExistingThreads } from './thread-cpu.ts';
 import type { LoadResult, LoadTask } from './ws-load-worker.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -26,6 +27,7 @@ const LOAD_THREADS = Number(process.env.GSF_BENCH_LOAD_THREADS ?? 2);
 const CONNECTIONS = Number(process.env.GSF_BENCH_CONNECTIONS ?? 64);
 const WINDOW = Number(process.env.GSF_BENCH_WINDOW ?? 32);
 const DURATION_MS = Number(process.env.GSF_BENCH_DURATION_MS ?? 4000);
+const WARMUP_MS = 1000;
 const IDLE_SESSIONS = Number(process.env.GSF_BENCH_IDLE_SESSIONS ?? 19_000);
 /** A load-generator thread (a TypeScript module, loaded through tsx's CommonJS hook as event workers are). */
 function loadWorker(task: LoadTask): Worker {
@@ -53,7 +55,7 @@ async function load(port: number, mode: 'peak' | 'rate', ratePerSec = 0): Promis
   const results = await Promise.all(Array.from({ length: LOAD_THREADS }, () => new Promise<LoadResult>((resolve, reject) => {
     const task: LoadTask = {
       host: '127.0.0.1', port, path: PATH, connections: Math.ceil(CONNECTIONS / LOAD_THREADS), mode, message: MESSAGE,
-      window: WINDOW, warmupMs: 1000, durationMs: DURATION_MS, ratePerSec: ratePerSec / LOAD_THREADS,
+      window: WINDOW, warmupMs: WARMUP_MS, durationMs: DURATION_MS, ratePerSec: ratePerSec / LOAD_THREADS,
     };
     const w = loadWorker(task);
     w.on('message', (m: { done?: LoadResult; error?: string }) => {
@@ -70,21 +72,38 @@ async function load(port: number, mode: 'peak' | 'rate', ratePerSec = 0): Promis
 }
 
 const HALF_ROUNDS = 3;
+/** A rate every server sustains, for comparing their CPU cost per message. */
+const FIXED_RATE = Number(process.env.GSF_BENCH_FIXED_RATE ?? 50_000);
+const EVENT_THREADS = Number(process.env.GSF_BENCH_EVENT_THREADS ?? 2);
 
-/** Peak, then `HALF_ROUNDS` rounds at half of it; the round with the median p99 is reported. */
-async function measure(port: number): Promise<{ peak: Load; half: Load }> {
+interface Measured {
+  peak: Load;
+  half: Load;
+  /** At `FIXED_RATE`: the round trips, and the server's CPU per message (µs) over the threads it had before the load. */
+  fixed: Load;
+  cpuUsPerMsg: number;
+}
+
+/**
+ * Peak, then `HALF_ROUNDS` rounds at half of it (the round with the median p99 is reported),
+ * then the server's CPU per message at `FIXED_RATE`.
+ */
+async function measure(port: number): Promise<Measured> {
   const peak = await load(port, 'peak');
   const rounds: Load[] = [];
   for (let i = 0; i < HALF_ROUNDS; i++) rounds.push(await load(port, 'rate', peak.perSec / 2));
   rounds.sort((a, b) => a.p99Ms - b.p99Ms);
-  return { peak, half: rounds[Math.floor(HALF_ROUNDS / 2)]! };
+  const fixed = await cpuOfExistingThreads(() => load(port, 'rate', FIXED_RATE));
+  // The open-loop generator sends at the rate from its start, warm-up included.
+  const messages = (FIXED_RATE * (WARMUP_MS + DURATION_MS)) / 1000;
+  return { peak, half: rounds[Math.floor(HALF_ROUNDS / 2)]!, fixed: fixed.result, cpuUsPerMsg: (fixed.cpuMs * 1000) / messages };
 }
 
 async function gsfServer(): Promise<{ port: number; stop(): Promise<void> }> {
   const server = await startServer({
     manifest: {
       components: [
-        { name: 'EventDispatcher', arguments: { event_threads_size: Number(process.env.GSF_BENCH_EVENT_THREADS ?? 2), slow_event_log_threshold_in_ms: 60000 } },
+        { name: 'EventDispatcher', arguments: { event_threads_size: EVENT_THREADS, slow_event_log_threshold_in_ms: 60000 } },
         { name: 'ApiService', arguments: { api_service_port: 0 } },
         { name: 'SessionService', arguments: { websocket_address: '127.0.0.1', websocket_port: 0 } },
         { name: 'Logging', arguments: { minloglevel: 1 } },
@@ -190,9 +209,13 @@ export async function idleSessions(): Promise<{ sessions: number; bytesPerSessio
   }
 }
 
+function atFixed(m: Measured): { fixed_rate_p50_ms: number; fixed_rate_p99_ms: number; fixed_rate_cpu_us_per_msg: number } {
+  return { fixed_rate_p50_ms: +m.fixed.p50Ms.toFixed(3), fixed_rate_p99_ms: +m.fixed.p99Ms.toFixed(3), fixed_rate_cpu_us_per_msg: +m.cpuUsPerMsg.toFixed(2) };
+}
+
 export async function run(): Promise<void> {
   const gsf = await gsfServer();
-  let g: { peak: Load; half: Load };
+  let g: Measured;
   try {
     await load(gsf.port, 'peak'); // warm-up: JIT, worker batch sizing
     g = await measure(gsf.port);
@@ -206,6 +229,7 @@ export async function run(): Promise<void> {
   const idle = await idleSessions();
 
   const ms = (v: number) => +v.toFixed(3);
+  const servers: Array<[string, Measured]> = [['gsf', g], ['raw uWS', raw], ['ws', ws]];
   printReport('sessions', [
     { label: `gsf: session → event → handler → reply (${CONNECTIONS} conns × ${WINDOW} in flight)`, value: g.peak.perSec, unit: 'msgs/s' },
     { label: 'baseline: raw uWebSockets.js echo', value: raw.peak.perSec, unit: 'msgs/s' },
@@ -216,13 +240,17 @@ export async function run(): Promise<void> {
     { label: 'gsf at half of peak: p99 round trip (µs)', value: g.half.p99Ms * 1000, unit: 'µs' },
     { label: 'raw uWS at half of its peak: p99 round trip (µs)', value: raw.half.p99Ms * 1000, unit: 'µs' },
     { label: 'ws at half of its peak: p99 round trip (µs)', value: ws.half.p99Ms * 1000, unit: 'µs' },
+    ...servers.flatMap(([name, m]) => [
+      { label: `${name} at ${FIXED_RATE} msgs/s: server CPU per message`, value: m.cpuUsPerMsg, unit: 'µs/msg' },
+      { label: `${name} at ${FIXED_RATE} msgs/s: p99 round trip (µs)`, value: m.fixed.p99Ms * 1000, unit: 'µs' },
+    ]),
     { label: `idle sessions held by one gsf process`, value: idle.sessions, unit: 'sessions' },
     { label: 'resident memory per idle session (RSS slope over the second half)', value: idle.bytesPerSession, unit: 'bytes' },
   ], {
-    cores: os.availableParallelism(), event_threads: 2, load_threads: LOAD_THREADS, connections: CONNECTIONS, window: WINDOW,
-    gsf: { msgs_per_sec: Math.round(g.peak.perSec), half_load_per_sec: Math.round(g.peak.perSec / 2), p50_ms: ms(g.half.p50Ms), p99_ms: ms(g.half.p99Ms) },
-    baseline_uws_echo: { msgs_per_sec: Math.round(raw.peak.perSec), p50_ms: ms(raw.half.p50Ms), p99_ms: ms(raw.half.p99Ms) },
-    baseline_ws_inline: { msgs_per_sec: Math.round(ws.peak.perSec), p50_ms: ms(ws.half.p50Ms), p99_ms: ms(ws.half.p99Ms) },
+    cores: os.availableParallelism(), event_threads: EVENT_THREADS, fixed_rate: FIXED_RATE, load_threads: LOAD_THREADS, connections: CONNECTIONS, window: WINDOW,
+    gsf: { msgs_per_sec: Math.round(g.peak.perSec), half_load_per_sec: Math.round(g.peak.perSec / 2), p50_ms: ms(g.half.p50Ms), p99_ms: ms(g.half.p99Ms), ...atFixed(g) },
+    baseline_uws_echo: { msgs_per_sec: Math.round(raw.peak.perSec), p50_ms: ms(raw.half.p50Ms), p99_ms: ms(raw.half.p99Ms), ...atFixed(raw) },
+    baseline_ws_inline: { msgs_per_sec: Math.round(ws.peak.perSec), p50_ms: ms(ws.half.p50Ms), p99_ms: ms(ws.half.p99Ms), ...atFixed(ws) },
     ratio_vs_uws: +(g.peak.perSec / raw.peak.perSec).toFixed(3),
     ratio_vs_ws: +(g.peak.perSec / ws.peak.perSec).toFixed(2),
     idle: { sessions: idle.sessions, bytes_per_session: Math.round(idle.bytesPerSession), rss_before_mb: +idle.rssBeforeMb.toFixed(1), rss_after_mb: +idle.rssAfterMb.toFixed(1) },

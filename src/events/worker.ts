@@ -24,6 +24,12 @@ import { flushOutbound, lingerForNetwork, networkMark } from '../session/outboun
 import { RunningEvent, nameOf, type HandlerEntry } from './runtime.ts';
 import type { DrainResult, DrainTask, WorkerInit } from './types.ts';
 
+// The same for the functions called per event or per batch.
+const core = native;
+const Running = RunningEvent;
+const nameOfId = nameOf, decodeUserPayload = decodePayload;
+const flushOut = flushOutbound, lingerForPush = lingerForNetwork, pushMark = networkMark;
+
 // No top-level await: piscina's loader cannot load an entry module that uses it under tsx.
 const init = workerData as WorkerInit;
 let runtime!: ThreadHost['runtime'];
@@ -93,8 +99,8 @@ function runOne(i: number, queueMs: number): Promise<void> | undefined {
   const nameId = meta[m + T_NAME]!;
   timings[t + F_NAME] = nameId;
   const entry = runtime.handlersById.get(meta[m + T_HANDLER]!);
-  const ev = new RunningEvent(runtime, meta[m + T_ID]!, meta[m + T_TAG]!, meta[m + T_KIND]!, meta[m + T_SESSION]!,
-    nameOf(nameId), nameId);
+  const ev = new Running(runtime, meta[m + T_ID]!, meta[m + T_TAG]!, meta[m + T_KIND]!, meta[m + T_SESSION]!,
+    nameOfId(nameId), nameId);
   if (!entry) {
     log.error(`GSF_ERR_UNKNOWN_EVENT: event_name=${ev.name}, event_id=${ev.id}: no handler on this worker`);
     timings[t + F_FLAGS] = FLAG_NOT_RUN;
@@ -104,7 +110,7 @@ function runOne(i: number, queueMs: number): Promise<void> | undefined {
   const offset = meta[m + T_OFFSET]!;
   // Network events carry the client's raw frame; their handler decodes it before returning.
   const payload = length === 0 ? undefined
-    : meta[m + T_KIND] === K_NETWORK ? bytes.subarray(offset, offset + length) : decodePayload(bytes, offset, length);
+    : meta[m + T_KIND] === K_NETWORK ? bytes.subarray(offset, offset + length) : decodeUserPayload(bytes, offset, length);
   runtime.running = ev;
   const start = performance.now();
   let result: unknown;
@@ -130,16 +136,16 @@ export default async function drain(task: DrainTask): Promise<DrainResult> {
   if (task.warmup) return { ran: 0, failed: 0, revoked: false };
   refreshFlags();
   ensureCapacity(task.maxBatch);
-  native.slotAttachTask(slot, task.taskId);
+  core.slotAttachTask(slot, task.taskId);
   const deadline = performance.now() + task.budgetMs;
   const result: DrainResult = { ran: 0, failed: 0, revoked: false };
   for (;;) {
     const batch = Math.max(1, Math.min(task.maxBatch, Math.floor(BATCH_TARGET_MS / perEventMs)));
-    const mark = networkMark();
-    let n = native.take(slot, meta, bytes, batch);
+    const mark = pushMark();
+    let n = core.take(slot, meta, bytes, batch);
     if (n < -1) {
       bytes = new Uint8Array(Math.max(-n, bytes.length * 2));
-      n = native.take(slot, meta, bytes, batch);
+      n = core.take(slot, meta, bytes, batch);
     }
     if (n === -1) {
       result.revoked = true;
@@ -147,15 +153,15 @@ export default async function drain(task: DrainTask): Promise<DrainResult> {
     }
     if (n <= 0) {
       // With sessions on, wait briefly for the next client message rather than end the task.
-      if (lingerForNetwork(mark, deadline - performance.now())) continue;
+      if (lingerForPush(mark, deadline - performance.now())) continue;
       break;
     }
     timings.fill(0, 0, n * COMPLETE_STRIDE);
     const batchStart = performance.now();
     for (let i = 0; i < n; i++) {
-      const queueMs = native.begin(slot, i);
+      const queueMs = core.begin(slot, i);
       if (queueMs < 0) {
-        flushOutbound();
+        flushOut();
         result.revoked = true;
         return result;
       }
@@ -164,8 +170,8 @@ export default async function drain(task: DrainTask): Promise<DrainResult> {
       if (timings[i * COMPLETE_STRIDE + F_FLAGS] === FLAG_FAILED) result.failed++;
     }
     // Session frames leave before the batch completes: the next event of a tag may run elsewhere.
-    flushOutbound();
-    if (!native.complete(slot, n, timings)) {
+    flushOut();
+    if (!core.complete(slot, n, timings)) {
       result.revoked = true;
       break;
     }

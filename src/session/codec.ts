@@ -103,11 +103,26 @@ export function checkEnvelope(value: unknown): Envelope {
   return v as unknown as Envelope;
 }
 
+let textSource: ArrayBufferLike | null = null;
+let textView: Buffer<ArrayBufferLike> = Buffer.alloc(0);
+
+/**
+ * The UTF-8 text of `bytes`. Workers decode many frames from one claim buffer: a Buffer over
+ * that whole buffer is kept, so no Buffer object is made per frame.
+ */
+function utf8Text(bytes: Uint8Array): string {
+  if (bytes.buffer !== textSource) {
+    textSource = bytes.buffer;
+    textView = Buffer.from(bytes.buffer);
+  }
+  return textView.toString('utf8', bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+}
+
 /** Decodes one frame of `codec`; throws `DecodeError` for bad bytes or a bad envelope. */
 export function decodeFrame(bytes: Uint8Array, codec: CodecName): Envelope {
   let value: unknown;
   if (codec === 'json') {
-    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+    const text = utf8Text(bytes);
     try {
       value = JSON.parse(text);
     } catch (err) {

@@ -13,6 +13,10 @@ import { EngineType, ProtocolError, type ProtocolErrorBody } from './protocol.ts
 import { sessionOps, type SessionOps } from './ops.ts';
 import type { MessageHandler, SessionClosedInfo, SessionHandler, SessionOpenedInfo, SessionMessage } from './types.ts';
 
+// Module bindings are getters under the CommonJS transform event workers load with: the ones
+// used per message are read once.
+const decode = decodeFrame, codecOf = sessionCodec, DecodeFailure = DecodeError;
+
 export const MESSAGE_EVENT = '_session.message';
 export const OPENED_EVENT = '_session.opened';
 export const CLOSED_EVENT = '_session.closed';
@@ -56,9 +60,9 @@ function runMessage(handlers: SessionHandlers, ops: SessionOps, payload: Uint8Ar
   let envelope;
   try {
     // `payload` views the worker's claim buffer: decode before anything else.
-    envelope = decodeFrame(payload, sessionCodec(sessionId));
+    envelope = decode(payload, codecOf(sessionId));
   } catch (err) {
-    if (!(err instanceof DecodeError)) throw err;
+    if (!(err instanceof DecodeFailure)) throw err;
     const body: ProtocolErrorBody = { code: err.code, message: err.message };
     if (err.type !== undefined) body.type = err.type;
     sendError(ops, sessionId, body, undefined);

@@ -13,6 +13,10 @@ export interface MainSessionTarget {
   account(op: AccountOp, args: unknown[]): unknown;
 }
 
+// Module bindings are getters under the CommonJS transform event workers load with: the ones
+// used per message are read once.
+const encode = encodeFrame, codecOf = sessionCodec, queue = queueOp, SEND = Op.send;
+
 let mainTarget: MainSessionTarget | null = null;
 
 /** Set by the session service while it runs (main thread only). */
@@ -38,7 +42,7 @@ export function sessionOps(rt: EventRuntime): SessionOps {
   const main = rt.role === 'main';
   const submit = (op: unknown[]): void => {
     if (!main) {
-      queueOp(op, rt.running !== null);
+      queue(op, rt.running !== null);
       return;
     }
     if (mainTarget) mainTarget.applyOps(op);
@@ -46,7 +50,7 @@ export function sessionOps(rt: EventRuntime): SessionOps {
   };
   ops = {
     sendTo(sessionId, type, body, id) {
-      submit([Op.send, sessionId, encodeFrame(sessionCodec(sessionId), type, body, id)]);
+      submit([SEND, sessionId, encode(codecOf(sessionId), type, body, id)]);
     },
     broadcast(sessionIds, type, body) {
       let json: string | Uint8Array | null = null;
