@@ -14,6 +14,8 @@ import { printReport } from './report.ts';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const LOAD = { connections: 16, depth: 16, durationMs: 2000 };
 const TAGS = 10_000;
+const PROFILER_ROUNDS = 9;
+const EVENTS_PER_RUN = 1_000_000;
 
 async function eventsRate(server: GsfServer, count: number): Promise<number> {
   const base = native.queueStats().completed_total;
@@ -66,20 +68,27 @@ export async function run(): Promise<void> {
     }
 
     await eventsRate(server, 50_000);
-    // Each round runs on and off back to back; the median of the per-round ratios resists the
-    // machine's own swings better than a ratio of totals.
+    // Rounds in ABBA order (on, off, off, on): a drift of the machine's speed during a round
+    // hits both sides alike. The median of the per-round ratios resists single slow moments.
     const ratios: number[] = [];
     const ons: number[] = [];
     const offs: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      server.host.flags.set('enable_event_profiler', true);
-      const a = await eventsRate(server, 400_000);
-      server.host.flags.set('enable_event_profiler', false);
-      const b = await eventsRate(server, 400_000);
+    const rate = async (profiler: boolean): Promise<number> => {
+      server.host.flags.set('enable_event_profiler', profiler);
+      return eventsRate(server, EVENTS_PER_RUN);
+    };
+    for (let i = 0; i < PROFILER_ROUNDS; i++) {
+      const on1 = await rate(true);
+      const off1 = await rate(false);
+      const off2 = await rate(false);
+      const on2 = await rate(true);
+      const a = (on1 + on2) / 2;
+      const b = (off1 + off2) / 2;
       ons.push(a);
       offs.push(b);
       ratios.push(a / b);
     }
+    server.host.flags.set('enable_event_profiler', false);
     const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
     const on = median(ons);
     const off = median(offs);
@@ -91,7 +100,7 @@ export async function run(): Promise<void> {
       { label: 'ratio', value: gsf / baseline, unit: 'x' },
       { label: 'events/s, profiler on', value: on, unit: 'events/s' },
       { label: 'events/s, profiler off', value: off, unit: 'events/s' },
-      { label: 'profiler cost (median of 5 rounds, percent)', value: cost * 100, unit: '%' },
+      { label: `profiler cost (median of ${PROFILER_ROUNDS} ABBA rounds, percent)`, value: cost * 100, unit: '%' },
     ], {
       counter_get: { gsf_req_per_sec: Math.round(gsf), baseline_req_per_sec: Math.round(baseline), ratio: +(gsf / baseline).toFixed(3) },
       profiler: { on_events_per_sec: Math.round(on), off_events_per_sec: Math.round(off), median_round_ratio: +ratio.toFixed(3), cost_percent: +(cost * 100).toFixed(2) },

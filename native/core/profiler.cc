@@ -145,34 +145,48 @@ Profiler::EventStats* Profiler::StatsFor(uint32_t name_id) {
 
 namespace {
 
-// Two-pass mean and M2 over a group of samples: no division per sample, so a batch is
-// aggregated cheaply and then merged into the shared statistics once (Chan et al.).
-template <class Value>
-RunningStat GroupStat(const ProfileSample* samples, const uint16_t* idx, size_t m, Value value) {
-  RunningStat r;
-  double sum = 0;
-  double mx = value(samples[idx[0]]);
-  for (size_t i = 0; i < m; ++i) {
-    double v = value(samples[idx[i]]);
-    sum += v;
-    mx = std::max(mx, v);
-  }
-  r.count = m;
-  r.mean = sum / static_cast<double>(m);
-  double m2 = 0;
-  for (size_t i = 0; i < m; ++i) {
-    double d = value(samples[idx[i]]) - r.mean;
-    m2 += d * d;
-  }
-  r.m2 = m2;
-  r.max = mx;
-  return r;
-}
+// The statistics of one group of samples in a single pass: per metric, the sums of (v − shift)
+// and of its square, and the max. Shifting by the group's first value keeps the variance
+// exact enough when the values are close together; there is no division per sample, and the
+// result is merged into the shared statistics once (Chan et al.).
+struct GroupPass {
+  static constexpr size_t kMetrics = 5;  // execution, handler, io_wait, queue, rollbacks
+  std::array<double, kMetrics> shift{}, sum{}, sumsq{}, max{};
+  std::array<double, 6> object_sums{};
+  size_t count = 0;
 
-double ExecOf(const ProfileSample& s) {
-  // SPEC 2.6: execution time = queue time + I/O wait + handler time.
-  return s.queue_sec + s.handler_sec + s.io_wait_sec;
-}
+  static std::array<double, kMetrics> Values(const ProfileSample& s) {
+    // SPEC 2.6: execution time = queue time + I/O wait + handler time.
+    return {s.queue_sec + s.handler_sec + s.io_wait_sec, s.handler_sec, s.io_wait_sec, s.queue_sec, s.rollbacks};
+  }
+
+  GroupPass(const ProfileSample* samples, const uint16_t* idx, size_t m) : count(m) {
+    shift = Values(samples[idx[0]]);
+    max = shift;
+    for (size_t i = 0; i < m; ++i) {
+      const ProfileSample& s = samples[idx[i]];
+      std::array<double, kMetrics> v = Values(s);
+      for (size_t k = 0; k < kMetrics; ++k) {
+        double d = v[k] - shift[k];
+        sum[k] += d;
+        sumsq[k] += d * d;
+        max[k] = std::max(max[k], v[k]);
+      }
+      for (size_t k = 0; k < object_sums.size(); ++k) object_sums[k] += s.objects[k];
+    }
+  }
+
+  RunningStat Stat(size_t k) const {
+    RunningStat r;
+    double n = static_cast<double>(count);
+    r.count = count;
+    r.mean = shift[k] + sum[k] / n;
+    r.m2 = std::max(0.0, sumsq[k] - sum[k] * sum[k] / n);
+    r.max = max[k];
+    return r;
+  }
+};
+
 
 }  // namespace
 
@@ -188,18 +202,13 @@ void Profiler::RecordBatch(const ProfileSample* samples, size_t n) {
   std::array<uint16_t, kChunk> idx;
   std::array<bool, kChunk> done{};
 
-  SummaryAccum summary;
-  for (size_t i = 0; i < n; ++i) idx[i] = static_cast<uint16_t>(i);
-  summary.execution = GroupStat(samples, idx.data(), n, ExecOf);
-  summary.io_wait = GroupStat(samples, idx.data(), n, [](const ProfileSample& s) { return s.io_wait_sec; });
-  summary.queue = GroupStat(samples, idx.data(), n, [](const ProfileSample& s) { return s.queue_sec; });
-
-  // Group the named samples by name; a batch usually holds one or a few names.
+  // Group the samples by name (a batch usually holds one or a few names); unnamed samples
+  // form a group of their own that counts in the summary only.
   struct Group { uint32_t name_id; size_t begin; size_t count; };
   std::vector<Group> groups;
   size_t filled = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (done[i] || samples[i].name_id == 0) continue;
+    if (done[i]) continue;
     uint32_t name = samples[i].name_id;
     size_t begin = filled;
     for (size_t j = i; j < n; ++j) {
@@ -210,25 +219,27 @@ void Profiler::RecordBatch(const ProfileSample* samples, size_t n) {
     }
     groups.push_back({name, begin, filled - begin});
   }
+  SummaryAccum summary;
   std::vector<EventAccum> locals(groups.size());
   for (size_t g = 0; g < groups.size(); ++g) {
-    const uint16_t* gi = idx.data() + groups[g].begin;
-    size_t m = groups[g].count;
+    GroupPass pass(samples, idx.data() + groups[g].begin, groups[g].count);
     EventAccum& a = locals[g];
-    a.execution = GroupStat(samples, gi, m, ExecOf);
-    a.handler = GroupStat(samples, gi, m, [](const ProfileSample& s) { return s.handler_sec; });
-    a.io_wait = GroupStat(samples, gi, m, [](const ProfileSample& s) { return s.io_wait_sec; });
-    a.queue = GroupStat(samples, gi, m, [](const ProfileSample& s) { return s.queue_sec; });
-    a.rollbacks = GroupStat(samples, gi, m, [](const ProfileSample& s) { return static_cast<double>(s.rollbacks); });
-    for (size_t i = 0; i < m; ++i) {
-      for (size_t k = 0; k < a.object_sums.size(); ++k) a.object_sums[k] += samples[gi[i]].objects[k];
-    }
+    a.execution = pass.Stat(0);
+    a.handler = pass.Stat(1);
+    a.io_wait = pass.Stat(2);
+    a.queue = pass.Stat(3);
+    a.rollbacks = pass.Stat(4);
+    a.object_sums = pass.object_sums;
+    summary.execution.Merge(a.execution);
+    summary.io_wait.Merge(a.io_wait);
+    summary.queue.Merge(a.queue);
   }
 
   std::lock_guard<std::mutex> lock(mu_);
   summary_all_->Merge(summary);
   BucketFor(*summary_last_, sec).Merge(summary);
   for (size_t g = 0; g < groups.size(); ++g) {
+    if (groups[g].name_id == 0) continue;
     EventStats* stats = StatsFor(groups[g].name_id);
     stats->all_time.Merge(locals[g]);
     BucketFor(stats->last, sec).Merge(locals[g]);

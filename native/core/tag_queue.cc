@@ -233,14 +233,17 @@ bool TagQueue::Complete(int slot, size_t count, const double* timings) {
     throughput_.Add(now / kNsPerSec, count);
   }
   if (profile) {
+    // Written in place into a buffer that keeps its size across batches (no per-sample
+    // construction and copy).
     thread_local std::vector<ProfileSample> samples;
-    samples.clear();
+    if (samples.size() < count) samples.resize(count);
     constexpr double kSecPerNs = 1.0 / static_cast<double>(kNsPerSec);
+    size_t used = 0;
     for (size_t i = 0; i < count; ++i) {
       const double* t = timings + i * kCompleteStride;
       uint32_t flags = static_cast<uint32_t>(Finite(t[kFlags]));
       if (flags & kFlagNotRun) continue;
-      ProfileSample ps;
+      ProfileSample& ps = samples[used++];
       double name = Finite(t[kNameId]);
       ps.name_id = name > 0 && name <= UINT32_MAX ? static_cast<uint32_t>(name) : 0;
       ps.queue_sec = static_cast<double>(std::max<int64_t>(0, times[i].start_ns - times[i].enqueue_ns)) * kSecPerNs;
@@ -248,9 +251,8 @@ bool TagQueue::Complete(int slot, size_t count, const double* timings) {
       ps.io_wait_sec = Finite(t[kIoWaitMs]) * 0.001;
       ps.rollbacks = Finite(t[kRollbacks]);
       for (size_t k = 0; k < ps.objects.size(); ++k) ps.objects[k] = Finite(t[kObjectCreateCount + k]);
-      samples.push_back(ps);
     }
-    if (!samples.empty()) profiler_->RecordBatch(samples.data(), samples.size());
+    if (used > 0) profiler_->RecordBatch(samples.data(), used);
   }
   if (made_ready && wake_) wake_->Notify();
   return true;
