@@ -11,7 +11,8 @@ export function threadCpuMs(): Map<string, number> {
   const out = new Map<string, number>();
   for (const tid of fs.readdirSync('/proc/self/task')) {
     try {
-      const fields = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' '); // the name may hold ') '
       out.set(tid, (Number(fields[11]) + Number(fields[12])) * TICK_MS);
     } catch {
       // the thread ended between the listing and the read

@@ -54,6 +54,7 @@ export function registerCounterRoutes(router: Router, registry: CounterRegistry)
 
   // Dashboards and scrapers poll the same few counters: each path's split is cached and
   // checked against the registry's layout stamp (a new category can change the longest match).
+  // A cached split whose counter is removed reads as null and is resolved again.
   const resolved = new Map<string, Resolved>();
 
   router.get('/v1/counters/{path*}', (req) => {
@@ -65,18 +66,25 @@ export function registerCounterRoutes(router: Router, registry: CounterRegistry)
     }
     const stamp = registry.stamp();
     const segments = path.split('/').filter((s) => s !== '');
-    // A counter read, trying the longest category first, without listing anything.
+    // A counter read, trying the longest category first, without listing anything. The split
+    // is cached only when no longer candidate category exists: a counter added to one later
+    // would take the path over without changing the stamp.
+    let longerExists = false;
     for (let i = segments.length - 1; i >= 1; i--) {
       const category = segments.slice(0, i).join('/');
       const counter = segments.slice(i).join('/');
       const read = registry.reader(category, counter);
-      if (read === null) continue;
-      const value = read();
-      if (value === null) continue;
+      const value = read === null ? null : read();
+      if (read === null || value === null) {
+        longerExists ||= registry.hasCategory(category);
+        continue;
+      }
       const prefix = `{"category":${JSON.stringify(category)},"counter":${JSON.stringify(counter)},"value":`;
       const r: Resolved = { stamp, read, prefix, last: null, lastValue: undefined };
-      if (resolved.size >= RESOLVED_LIMIT) resolved.clear();
-      resolved.set(path, r);
+      if (!longerExists) {
+        if (resolved.size >= RESOLVED_LIMIT) resolved.clear();
+        resolved.set(path, r);
+      }
       return readingResponse(r, value)!;
     }
     const whole = segments.join('/');

@@ -6,7 +6,7 @@
 import uWS from 'uWebSockets.js';
 import { timingSafeEqual } from 'node:crypto';
 import { listenUws, type Listening } from './listen.ts';
-import { describeError } from '../errors.ts';
+import { describeError, gsfError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { Router, errorBody, type ApiRequest, type ApiResponse, type RouteHandler } from './router.ts';
 
@@ -155,7 +155,6 @@ export class ApiServer {
 }
 
 const EMPTY = Buffer.alloc(0);
-const NO_HEADERS: ReadonlyMap<string, string> = new Map();
 const UNAUTHORIZED: ApiResponse = {
   status: 401, headers: { 'WWW-Authenticate': 'Bearer' }, body: errorBody('GSF_ERR_UNAUTHORIZED', 'missing or invalid bearer token'),
 };
@@ -191,18 +190,27 @@ class Request implements ApiRequest {
   }
 
   private rawQueryText(): string {
-    this.rawQuery ??= this.source?.getQuery() ?? '';
+    if (this.rawQuery === null) this.rawQuery = this.live().getQuery() ?? '';
     return this.rawQuery;
   }
 
   header(name: string): string {
     if (this.headers !== null) return this.headers.get(name.toLowerCase()) ?? '';
-    return this.source?.getHeader(name.toLowerCase()) ?? '';
+    return this.live().getHeader(name.toLowerCase());
+  }
+
+  /** The uWS request while its callback runs; afterwards reading it is a programming error. */
+  private live(): uWS.HttpRequest {
+    if (this.source === null) {
+      throw gsfError('GSF_ERR_BAD_ARGUMENT', `${this.method} ${this.path}: the request was read after its synchronous handler returned`);
+    }
+    return this.source;
   }
 
   /**
    * Called when the handler returns, still inside the uWS callback: a handler that goes on
-   * asynchronously keeps a copy of the headers; after a synchronous answer there is nothing left.
+   * asynchronously keeps a copy of the headers and the query; after a synchronous answer the
+   * request is done.
    */
   detach(keepHeaders: boolean): void {
     if (this.source === null) return;
@@ -211,8 +219,6 @@ class Request implements ApiRequest {
       const headers = new Map<string, string>();
       this.source.forEach((k, v) => headers.set(k, v));
       this.headers = headers;
-    } else {
-      this.headers = NO_HEADERS;
     }
     this.source = null;
   }

@@ -94,6 +94,11 @@ export class CounterRegistry {
     return [...new Set([...(stored ?? []), ...(callable?.keys() ?? [])])].sort();
   }
 
+  /** Whether the category exists (stored, callable or provided). */
+  hasCategory(category: string): boolean {
+    return this.providers.has(category) || this.callables.has(category) || native.counterList(category) !== null;
+  }
+
   /** Whether the counter exists. */
   has(category: string, name: string): boolean {
     return this.read(category, name) !== null;

@@ -81,6 +81,13 @@ test.serial('a polled counter path follows new values, new categories, removals 
     t.deepEqual((await api.get('/v1/counters/polled/other/')).body, { category: 'polled', counter: 'other', value: 4 });
     native.counterRemove('polled', 'other');
     t.is((await api.get('/v1/counters/polled/other/')).status, 404);
+    // A counter added later to a longer category that already existed takes the path over.
+    native.counterUpdate('split', 'b/c', 1, false);
+    native.counterUpdate('split/b', 'x', 2, false);
+    t.deepEqual((await api.get('/v1/counters/split/b/c/')).body, { category: 'split', counter: 'b/c', value: 1 });
+    t.deepEqual((await api.get('/v1/counters/split/b/c/')).body, { category: 'split', counter: 'b/c', value: 1 });
+    native.counterUpdate('split/b', 'c', 3, false);
+    t.deepEqual((await api.get('/v1/counters/split/b/c/')).body, { category: 'split/b', counter: 'c', value: 3 });
     native.counterUpdate('polled', 'huge', Infinity, true);
     t.deepEqual((await api.get('/v1/counters/polled/huge/')).body, { category: 'polled', counter: 'huge', value: null });
   } finally {

@@ -14,11 +14,22 @@ async function withServer(setup: (api: ApiServer) => void, run: (base: string) =
 }
 
 test('handlers read headers and the query before and after going asynchronous', async (t) => {
+  let lateError: Error | null = null;
   await withServer((api) => {
     api.router.get('/sync', (req) => ({ status: 200, body: { probe: req.header('X-Probe'), q: req.query.get('q') } }));
     api.router.get('/async', async (req) => {
       await new Promise((r) => setTimeout(r, 20));
       return { status: 200, body: { probe: req.header('x-probe'), q: req.query.get('q'), missing: req.header('x-none') } };
+    });
+    api.router.get('/late', (req) => {
+      setImmediate(() => {
+        try {
+          req.header('x-probe');
+        } catch (err) {
+          lateError = err as Error;
+        }
+      });
+      return { status: 200, body: { ok: true } };
     });
     api.router.get('/async-early', async (req) => {
       const early = req.header('x-probe');
@@ -30,6 +41,10 @@ test('handlers read headers and the query before and after going asynchronous', 
     t.deepEqual(await (await fetch(`${base}/sync?q=one`, { headers })).json(), { probe: 'p-1', q: 'one' });
     t.deepEqual(await (await fetch(`${base}/async?q=two`, { headers })).json(), { probe: 'p-1', q: 'two', missing: '' });
     t.deepEqual(await (await fetch(`${base}/async-early`, { headers })).json(), { early: 'p-1', late: 'p-1' });
+    // Reading the request after a synchronous answer is an error, not an empty value.
+    t.deepEqual(await (await fetch(`${base}/late`, { headers })).json(), { ok: true });
+    await new Promise((r) => setTimeout(r, 20));
+    t.is(lateError?.message, 'GET /late: the request was read after its synchronous handler returned');
   });
 });
 
