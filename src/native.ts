@@ -25,6 +25,11 @@ export const TakeField = {
   id: 0, tag: 1, nameId: 2, handlerId: 3, sessionId: 4, kind: 5, payloadOffset: 6, payloadLength: 7,
 } as const;
 
+/** Per-event stride of the `records` array passed to `pushBatch`. */
+export const PUSH_STRIDE = 6;
+/** Offsets inside one `pushBatch` record; the payloads follow one another in `bytes`. */
+export const PushField = { tag: 0, nameId: 1, handlerId: 2, sessionId: 3, kind: 4, payloadLength: 5 } as const;
+
 /** Per-event stride of the `timings` array passed to `complete`. */
 export const COMPLETE_STRIDE = 12;
 /** Offsets inside one `complete` record. Unused fields are 0. */
@@ -93,6 +98,12 @@ export interface NativeCore {
   /** Queues an event; returns its new process-unique id (>= 1). */
   push(tag: number, nameId: number, handlerId: number, sessionId: number, kind: number,
     payload: Uint8Array | null): number;
+  /**
+   * Queues `count` events in order under one lock, as `push` would one after another:
+   * `records` holds PUSH_STRIDE values per event and the payloads follow one another in
+   * `bytes`. Returns the first event's id (the others follow consecutively), 0 for none.
+   */
+  pushBatch(records: Float64Array, count: number, bytes: Uint8Array): number;
   /**
    * Claims up to `max` ready events for `slot`: tags not claimed by any slot, in push order,
    * each tag's queued events consecutively. Fills `meta` (TAKE_STRIDE per event) and copies

@@ -1,6 +1,8 @@
 // Hot path: push/take/begin/complete exchange data through caller-owned typed
 // arrays and return plain numbers, so no JS object is made per event.
 #include <algorithm>
+#include <cmath>
+#include <vector>
 
 #include "../core/runtime.h"
 #include "bindings.h"
@@ -21,6 +23,43 @@ Napi::Value Push(const Napi::CallbackInfo& info) {
   in.payload = payload.data;
   in.payload_len = payload.length;
   return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().queue.Push(in)));
+}
+
+bool IsInteger(double v, double max) { return v >= 0 && v <= max && std::trunc(v) == v; }
+
+// records: kPushStride values per event (tag, nameId, handlerId, sessionId, kind, payloadLength);
+// the payloads follow one another in `bytes` from offset 0.
+Napi::Value PushBatch(const Napi::CallbackInfo& info) {
+  DoubleView records = Float64Arg(info, 0, "records");
+  size_t count = static_cast<size_t>(IntegerArg(info, 1, "count", 0, kMaxSafeInteger));
+  ByteView bytes = BytesArg(info, 2, "bytes", false);
+  if (count > records.length / kPushStride) {
+    ThrowCoded(info.Env(), ErrorKind::kRangeError, kErrArgument, "records must hold PUSH_STRIDE values for each of the count events");
+  }
+  thread_local std::vector<EventInput> inputs;
+  inputs.resize(count);
+  size_t offset = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const double* r = records.data + i * kPushStride;
+    if (!IsInteger(r[0], kMaxSafeInteger) || !IsInteger(r[1], 4294967295.0) || !IsInteger(r[2], 4294967295.0) ||
+        !IsInteger(r[3], kMaxSafeInteger) || !IsInteger(r[4], 255) || !IsInteger(r[5], kMaxSafeInteger)) {
+      ThrowCoded(info.Env(), ErrorKind::kRangeError, kErrArgument, "pushBatch: a record holds a value out of range");
+    }
+    size_t length = static_cast<size_t>(r[5]);
+    if (length > bytes.length - offset) {
+      ThrowCoded(info.Env(), ErrorKind::kRangeError, kErrArgument, "pushBatch: the payload lengths exceed bytes");
+    }
+    EventInput& in = inputs[i];
+    in.tag = static_cast<uint64_t>(r[0]);
+    in.name_id = static_cast<uint32_t>(r[1]);
+    in.handler_id = static_cast<uint32_t>(r[2]);
+    in.session_id = static_cast<uint64_t>(r[3]);
+    in.kind = static_cast<uint8_t>(r[4]);
+    in.payload = bytes.data + offset;
+    in.payload_len = length;
+    offset += length;
+  }
+  return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().queue.PushBatch(inputs.data(), count)));
 }
 
 Napi::Value Take(const Napi::CallbackInfo& info) {
@@ -111,6 +150,7 @@ Napi::Value Stats(const Napi::CallbackInfo& info) {
 
 void TagQueueBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<Push>(env, exports, "push");
+  Export<PushBatch>(env, exports, "pushBatch");
   Export<Take>(env, exports, "take");
   Export<Begin>(env, exports, "begin");
   Export<Complete>(env, exports, "complete");

@@ -122,6 +122,46 @@ uint64_t TagQueue::Push(const EventInput& in) {
   return id;
 }
 
+uint64_t TagQueue::PushBatch(const EventInput* in, size_t n) {
+  if (n == 0) return 0;
+  int64_t now = NowNs();
+  // As in Push: payloads are copied before the lock, into buffers recycled from freed nodes.
+  thread_local std::vector<std::string> staging;
+  if (staging.size() < n) staging.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (in[i].payload && in[i].payload_len) {
+      staging[i].assign(reinterpret_cast<const char*>(in[i].payload), in[i].payload_len);
+    } else {
+      staging[i].clear();
+    }
+  }
+  uint64_t first;
+  {
+    std::lock_guard<SpinMutex> lock(mu_);
+    first = next_id_;
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t idx = AllocNode();
+      Node& nd = At(idx);
+      nd.id = next_id_++;
+      nd.tag = in[i].tag;
+      nd.session_id = in[i].session_id;
+      nd.enqueue_ns = now;
+      nd.name_id = in[i].name_id;
+      nd.handler_id = in[i].handler_id;
+      nd.kind = in[i].kind;
+      nd.payload.swap(staging[i]);
+      AppendLocked(in[i].tag, idx);
+    }
+    pushed_total_ += n;
+    inflow_.Add(now / kNsPerSec, n);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (staging[i].capacity() > kKeepPayloadCapacity) std::string().swap(staging[i]);
+  }
+  if (wake_) wake_->Notify();
+  return first;
+}
+
 int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_t bytes_len) {
   std::lock_guard<SpinMutex> lock(mu_);
   Slot& s = CheckedSlot(slot);

@@ -24,6 +24,8 @@ constexpr uint8_t kKindTimer = 2;
 
 /** Per-event stride of the `meta` array filled by Take. */
 constexpr size_t kTakeStride = 8;
+/** Per-event stride of the `records` array read by PushBatch. */
+constexpr size_t kPushStride = 6;
 /** Per-event stride of the `timings` array read by Complete. */
 constexpr size_t kCompleteStride = 12;
 enum TimingField : size_t {
@@ -87,6 +89,11 @@ class TagQueue {
 
   /** Queues an event; returns its process-unique id (>= 1). */
   uint64_t Push(const EventInput& in);
+  /**
+   * Queues `n` events in order under one lock acquisition, with one enqueue time;
+   * returns the id of the first (the others follow consecutively), 0 if `n` is 0.
+   */
+  uint64_t PushBatch(const EventInput* in, size_t n);
   /**
    * Claims up to `max` ready events for `slot` (see native.ts). Returns the
    * count, 0 if nothing is ready, -needed if the first payload does not fit in

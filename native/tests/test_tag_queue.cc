@@ -264,3 +264,44 @@ TEST(queue_begin_returns_queue_time_in_ms) {
   clock.AdvanceMs(1);
   CHECK_NEAR(f.queue.Begin(s, 1), 3.5, 1e-9);
 }
+
+TEST(queue_push_batch_keeps_order_ids_and_payloads) {
+  QueueFixture f;
+  int s = f.queue.SlotRegister(1);
+  uint64_t before = f.Push(7, "first");
+  std::string a = "alpha", c = "gamma!";
+  gsf::EventInput in[3];
+  in[0].tag = 7;
+  in[0].name_id = 11;
+  in[0].handler_id = 21;
+  in[0].session_id = 7;
+  in[0].kind = 1;
+  in[0].payload = reinterpret_cast<const uint8_t*>(a.data());
+  in[0].payload_len = a.size();
+  in[1].tag = 8;  // no payload
+  in[1].name_id = 12;
+  in[2].tag = 7;
+  in[2].name_id = 13;
+  in[2].payload = reinterpret_cast<const uint8_t*>(c.data());
+  in[2].payload_len = c.size();
+  uint64_t first = f.queue.PushBatch(in, 3);
+  CHECK_EQ(first, before + 1);
+  CHECK_EQ(f.queue.PushBatch(in, 0), 0u);
+  CHECK_EQ(f.queue.Waiting(), 4u);
+  CHECK_EQ(f.queue.Stats().pushed_total, 4u);
+  auto got = f.Take(s, 10);
+  REQUIRE(got.size() == 4);
+  // Tag 7 was ready first: its three events come consecutively, in push order, then tag 8.
+  CHECK_EQ(got[0].payload, std::string("first"));
+  CHECK_EQ(got[1].id, first);
+  CHECK_EQ(got[1].payload, a);
+  CHECK_EQ(got[1].name_id, 11u);
+  CHECK_EQ(got[1].handler_id, 21u);
+  CHECK_EQ(got[1].session_id, 7u);
+  CHECK_EQ(got[1].kind, 1);
+  CHECK_EQ(got[2].id, first + 2);
+  CHECK_EQ(got[2].payload, c);
+  CHECK_EQ(got[3].id, first + 1);
+  CHECK_EQ(got[3].tag, 8u);
+  CHECK_EQ(got[3].payload, std::string());
+}

@@ -83,20 +83,12 @@ export function setNetworkLinger(ms: number): void {
   if (ms === 0) Atomics.notify(seqCell, 1);
 }
 
-let pushesThisTurn = 0;
-
 /**
- * Main thread, after pushing a network event. The wake-up is sent once per event-loop turn,
- * after every frame that arrived in it is queued: a lingering worker then claims them as one
- * batch instead of being woken per message.
+ * Main thread, once per event-loop turn in which network events were queued (see
+ * `PushStage`): wakes the workers waiting for them, all of them if more than one event came,
+ * so a lingering worker claims the turn's messages as one batch.
  */
-export function signalNetworkPush(): void {
-  if (pushesThisTurn++ === 0) setImmediate(wakeLingeringWorkers);
-}
-
-function wakeLingeringWorkers(): void {
-  const pushes = pushesThisTurn;
-  pushesThisTurn = 0;
+export function wakeNetworkWorkers(pushes: number): void {
   Atomics.add(seqCell, 1, 1);
   Atomics.notify(seqCell, 1, pushes > 1 ? Infinity : 1);
 }

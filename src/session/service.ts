@@ -3,7 +3,8 @@
  *
  * Per message the main thread does little: the maintenance gate, the size and frame-kind
  * checks, a peek at the type of canonical frames (to name the event and refuse unknown types
- * at once), and one native push of the raw bytes as a network event on the session's tag.
+ * at once), and a copy of the raw bytes into the push stage, which queues the turn's messages
+ * as network events on their sessions' tags in one native call (`push-stage.ts`).
  * Decoding, handlers and encoding run on event workers; their outbound operations come back
  * in `OutboundBatch`es and are written to the sockets here.
  */
@@ -17,7 +18,7 @@ import type { ThreadHost } from '../host.ts';
 import { DecodeError, decodeFrame, encodeFrame, frameText, peekType, withCodecBit } from './codec.ts';
 import { CLOSED_EVENT, MESSAGE_EVENT, OPENED_EVENT, sessionHandlers, type SessionHandlers } from './handlers.ts';
 import { applyOps } from './apply-ops.ts';
-import { signalNetworkPush } from './outbound.ts';
+import { PushStage } from './push-stage.ts';
 import { CODECS, CloseCode, EngineType, ProtocolError, type CodecName, type ProtocolErrorBody } from './protocol.ts';
 import { checkClientVersion } from './version-gate.ts';
 import type { SessionClosedInfo, SessionOpenedInfo } from './types.ts';
@@ -70,6 +71,7 @@ export class SessionService {
   private listening: Listening | null = null;
   private readonly handlers: SessionHandlers;
   private readonly messageHandlerId: number;
+  private readonly stage: PushStage;
   private readonly messageNameId: number;
   /** nameId per known message type, -1 for types no plugin handles. */
   private readonly typeIds = new Map<string, number>();
@@ -83,6 +85,7 @@ export class SessionService {
     this.handlers = sessionHandlers(host.runtime);
     this.messageHandlerId = intern(MESSAGE_EVENT);
     this.messageNameId = intern(MESSAGE_EVENT);
+    this.stage = new PushStage(this.messageHandlerId);
     this.logLevel = host.flags.get<number>('session_message_logging_level');
     host.flags.onChange('session_message_logging_level', (_n, v) => { this.logLevel = v as number; });
     const hardLimit = options.maxMessageBytes * 4 + 1024;
@@ -123,6 +126,7 @@ export class SessionService {
   /** Stops listening and closes every session with 1001. */
   close(): void {
     this.listening?.close();
+    this.stage.flush();
     for (const d of [...this.sessions.values()]) d.ws!.end(CloseCode.goingAway, 'server stopping');
   }
 
@@ -201,8 +205,7 @@ export class SessionService {
         return;
       }
     }
-    native.push(d.id, nameId, this.messageHandlerId, d.id, EventKind.network, bytes);
-    signalNetworkPush();
+    this.stage.add(d.id, nameId, bytes);
   }
 
   private learnType(type: string): number {
@@ -257,6 +260,7 @@ export class SessionService {
   /** Queues an engine event on the session tag (also while the server drains at stop). */
   private pushEngine(event: string, sessionId: number, payload: unknown): void {
     const id = intern(event);
+    this.stage.flush();
     native.push(sessionId, intern(event === OPENED_EVENT ? '_session_opened' : '_session_closed'), id, sessionId,
       EventKind.engine, encodePayload(payload));
   }
