@@ -73,10 +73,17 @@ function ensureCapacity(maxBatch: number): void {
   }
 }
 
+/**
+ * When the last event finished (`performance.now()`): a synchronous event's end is the next
+ * one's start, which spares a clock read per event.
+ */
+let lastEnd = 0;
+
 /** Records an event's timings into the batch and writes the slow-event and failure lines. */
 function finishEvent(ev: RunningEvent, t: number, start: number, queueMs: number, entry: HandlerEntry, err: unknown): void {
   runtime.running = null;
-  const handlerMs = Math.max(0, performance.now() - start - ev.ioWaitMs);
+  lastEnd = performance.now();
+  const handlerMs = Math.max(0, lastEnd - start - ev.ioWaitMs);
   timings[t + F_HANDLER] = handlerMs;
   timings[t + F_IO] = ev.ioWaitMs;
   timings[t + F_NAME] = ev.nameId;
@@ -92,8 +99,8 @@ function finishEvent(ev: RunningEvent, t: number, start: number, queueMs: number
   }
 }
 
-/** Runs claimed event `i`; returns a promise only when the handler is asynchronous. */
-function runOne(i: number, queueMs: number): Promise<void> | undefined {
+/** Runs claimed event `i` from `start`; returns a promise only when the handler is asynchronous. */
+function runOne(i: number, queueMs: number, start: number): Promise<void> | undefined {
   const m = i * TAKE_STRIDE;
   const t = i * COMPLETE_STRIDE;
   const nameId = meta[m + T_NAME]!;
@@ -112,7 +119,6 @@ function runOne(i: number, queueMs: number): Promise<void> | undefined {
   const payload = length === 0 ? undefined
     : meta[m + T_KIND] === K_NETWORK ? bytes.subarray(offset, offset + length) : decodeUserPayload(bytes, offset, length);
   runtime.running = ev;
-  const start = performance.now();
   let result: unknown;
   try {
     result = entry.fn(payload, ev);
@@ -158,6 +164,7 @@ export default async function drain(task: DrainTask): Promise<DrainResult> {
     }
     timings.fill(0, 0, n * COMPLETE_STRIDE);
     const batchStart = performance.now();
+    lastEnd = batchStart;
     for (let i = 0; i < n; i++) {
       const queueMs = core.begin(slot, i);
       if (queueMs < 0) {
@@ -165,8 +172,11 @@ export default async function drain(task: DrainTask): Promise<DrainResult> {
         result.revoked = true;
         return result;
       }
-      const pending = runOne(i, queueMs);
-      if (pending) await pending;
+      const pending = runOne(i, queueMs, lastEnd);
+      if (pending) {
+        await pending;
+        lastEnd = performance.now(); // other work may have run while the handler waited
+      }
       if (timings[i * COMPLETE_STRIDE + F_FLAGS] === FLAG_FAILED) result.failed++;
     }
     // Session frames leave before the batch completes: the next event of a tag may run elsewhere.

@@ -1,7 +1,8 @@
 /**
  * Carries out outbound operations (`Op` records from `ops.ts`) on the main thread's sockets.
- * Consecutive sends are grouped per session and written under one cork each: one write per
- * session per batch instead of one per frame.
+ * A run of consecutive sends to one session is written under one cork: one write per run
+ * instead of one per frame. A worker runs a tag's claimed events one after another, so a
+ * session's replies in a batch come as one run.
  */
 import type { CodecName } from './protocol.ts';
 import { Op } from './outbound.ts';
@@ -9,7 +10,8 @@ import { Op } from './outbound.ts';
 /** What the session service offers to the operations. */
 export interface OpTarget {
   send(sessionId: number, frame: string | Uint8Array): boolean;
-  sendMany(sessionId: number, frames: Array<string | Uint8Array>): void;
+  /** Writes the frames of the sends at `ops[start]`, `ops[start + 3]`, … before `end`, all to `sessionId`. */
+  sendRun(sessionId: number, ops: unknown[], start: number, end: number): void;
   sendAll(frameOf: (codec: CodecName) => string | Uint8Array): void;
   end(sessionId: number, code: number, reason: string): boolean;
   group(sessionId: number, group: string, join: boolean): void;
@@ -23,19 +25,12 @@ export function applyOps(target: OpTarget, ops: unknown[]): void {
   for (let i = 0; i < ops.length;) {
     switch (ops[i]) {
       case Op.send: {
-        if (ops[i + 3] !== Op.send) {
-          target.send(ops[i + 1] as number, ops[i + 2] as Frame);
-          i += 3;
-          break;
-        }
-        const groups = new Map<number, Frame[]>();
-        for (; ops[i] === Op.send; i += 3) {
-          const id = ops[i + 1] as number;
-          const list = groups.get(id);
-          if (list) list.push(ops[i + 2] as Frame);
-          else groups.set(id, [ops[i + 2] as Frame]);
-        }
-        for (const [id, frames] of groups) target.sendMany(id, frames);
+        const id = ops[i + 1] as number;
+        let end = i + 3;
+        while (ops[end] === Op.send && ops[end + 1] === id) end += 3;
+        if (end === i + 3) target.send(id, ops[i + 2] as Frame);
+        else target.sendRun(id, ops, i, end);
+        i = end;
         break;
       }
       case Op.broadcast: {

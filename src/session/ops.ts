@@ -5,7 +5,7 @@
  */
 import type { EventRuntime } from '../events/runtime.ts';
 import { encodeFrame, sessionCodec } from './codec.ts';
-import { accountCall, Op, queueOp, type AccountOp } from './outbound.ts';
+import { accountCall, Op, queueOp, queueSend, type AccountOp } from './outbound.ts';
 
 /** What the main thread's session service offers to plugin code running there. */
 export interface MainSessionTarget {
@@ -15,7 +15,7 @@ export interface MainSessionTarget {
 
 // Module bindings are getters under the CommonJS transform event workers load with: the ones
 // used per message are read once.
-const encode = encodeFrame, codecOf = sessionCodec, queue = queueOp, SEND = Op.send;
+const encode = encodeFrame, codecOf = sessionCodec, queue = queueOp, queueOneSend = queueSend, SEND = Op.send;
 
 let mainTarget: MainSessionTarget | null = null;
 
@@ -50,7 +50,9 @@ export function sessionOps(rt: EventRuntime): SessionOps {
   };
   ops = {
     sendTo(sessionId, type, body, id) {
-      submit([SEND, sessionId, encode(codecOf(sessionId), type, body, id)]);
+      const frame = encode(codecOf(sessionId), type, body, id);
+      if (main) submit([SEND, sessionId, frame]);
+      else queueOneSend(sessionId, frame, rt.running !== null);
     },
     broadcast(sessionIds, type, body) {
       let json: string | Uint8Array | null = null;

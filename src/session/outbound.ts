@@ -122,6 +122,15 @@ export function queueOp(op: unknown[], insideEvent: boolean): void {
   }
 }
 
+/** `queueOp([Op.send, sessionId, frame], insideEvent)` without the intermediate array (the per-message path). */
+export function queueSend(sessionId: number, frame: string | Uint8Array, insideEvent: boolean): void {
+  ops.push(Op.send, sessionId, frame);
+  if (!insideEvent && !flushScheduled) {
+    flushScheduled = true;
+    setImmediate(flushOutbound);
+  }
+}
+
 /** Posts the collected operations to the main thread (the worker calls it before completing a batch). */
 export function flushOutbound(): void {
   flushScheduled = false;

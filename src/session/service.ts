@@ -15,7 +15,7 @@ import { intern } from '../events/runtime.ts';
 import { randomTag } from '../events/tags.ts';
 import { encodePayload } from '../events/codec.ts';
 import type { ThreadHost } from '../host.ts';
-import { DecodeError, decodeFrame, encodeFrame, frameText, peekType, withCodecBit } from './codec.ts';
+import { DecodeError, decodeFrame, encodeFrame, frameText, peekTypeSpan, TYPE_SPAN, typeText, withCodecBit } from './codec.ts';
 import { CLOSED_EVENT, MESSAGE_EVENT, OPENED_EVENT, sessionHandlers, type SessionHandlers } from './handlers.ts';
 import { applyOps } from './apply-ops.ts';
 import { PushStage } from './push-stage.ts';
@@ -44,6 +44,9 @@ interface SessionData {
 }
 
 type Socket = uWS.WebSocket<SessionData>;
+
+/** How many message types (handled or not) the listener remembers by name. */
+const MAX_REMEMBERED_TYPES = 4096;
 
 /** Counts for tests and diagnostics. */
 export interface SessionStats {
@@ -75,6 +78,9 @@ export class SessionService {
   private readonly messageNameId: number;
   /** nameId per known message type, -1 for types no plugin handles. */
   private readonly typeIds = new Map<string, number>();
+  /** The last handled type seen, as bytes, and its nameId: a repeat needs no string or map lookup. */
+  private lastType = new Uint8Array(0);
+  private lastTypeId = -1;
   private logLevel: number;
   /** Maintenance gate, set by the maintenance feature; null: off. */
   maintenanceFrame: ((codec: CodecName) => string | Uint8Array) | null = null;
@@ -192,25 +198,42 @@ export class SessionService {
     }
     const bytes = new Uint8Array(message);
     if (this.logLevel > 0) this.logMessage('in', d.id, bytes, isBinary);
-    const type = peekType(bytes, isBinary);
+    const span = peekTypeSpan(bytes, isBinary);
     let nameId = this.messageNameId;
-    if (type === null && this.handlers.messages.size === 0) {
+    if (span < 0 && this.handlers.messages.size === 0) {
       this.answerWithoutWorker(ws, d, bytes);
       return;
     }
-    if (type !== null) {
-      nameId = this.typeIds.get(type) ?? this.learnType(type);
-      if (nameId < 0) {
-        this.unknownType(ws, d, bytes, type);
-        return;
+    if (span >= 0) {
+      const start = span % TYPE_SPAN;
+      const end = Math.floor(span / TYPE_SPAN);
+      if (this.isLastType(bytes, start, end)) {
+        nameId = this.lastTypeId;
+      } else {
+        const type = typeText(bytes, start, end);
+        nameId = this.typeIds.get(type) ?? this.learnType(type);
+        if (nameId < 0) {
+          this.unknownType(ws, d, bytes, type);
+          return;
+        }
+        this.lastType = bytes.slice(start, end);
+        this.lastTypeId = nameId;
       }
     }
     this.stage.add(d.id, nameId, bytes);
   }
 
+  private isLastType(bytes: Uint8Array, start: number, end: number): boolean {
+    const last = this.lastType;
+    if (end - start !== last.length) return false;
+    for (let i = 0; i < last.length; i++) if (bytes[start + i] !== last[i]) return false;
+    return true;
+  }
+
   private learnType(type: string): number {
     const id = !type.startsWith('_') && this.handlers.messages.has(type) ? intern(type) : -1;
-    this.typeIds.set(type, id);
+    // Handled types are few; unknown ones come from clients and are remembered only up to a bound.
+    if (id >= 0 || this.typeIds.size < MAX_REMEMBERED_TYPES) this.typeIds.set(type, id);
     return id;
   }
 
@@ -297,13 +320,13 @@ export class SessionService {
     return true;
   }
 
-  /** Writes frames to one session under a single cork. */
-  sendMany(sessionId: number, frames: Array<string | Uint8Array>): void {
+  /** Writes the frames of a run of sends (`Op` records at `start`, `start + 3`, … before `end`) under one cork. */
+  sendRun(sessionId: number, ops: unknown[], start: number, end: number): void {
     const d = this.sessions.get(sessionId);
     if (d === undefined) return;
     const ws = d.ws!;
     ws.cork(() => {
-      for (const frame of frames) if (d.open) this.sendFrame(ws, d, frame);
+      for (let i = start; i < end && d.open; i += 3) this.sendFrame(ws, d, ops[i + 2] as string | Uint8Array);
     });
   }
 

@@ -55,3 +55,26 @@ test('maintenance dates and records', (t) => {
   t.deepEqual(checkRecord({ ...r, under_maintenance: true }, false), { field: 'under_maintenance', message: "unknown key 'under_maintenance' (allowed: date_start, date_end, messages)" });
   t.is(checkRecord({ ...r, under_maintenance: true }, true), null);
 });
+
+test('json frames are exactly what JSON.stringify writes for the envelope', (t) => {
+  const keyed = { toJSON: (key: string) => `key:${key}` };
+  const bodies: unknown[] = [
+    undefined, null, 0, -1.5, 'he said "hi" ✓\n', true, [1, 'a', null, undefined], { a: { b: [1, 2] }, c: undefined },
+    new Date(0), keyed, () => 1, { nested: keyed }, '',
+  ];
+  const types = ['echo', 'chat.say', 'quote"type', 'ünï', ''];
+  const ids: Array<number | undefined> = [undefined, 0, 7, 2 ** 53 - 1, 1.5, NaN];
+  let checked = 0;
+  for (const type of types) {
+    for (const body of bodies) {
+      for (const id of ids) {
+        const expected = JSON.stringify(id === undefined ? { type, body } : { type, body, id });
+        // twice: the second call takes the cached prefix
+        t.is(encodeFrame('json', type, body, id), expected, `${type} ${String(body)} ${id}`);
+        t.is(encodeFrame('json', type, body, id), expected);
+        checked++;
+      }
+    }
+  }
+  t.is(checked, types.length * bodies.length * ids.length);
+});
