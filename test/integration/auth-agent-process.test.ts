@@ -47,7 +47,7 @@ test('the agent logs its address at start and stops with exit 0 on SIGINT and SI
     t.regex(agent.out(), new RegExp(`\\] listening authenticator=127\\.0\\.0\\.1:${agent.port}\\n`));
     t.deepEqual((await post(`${agent.url}/v1/authentication/test`, { player_id: 'x' })).body, { result: 0, description: '' });
     agent.child.kill(signal);
-    const code = await new Promise<number | null>((r) => agent.child.on('exit', (c) => r(c)));
+    const code = await new Promise<number | null>((r) => agent.child.on('close', (c) => r(c)));
     t.is(code, 0);
     t.regex(agent.out(), new RegExp(`${signal} received: stopping\\n.*\\] stopped\\n$`));
   }
