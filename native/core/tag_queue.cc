@@ -165,6 +165,7 @@ uint64_t TagQueue::PushBatch(const EventInput* in, size_t n) {
 int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_t bytes_len) {
   std::lock_guard<SpinMutex> lock(mu_);
   Slot& s = CheckedSlot(slot);
+  std::lock_guard<SpinMutex> slot_lock(s.mu);
   if (s.revoked) return -1;
   if (s.open) throw StateError("take: the slot still holds a claim; complete it first");
   size_t n = 0, used = 0;
@@ -202,7 +203,7 @@ int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_
       m[6] = static_cast<double>(used);
       m[7] = static_cast<double>(len);
       used += len;
-      s.claim.push_back(Claimed{idx, 0, false});
+      s.claim.push_back(Claimed{idx, nd.enqueue_ns, 0, false});
       st.head = nd.next;
       if (st.head == kNil) st.tail = kNil;
       --st.count;
@@ -220,15 +221,17 @@ int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_
 
 double TagQueue::Begin(int slot, size_t index) {
   int64_t now = NowNs();
-  std::lock_guard<SpinMutex> lock(mu_);
-  Slot& s = CheckedSlot(slot);
+  if (slot < 0 || slot >= kMaxSlots) throw ArgumentError("slot index out of range");
+  Slot& s = slots_[static_cast<size_t>(slot)];
+  std::lock_guard<SpinMutex> slot_lock(s.mu);
+  if (!s.used) throw StateError("slot is not registered");
   if (s.revoked) return -1;
   if (!s.open || index >= s.claim.size()) throw ArgumentError("begin: no claimed event at this index");
   Claimed& c = s.claim[index];
   c.begin_ns = now;
   c.begun = true;
   s.running = static_cast<int32_t>(index);
-  return static_cast<double>(std::max<int64_t>(0, now - At(c.node).enqueue_ns)) / kNsPerMs;
+  return static_cast<double>(std::max<int64_t>(0, now - c.enqueue_ns)) / kNsPerMs;
 }
 
 bool TagQueue::Complete(int slot, size_t count, const double* timings) {
@@ -243,6 +246,7 @@ bool TagQueue::Complete(int slot, size_t count, const double* timings) {
   {
     std::lock_guard<SpinMutex> lock(mu_);
     Slot& s = CheckedSlot(slot);
+    std::lock_guard<SpinMutex> slot_lock(s.mu);
     if (s.revoked) return false;
     if (!s.open) {
       if (count == 0) return true;
@@ -251,7 +255,7 @@ bool TagQueue::Complete(int slot, size_t count, const double* timings) {
     if (count != s.claim.size()) throw ArgumentError("complete: count differs from the claimed events");
     for (size_t i = 0; i < count; ++i) {
       const Claimed& c = s.claim[i];
-      if (profile) times.push_back({c.begun ? c.begin_ns : now, At(c.node).enqueue_ns});
+      if (profile) times.push_back({c.begun ? c.begin_ns : now, c.enqueue_ns});
       FreeNode(c.node);
     }
     for (uint64_t tag : s.tags) {

@@ -145,10 +145,15 @@ class TagQueue {
   };
   struct Claimed {
     uint32_t node;
+    int64_t enqueue_ns;  // copied from the node, so Begin reads no node
     int64_t begin_ns;
     bool begun;
   };
+  // Lock order: the queue's mu_, then a slot's mu. Begin, called once per event, takes only
+  // its slot's lock (uncontended but for the watchdog), never the queue's. Every change to a
+  // slot's fields holds the slot's lock; begun, begin_ns and running are read under it.
   struct Slot {
+    mutable SpinMutex mu;
     bool used = false;
     bool revoked = false;
     bool open = false;  // a Take claim has not been completed yet
@@ -173,7 +178,7 @@ class TagQueue {
   void AppendLocked(uint64_t tag, uint32_t node);
   // Returns the slot's unstarted claimed events to the front of their tags and
   // unclaims its tags; with `drop_tag`, that tag's events (claimed or queued)
-  // are dropped instead. Returns how many events were requeued.
+  // are dropped instead. Returns how many events were requeued. Holds mu_ and s.mu.
   size_t UnwindClaimLocked(Slot& s, bool drop_tag, uint64_t tag_to_drop,
                            std::vector<DroppedEvent>* dropped, bool* made_ready);
   void DropQueuedLocked(TagState& st, std::vector<DroppedEvent>* out);

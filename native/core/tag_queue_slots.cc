@@ -14,6 +14,7 @@ int TagQueue::SlotRegister(double thread_id) {
   for (int i = 0; i < kMaxSlots; ++i) {
     Slot& s = slots_[static_cast<size_t>(i)];
     if (s.used) continue;
+    std::lock_guard<SpinMutex> slot_lock(s.mu);
     s.used = true;
     s.revoked = false;
     s.open = false;
@@ -29,7 +30,9 @@ int TagQueue::SlotRegister(double thread_id) {
 
 void TagQueue::SlotAttachTask(int slot, double task_id) {
   std::lock_guard<SpinMutex> lock(mu_);
-  CheckedSlot(slot).task_id = task_id;
+  Slot& s = CheckedSlot(slot);
+  std::lock_guard<SpinMutex> slot_lock(s.mu);
+  s.task_id = task_id;
 }
 
 size_t TagQueue::UnwindClaimLocked(Slot& s, bool drop_tag, uint64_t tag_to_drop,
@@ -97,6 +100,7 @@ int64_t TagQueue::SlotReleaseThread(double thread_id) {
     std::lock_guard<SpinMutex> lock(mu_);
     for (Slot& s : slots_) {
       if (!s.used || s.thread_id != thread_id) continue;
+      std::lock_guard<SpinMutex> slot_lock(s.mu);
       found = true;
       if (s.open) requeued += UnwindClaimLocked(s, false, 0, nullptr, &made_ready);
       s.used = false;
@@ -114,6 +118,7 @@ std::vector<RunningSlot> TagQueue::SlotsRunning() const {
   std::lock_guard<SpinMutex> lock(mu_);
   for (int i = 0; i < kMaxSlots; ++i) {
     const Slot& s = slots_[static_cast<size_t>(i)];
+    std::lock_guard<SpinMutex> slot_lock(s.mu);
     if (!s.used || s.revoked || !s.open || s.running < 0) continue;
     const Claimed& c = s.claim[static_cast<size_t>(s.running)];
     const Node& nd = At(c.node);
@@ -130,6 +135,7 @@ bool TagQueue::TimeoutSlot(int slot, uint64_t event_id, std::vector<DroppedEvent
     std::lock_guard<SpinMutex> lock(mu_);
     if (slot < 0 || slot >= kMaxSlots) throw ArgumentError("slot index out of range");
     Slot& s = slots_[static_cast<size_t>(slot)];
+    std::lock_guard<SpinMutex> slot_lock(s.mu);
     // The watchdog may race with the worker's exit: a freed slot is "no longer running there".
     if (!s.used || s.revoked || !s.open || s.running < 0) return false;
     const Node& nd = At(s.claim[static_cast<size_t>(s.running)].node);
