@@ -6,11 +6,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startFakeSocialnet } from '../test/fixtures/platforms/socialnet.ts';
 import { load } from './auth-load.ts';
 import { printReport } from './report.ts';
+import { startProcess, stopProcess } from './processes.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..');
@@ -23,31 +23,6 @@ function median(values: number[]): number {
   const v = [...values].sort((a, b) => a - b);
   const mid = Math.floor(v.length / 2);
   return v.length % 2 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
-}
-
-function startProcess(args: string[], ready: RegExp): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = ready.exec(out);
-      if (m) resolve({ child, port: Number(m[1]) });
-    });
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${out}`)));
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) {
-      resolve();
-      return;
-    }
-    child.removeAllListeners('exit');
-    child.on('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 }
 
 export async function run(): Promise<void> {
@@ -105,8 +80,8 @@ export async function run(): Promise<void> {
       },
     });
   } finally {
-    await stop(agent.child);
-    await stop(baseline.child);
+    await stopProcess(agent.child);
+    await stopProcess(baseline.child);
     await sn.close();
   }
 }

@@ -3,23 +3,20 @@
  * session → network event → worker handler → reply, against baselines in the same run:
  * - a raw uWebSockets.js echo server (no decoding, no events, no threads);
  * - a `ws` server running the same handler inline (decode, handler, encode on one thread).
- * The load generator (bench/ws-load-worker.ts) pipelines pre-encoded frames over raw sockets
- * from worker threads. Also: resident memory per idle session of a `gsf start` process.
+ * Each server is its own process (gsf as `gsf start`, the baselines from
+ * bench/session-baselines.ts); the load generator (bench/ws-load-worker.ts) pipelines
+ * pre-encoded frames over raw sockets from worker threads of this process. Also: resident
+ * memory per idle session of a `gsf start` process.
  */
 import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import uWS from 'uWebSockets.js';
-import { WebSocketServer } from 'ws';
-import { startServer } from '../src/index.ts';
-import { activeSessions } from '../src/session/feature.ts';
+import type { ChildProcess } from 'node:child_process';
 import { workerExecArgv } from '../src/events/dispatcher.ts';
-import { echo } from './plugins/sessions/index.ts';
 import { printReport } from './report.ts';
-import { cpuOfExistingThreads } from './thread-cpu.ts';
+import { processCpuMs, rssKb, startProcess, stopProcess } from './processes.ts';
 import type { LoadResult, LoadTask } from './ws-load-worker.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -84,92 +81,58 @@ interface Measured {
   cpuUsPerMsg: number;
 }
 
+interface Server {
+  child: ChildProcess;
+  port: number;
+}
+
 /**
- * Peak, then `HALF_ROUNDS` rounds at half of it (the round with the median p99 is reported),
- * then the server's CPU per message at `FIXED_RATE`.
+ * A warm-up run, the peak, then `HALF_ROUNDS` rounds at half of it (the round with the median
+ * p99 is reported), then the server process's CPU per message at `FIXED_RATE`; then stops it.
  */
-async function measure(port: number): Promise<Measured> {
-  const peak = await load(port, 'peak');
-  const rounds: Load[] = [];
-  for (let i = 0; i < HALF_ROUNDS; i++) rounds.push(await load(port, 'rate', peak.perSec / 2));
-  rounds.sort((a, b) => a.p99Ms - b.p99Ms);
-  const fixed = await cpuOfExistingThreads(() => load(port, 'rate', FIXED_RATE));
-  // The open-loop generator sends at the rate from its start, warm-up included.
-  const messages = (FIXED_RATE * (WARMUP_MS + DURATION_MS)) / 1000;
-  return { peak, half: rounds[Math.floor(HALF_ROUNDS / 2)]!, fixed: fixed.result, cpuUsPerMsg: (fixed.cpuMs * 1000) / messages };
+async function measure(server: Server): Promise<Measured> {
+  try {
+    const { port } = server;
+    await load(port, 'peak'); // warm-up: JIT, worker batch sizing
+    const peak = await load(port, 'peak');
+    const rounds: Load[] = [];
+    for (let i = 0; i < HALF_ROUNDS; i++) rounds.push(await load(port, 'rate', peak.perSec / 2));
+    rounds.sort((a, b) => a.p99Ms - b.p99Ms);
+    const cpuBefore = processCpuMs(server.child.pid!);
+    const fixed = await load(port, 'rate', FIXED_RATE);
+    const cpuMs = processCpuMs(server.child.pid!) - cpuBefore;
+    // The open-loop generator sends at the rate from its start, warm-up included.
+    const messages = (FIXED_RATE * (WARMUP_MS + DURATION_MS)) / 1000;
+    return { peak, half: rounds[Math.floor(HALF_ROUNDS / 2)]!, fixed, cpuUsPerMsg: (cpuMs * 1000) / messages };
+  } finally {
+    await stopProcess(server.child);
+  }
 }
 
-async function gsfServer(): Promise<{ port: number; stop(): Promise<void> }> {
-  const server = await startServer({
-    manifest: {
-      components: [
-        { name: 'EventDispatcher', arguments: { event_threads_size: EVENT_THREADS, slow_event_log_threshold_in_ms: 60000 } },
-        { name: 'ApiService', arguments: { api_service_port: 0 } },
-        { name: 'SessionService', arguments: { websocket_address: '127.0.0.1', websocket_port: 0 } },
-        { name: 'Logging', arguments: { minloglevel: 1 } },
-      ],
-      plugins: [path.join(here, 'plugins', 'sessions')],
-    },
-    dir: here,
-  });
-  return { port: activeSessions!.service.port, stop: () => server.stop() };
+/** A `gsf start` process with the benchmark plugin; `sessionArgs` are added to SessionService's. */
+function gsfServer(eventThreads: number, sessionArgs: Record<string, unknown> = {}): Promise<Server> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-bench-sessions-'));
+  const manifest = path.join(dir, 'MANIFEST.json');
+  fs.writeFileSync(manifest, JSON.stringify({
+    components: [
+      { name: 'EventDispatcher', arguments: { event_threads_size: eventThreads, slow_event_log_threshold_in_ms: 60000 } },
+      { name: 'ApiService', arguments: { api_service_port: 0 } },
+      { name: 'SessionService', arguments: { websocket_address: '127.0.0.1', websocket_port: 0, ...sessionArgs } },
+    ],
+    plugins: [path.join(here, 'plugins', 'sessions')],
+  }));
+  return startProcess([path.join(here, '..', 'bin', 'gsf.mjs'), 'start', '--manifest', manifest], /websocket=[^:\s]+:(\d+)/);
 }
 
-function uwsEcho(): Promise<{ port: number; stop(): void }> {
-  return new Promise((resolve, reject) => {
-    const app = uWS.App().ws('/*', { message: (ws, message, isBinary) => { ws.send(message, isBinary); } });
-    app.listen('127.0.0.1', 0, (socket) => {
-      if (!socket) return reject(new Error('uWS echo: cannot listen'));
-      resolve({ port: uWS.us_socket_local_port(socket), stop: () => uWS.us_listen_socket_close(socket) });
-    });
-  });
-}
-
-function wsServer(): Promise<{ port: number; stop(): Promise<void> }> {
-  return new Promise((resolve) => {
-    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false }, () => {
-      resolve({
-        port: (wss.address() as { port: number }).port,
-        stop: () => new Promise((r) => { for (const c of wss.clients) c.terminate(); wss.close(() => r()); }),
-      });
-    });
-    wss.on('connection', (ws) => {
-      ws.on('message', (data) => {
-        const envelope = JSON.parse(String(data)) as { type: string; body: unknown; id?: number };
-        ws.send(JSON.stringify({ type: envelope.type, body: echo(envelope.body) }));
-      });
-    });
-  });
-}
-
-function rssKb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) : NaN;
+/** A baseline server of bench/session-baselines.ts in its own process. */
+function baselineServer(kind: 'uws' | 'ws'): Promise<Server> {
+  return startProcess([...workerExecArgv(), path.join(here, 'session-baselines.ts'), kind], /port=(\d+)/);
 }
 
 /** RSS per idle session of a `gsf start` child process holding `IDLE_SESSIONS` connections. */
 export async function idleSessions(): Promise<{ sessions: number; bytesPerSession: number; rssBeforeMb: number; rssAfterMb: number }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-bench-idle-'));
-  const manifest = path.join(dir, 'MANIFEST.json');
-  fs.writeFileSync(manifest, JSON.stringify({
-    components: [
-      { name: 'EventDispatcher', arguments: { event_threads_size: 2 } },
-      { name: 'ApiService', arguments: { api_service_port: 0 } },
-      { name: 'SessionService', arguments: { websocket_address: '127.0.0.1', websocket_port: 0, idle_timeout_in_sec: 0 } },
-    ],
-    plugins: [path.join(here, 'plugins', 'sessions')],
-  }));
-  const child = spawn(process.execPath, [path.join(here, '..', 'bin', 'gsf.mjs'), 'start', '--manifest', manifest], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const { child, port } = await gsfServer(2, { idle_timeout_in_sec: 0 });
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /websocket=[^:\s]+:(\d+)/.exec(out);
-        if (m) resolve(Number(m[1]));
-      });
-      child.on('exit', (code) => reject(new Error(`gsf start exited with ${code}: ${out}`)));
-    });
     // Two steps: the slope between them leaves out start-up garbage the collector frees later.
     const half = Math.floor(IDLE_SESSIONS / 2);
     // V8's memory reducer shrinks the start-up heap some seconds after start: wait it out.
@@ -205,7 +168,7 @@ export async function idleSessions(): Promise<{ sessions: number; bytesPerSessio
       rssAfterMb: after / 1024,
     };
   } finally {
-    child.kill('SIGTERM');
+    await stopProcess(child);
   }
 }
 
@@ -214,18 +177,9 @@ function atFixed(m: Measured): { fixed_rate_p50_ms: number; fixed_rate_p99_ms: n
 }
 
 export async function run(): Promise<void> {
-  const gsf = await gsfServer();
-  let g: Measured;
-  try {
-    await load(gsf.port, 'peak'); // warm-up: JIT, worker batch sizing
-    g = await measure(gsf.port);
-  } finally {
-    await gsf.stop();
-  }
-  const u = await uwsEcho();
-  const raw = await measure(u.port).finally(() => u.stop());
-  const wss = await wsServer();
-  const ws = await measure(wss.port).finally(() => wss.stop());
+  const g = await measure(await gsfServer(EVENT_THREADS));
+  const raw = await measure(await baselineServer('uws'));
+  const ws = await measure(await baselineServer('ws'));
   const idle = await idleSessions();
 
   const ms = (v: number) => +v.toFixed(3);
