@@ -46,6 +46,17 @@ export interface EventContext {
   io<T>(work: Promise<T>): Promise<T>;
 }
 
+/**
+ * The payload of a network event: the client's raw frame, `bytes[start, end)` of the worker's
+ * claim buffer. One object is reused for every network event of a worker, and the bytes are
+ * overwritten by the next claim: the handler reads them before it returns or awaits.
+ */
+export interface NetworkFrame {
+  bytes: Uint8Array;
+  start: number;
+  end: number;
+}
+
 export type EventHandler<P = unknown> = (payload: P, ctx: EventContext) => void | Promise<void>;
 
 /** Options of `invoke`. */

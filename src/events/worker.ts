@@ -22,7 +22,7 @@ import type { ArgValue } from '../config/manifest.ts';
 import { decodePayload } from './codec.ts';
 import { flushOutbound, lingerForNetwork, networkMark } from '../session/outbound.ts';
 import { RunningEvent, nameOf, type HandlerEntry } from './runtime.ts';
-import type { DrainResult, DrainTask, WorkerInit } from './types.ts';
+import type { DrainResult, DrainTask, NetworkFrame, WorkerInit } from './types.ts';
 
 // The same for the functions called per event or per batch.
 const core = native;
@@ -59,6 +59,13 @@ let perEventMs = BATCH_TARGET_MS;
 let meta = new Float64Array(0);
 let timings = new Float64Array(0);
 let bytes = new Uint8Array(1 << 20);
+/** The payload of every network event (no view object per frame). */
+const frame: NetworkFrame = { bytes, start: 0, end: 0 };
+/** The last handler and name looked up: a batch's events mostly share them. */
+let lastHandlerId = -1;
+let lastEntry: HandlerEntry | undefined;
+let lastNameId = -1;
+let lastName = '';
 
 function refreshFlags(): void {
   const version = native.configVersion();
@@ -107,9 +114,18 @@ function runOne(i: number, queueMs: number, start: number): Promise<void> | unde
   const t = i * COMPLETE_STRIDE;
   const nameId = meta[m + T_NAME]!;
   timings[t + F_NAME] = nameId;
-  const entry = runtime.handlersById.get(meta[m + T_HANDLER]!);
-  const ev = new Running(runtime, meta[m + T_ID]!, meta[m + T_TAG]!, meta[m + T_KIND]!, meta[m + T_SESSION]!,
-    nameOfId(nameId), nameId);
+  const handlerId = meta[m + T_HANDLER]!;
+  if (handlerId !== lastHandlerId) {
+    lastEntry = runtime.handlersById.get(handlerId);
+    lastHandlerId = handlerId;
+  }
+  const entry = lastEntry;
+  if (nameId !== lastNameId) {
+    lastName = nameOfId(nameId);
+    lastNameId = nameId;
+  }
+  const kind = meta[m + T_KIND]!;
+  const ev = new Running(runtime, meta[m + T_ID]!, meta[m + T_TAG]!, kind, meta[m + T_SESSION]!, lastName, nameId);
   if (!entry) {
     log.error(`GSF_ERR_UNKNOWN_EVENT: event_name=${ev.name}, event_id=${ev.id}: no handler on this worker`);
     timings[t + F_FLAGS] = FLAG_NOT_RUN;
@@ -118,8 +134,14 @@ function runOne(i: number, queueMs: number, start: number): Promise<void> | unde
   const length = meta[m + T_LENGTH]!;
   const offset = meta[m + T_OFFSET]!;
   // Network events carry the client's raw frame; their handler decodes it before returning.
-  const payload = length === 0 ? undefined
-    : meta[m + T_KIND] === K_NETWORK ? bytes.subarray(offset, offset + length) : decodeUserPayload(bytes, offset, length);
+  let payload: unknown;
+  if (kind === K_NETWORK) {
+    frame.start = offset;
+    frame.end = offset + length;
+    payload = frame;
+  } else {
+    payload = length === 0 ? undefined : decodeUserPayload(bytes, offset, length);
+  }
   runtime.running = ev;
   let result: unknown;
   try {
@@ -153,6 +175,7 @@ export default async function drain(task: DrainTask): Promise<DrainResult> {
     let n = core.take(slot, meta, bytes, batch);
     if (n < -1) {
       bytes = new Uint8Array(Math.max(-n, bytes.length * 2));
+      frame.bytes = bytes;
       n = core.take(slot, meta, bytes, batch);
     }
     if (n === -1) {

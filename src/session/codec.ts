@@ -125,11 +125,62 @@ let textView: Buffer<ArrayBufferLike> = Buffer.alloc(0);
  * that whole buffer is kept, so no Buffer object is made per frame.
  */
 function utf8Text(bytes: Uint8Array): string {
+  return utf8Range(bytes, 0, bytes.byteLength);
+}
+
+/** The UTF-8 text of `bytes[start, end)`, as `utf8Text`. */
+function utf8Range(bytes: Uint8Array, start: number, end: number): string {
   if (bytes.buffer !== textSource) {
     textSource = bytes.buffer;
     textView = Buffer.from(bytes.buffer);
   }
-  return textView.toString('utf8', bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  return textView.toString('utf8', bytes.byteOffset + start, bytes.byteOffset + end);
+}
+
+// `","body":` and `,"id":` as bytes.
+const BODY_KEY = [0x22, 0x2c, 0x22, 0x62, 0x6f, 0x64, 0x79, 0x22, 0x3a];
+const ID_KEY = [0x2c, 0x22, 0x69, 0x64, 0x22, 0x3a];
+
+/**
+ * The envelope of a JSON frame in the canonical form the SDK writes, `{"type":"<type>","body":<X>}`
+ * or `{"type":"<type>","body":<X>,"id":<integer>}`, whose type the main thread has already
+ * matched (`bytes[start, end)`, whose type bytes are `type`, ASCII). Only the body is parsed: the envelope's keys, its type
+ * string and the envelope check cost nothing. Null when the frame is not in that form or the
+ * body does not parse; `decodeFrame` then decodes it fully (and names the error).
+ *
+ * Sound because the frame is then exactly prefix + X + suffix with X a JSON value, which is
+ * the one parse of the whole frame: the result equals `JSON.parse` of it.
+ */
+export function decodeCanonicalJson(bytes: Uint8Array, start: number, end: number, type: string): Envelope | null {
+  const bodyStart = start + 9 + type.length + BODY_KEY.length;
+  if (end < bodyStart + 2 || bytes[end - 1] !== 0x7d) return null;
+  for (let i = 0; i < BODY_KEY.length; i++) if (bytes[bodyStart - BODY_KEY.length + i] !== BODY_KEY[i]) return null;
+  let bodyEnd = end - 1;
+  let id: number | undefined;
+  let digits = bodyEnd;
+  while (digits > bodyStart && bytes[digits - 1]! >= 0x30 && bytes[digits - 1]! <= 0x39) digits--;
+  if (digits < bodyEnd) {
+    const negative = bytes[digits - 1] === 0x2d;
+    const key = (negative ? digits - 1 : digits) - ID_KEY.length;
+    let isId = key > bodyStart;
+    for (let i = 0; isId && i < ID_KEY.length; i++) isId = bytes[key + i] === ID_KEY[i];
+    if (isId) {
+      const count = bodyEnd - digits;
+      if (count > 16 || (count > 1 && bytes[digits] === 0x30)) return null;
+      let value = 0;
+      for (let i = digits; i < bodyEnd; i++) value = value * 10 + (bytes[i]! - 0x30);
+      if (!Number.isSafeInteger(value)) return null;
+      id = negative ? -value : value;
+      bodyEnd = key;
+    }
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(utf8Range(bytes, bodyStart, bodyEnd));
+  } catch {
+    return null;
+  }
+  return id === undefined ? { type, body } : { type, body, id };
 }
 
 /** Decodes one frame of `codec`; throws `DecodeError` for bad bytes or a bad envelope. */
@@ -155,6 +206,9 @@ export function decodeFrame(bytes: Uint8Array, codec: CodecName): Envelope {
 /** `{"type":…,"body":` per message type, for JSON frames built by concatenation. */
 const jsonPrefixes = new Map<string, string>();
 const MAX_JSON_PREFIXES = 1024;
+/** The last type encoded and its prefix (replies mostly repeat a type). */
+let lastPrefixType: string | null = null;
+let lastPrefix = '';
 
 /**
  * The JSON text of an envelope, as `JSON.stringify({type, body, id})` writes it. The common
@@ -168,11 +222,13 @@ function jsonFrame(type: string, body: unknown, id: number | undefined): string 
   }
   const text = JSON.stringify(body) as string | undefined;
   if (text === undefined) return JSON.stringify(id === undefined ? { type } : { type, id }); // body omitted, as JSON does
-  let prefix = jsonPrefixes.get(type);
+  let prefix = type === lastPrefixType ? lastPrefix : jsonPrefixes.get(type);
   if (prefix === undefined) {
     prefix = `{"type":${JSON.stringify(type)},"body":`;
     if (jsonPrefixes.size < MAX_JSON_PREFIXES) jsonPrefixes.set(type, prefix);
   }
+  lastPrefixType = type;
+  lastPrefix = prefix;
   return id === undefined ? prefix + text + '}' : prefix + text + ',"id":' + String(id) + '}';
 }
 

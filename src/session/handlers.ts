@@ -7,15 +7,15 @@
  *   opened or closed handler, in plugin order.
  */
 import type { EventRuntime } from '../events/runtime.ts';
-import type { EventContext } from '../events/types.ts';
-import { DecodeError, decodeFrame, sessionCodec } from './codec.ts';
+import type { EventContext, NetworkFrame } from '../events/types.ts';
+import { DecodeError, decodeCanonicalJson, decodeFrame, sessionCodec } from './codec.ts';
 import { EngineType, ProtocolError, type ProtocolErrorBody } from './protocol.ts';
 import { sessionOps, type SessionOps } from './ops.ts';
 import type { MessageHandler, SessionClosedInfo, SessionHandler, SessionOpenedInfo, SessionMessage } from './types.ts';
 
 // Module bindings are getters under the CommonJS transform event workers load with: the ones
 // used per message are read once.
-const decode = decodeFrame, codecOf = sessionCodec, DecodeFailure = DecodeError;
+const decode = decodeFrame, decodeCanonical = decodeCanonicalJson, codecOf = sessionCodec, DecodeFailure = DecodeError;
 
 export const MESSAGE_EVENT = '_session.message';
 export const OPENED_EVENT = '_session.opened';
@@ -36,7 +36,7 @@ export function sessionHandlers(rt: EventRuntime): SessionHandlers {
   const handlers: SessionHandlers = reg = { messages: new Map(), opened: [], closed: [] };
   registries.set(rt, reg);
   const ops = sessionOps(rt);
-  rt.addHandler('gsf', MESSAGE_EVENT, ((payload: Uint8Array, ctx: EventContext) => runMessage(handlers, ops, payload, ctx)) as never);
+  rt.addHandler('gsf', MESSAGE_EVENT, ((frame: NetworkFrame, ctx: EventContext) => runMessage(handlers, ops, frame, ctx)) as never);
   rt.addHandler('gsf', OPENED_EVENT, ((info: SessionOpenedInfo, ctx: EventContext) => runAll(handlers.opened, info, ctx, 'opened')) as never);
   rt.addHandler('gsf', CLOSED_EVENT, ((info: SessionClosedInfo, ctx: EventContext) => runAll(handlers.closed, info, ctx, 'closed')) as never);
   return reg;
@@ -55,12 +55,21 @@ function sendError(ops: SessionOps, sessionId: number, body: ProtocolErrorBody, 
   ops.sendTo(sessionId, EngineType.error, body, id);
 }
 
-function runMessage(handlers: SessionHandlers, ops: SessionOps, payload: Uint8Array, ctx: EventContext): void | Promise<void> {
+/** The last message type found and its handler: a batch's messages mostly share a type. */
+let lastHandlers: SessionHandlers | null = null;
+let lastType = '';
+let lastEntry: { plugin: string; fn: MessageHandler } | undefined;
+
+function runMessage(handlers: SessionHandlers, ops: SessionOps, frame: NetworkFrame, ctx: EventContext): void | Promise<void> {
   const sessionId = ctx.sessionId ?? 0;
   let envelope;
   try {
-    // `payload` views the worker's claim buffer: decode before anything else.
-    envelope = decode(payload, codecOf(sessionId));
+    // The frame is in the worker's claim buffer: decode before anything else. An event named
+    // after its type is a frame whose type the main thread matched in the canonical form.
+    const codec = codecOf(sessionId);
+    const { bytes, start, end } = frame;
+    envelope = (codec === 'json' && ctx.name !== MESSAGE_EVENT && decodeCanonical(bytes, start, end, ctx.name))
+      || decode(bytes.subarray(start, end), codec);
   } catch (err) {
     if (!(err instanceof DecodeFailure)) throw err;
     const body: ProtocolErrorBody = { code: err.code, message: err.message };
@@ -69,7 +78,16 @@ function runMessage(handlers: SessionHandlers, ops: SessionOps, payload: Uint8Ar
     return;
   }
   const { type, id } = envelope;
-  const entry = type.startsWith('_') ? undefined : handlers.messages.get(type);
+  let entry = lastEntry;
+  if (type !== lastType || handlers !== lastHandlers) {
+    entry = type.startsWith('_') ? undefined : handlers.messages.get(type);
+    // Entries are never replaced once registered: only found ones are remembered.
+    if (entry !== undefined) {
+      lastHandlers = handlers;
+      lastType = type;
+      lastEntry = entry;
+    }
+  }
   if (entry === undefined) {
     sendError(ops, sessionId, { code: ProtocolError.unknownType, message: `no handler for message type '${type}'`, type }, id);
     return;

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { Packr } from 'msgpackr';
-import { checkEnvelope, decodeFrame, DecodeError, encodeFrame, peekType, sessionCodec, withCodecBit } from '../../src/session/codec.ts';
+import { checkEnvelope, decodeCanonicalJson, decodeFrame, DecodeError, encodeFrame, peekType, sessionCodec, withCodecBit } from '../../src/session/codec.ts';
 import { ProtocolError } from '../../src/session/protocol.ts';
 import { checkRecord, parseMaintenanceDate } from '../../src/session/maintenance.ts';
 
@@ -77,4 +77,48 @@ test('json frames are exactly what JSON.stringify writes for the envelope', (t) 
     }
   }
   t.is(checked, types.length * bodies.length * ids.length);
+});
+
+test('the canonical JSON fast path gives JSON.parse results or leaves the frame to the full decoder', (t) => {
+  // Each frame sits inside a larger buffer, as in a worker's claim buffer.
+  const inBuffer = (frame: string) => {
+    const bytes = text(`xx${frame}yy`);
+    return { bytes, start: 2, end: bytes.length - 2 };
+  };
+  const fast = (frame: string, type: string) => {
+    const { bytes, start, end } = inBuffer(frame);
+    return decodeCanonicalJson(bytes, start, end, type);
+  };
+  const canonical = [
+    '{"type":"echo","body":{"n":1,"text":"hello"}}',
+    '{"type":"echo","body":{"n":1},"id":42}',
+    '{"type":"echo","body":7,"id":0}',
+    '{"type":"echo","body":-5}',
+    '{"type":"echo","body":[1,"id",2],"id":-3}',
+    '{"type":"echo","body":"a,\\"id\\":5","id":9007199254740991}',
+    '{"type":"echo","body":{"id":5}}',
+    '{"type":"echo","body":null,"id":12}',
+    '{"type":"echo","body":"h\u00e9llo \u2603"}',
+  ];
+  for (const frame of canonical) t.deepEqual(fast(frame, 'echo'), JSON.parse(frame), frame);
+  t.deepEqual(Object.keys(fast('{"type":"echo","body":1,"id":2}', 'echo')!), ['type', 'body', 'id']);
+  // Not canonical, or not valid: the full decoder handles (and names the error of) these.
+  const others = [
+    '{"type":"echo","body":1,"body":2}', // duplicate key: JSON.parse keeps the last
+    '{"type":"echo", "body":1}',
+    '{"type":"echo","id":1,"body":2}',
+    '{"type":"echo"}',
+    '{"type":"echo","body":1,"id":05}',
+    '{"type":"echo","body":1,"id":1.5}',
+    '{"type":"echo","body":1,"id":99999999999999999}',
+    '{"type":"echo","body":1,"id":9007199254740992}',
+    '{"type":"echo","body":1,"id":-}',
+    '{"type":"echo","body":{"a":1}',
+    '{"type":"echo","body":}',
+    '{"type":"echo","body":1,"extra":2}',
+    '{"type":"echo","body":1} ',
+  ];
+  for (const frame of others) t.is(fast(frame, 'echo'), null, frame);
+  // The type must be the one the main thread matched: another length breaks the key check.
+  t.is(fast('{"type":"echo","body":1}', 'ech'), null);
 });
