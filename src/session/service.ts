@@ -43,7 +43,11 @@ interface SessionData {
   ws: Socket | null;
 }
 
-type Socket = uWS.WebSocket<SessionData>;
+/**
+ * uWS hands every callback of a connection the same socket object: the session data is also
+ * kept on it as a plain property, read per message without a native `getUserData` call.
+ */
+type Socket = uWS.WebSocket<SessionData> & { session?: SessionData };
 
 /** How many message types (handled or not) the listener remembers by name. */
 const MAX_REMEMBERED_TYPES = 4096;
@@ -153,6 +157,7 @@ export class SessionService {
 
   private open(ws: Socket): void {
     const d = ws.getUserData();
+    ws.session = d;
     if (d.refuse) {
       this.stats.refused++;
       this.host.log.vlog(1, `session refused: close_code=${d.refuse.code}, ${d.refuse.reason}`);
@@ -175,8 +180,8 @@ export class SessionService {
   }
 
   private message(ws: Socket, message: ArrayBuffer, isBinary: boolean): void {
-    const d = ws.getUserData();
-    if (!d.open) return;
+    const d = ws.session;
+    if (d === undefined || !d.open) return;
     this.stats.messages++;
     if (this.maintenanceFrame !== null) {
       this.stats.droppedInMaintenance++;
@@ -262,7 +267,7 @@ export class SessionService {
 
   private protocolError(ws: Socket, d: SessionData, body: ProtocolErrorBody, id?: number): void {
     this.stats.protocolErrors++;
-    ws.cork(() => this.sendFrame(ws, d, encodeFrame(d.codec, EngineType.error, body, id)));
+    this.sendFrame(ws, d, encodeFrame(d.codec, EngineType.error, body, id));
   }
 
   private closed(ws: Socket, code: number, message: ArrayBuffer): void {
@@ -311,12 +316,14 @@ export class SessionService {
     }
   }
 
-  /** Writes one frame to a session by id; false if it is not connected. */
+  /**
+   * Writes one frame to a session by id; false if it is not connected. One frame needs no
+   * cork: uncorked, uWS writes it at once, in the one write a cork would have made.
+   */
   send(sessionId: number, frame: string | Uint8Array): boolean {
     const d = this.sessions.get(sessionId);
     if (d === undefined) return false;
-    const ws = d.ws!;
-    ws.cork(() => this.sendFrame(ws, d, frame));
+    this.sendFrame(d.ws!, d, frame);
     return true;
   }
 
@@ -344,7 +351,7 @@ export class SessionService {
     for (const d of this.sessions.values()) {
       const ws = d.ws!;
       const frame = frames[d.codec] ??= frameOf(d.codec);
-      ws.cork(() => this.sendFrame(ws, d, frame));
+      this.sendFrame(ws, d, frame);
     }
   }
 
