@@ -224,7 +224,10 @@ function loadAddon(): NativeCore {
   let lastError: unknown;
   for (const file of candidates) {
     try {
-      return require(file) as NativeCore;
+      // The addon's exports object holds its functions in dictionary mode (too many added at
+      // run time); a copy made by spreading has fast properties, so `native.take(...)` and the
+      // like are plain inline-cached loads.
+      return { ...(require(file) as NativeCore) };
     } catch (err) {
       lastError = err;
     }
