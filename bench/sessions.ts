@@ -71,7 +71,11 @@ async function load(port: number, mode: 'peak' | 'rate', ratePerSec = 0): Promis
 const HALF_ROUNDS = 3;
 /** A rate every server sustains, for comparing their CPU cost per message. */
 const FIXED_RATE = Number(process.env.GSF_BENCH_FIXED_RATE ?? 50_000);
-const EVENT_THREADS = Number(process.env.GSF_BENCH_EVENT_THREADS ?? 2);
+/**
+ * Event threads of the measured gsf: one per core the main thread leaves (the sizing the README
+ * recommends); `GSF_BENCH_EVENT_THREADS` overrides it.
+ */
+const EVENT_THREADS = Number(process.env.GSF_BENCH_EVENT_THREADS ?? Math.max(1, os.availableParallelism() - 1));
 
 interface Measured {
   peak: Load;
