@@ -16,6 +16,7 @@ const F_HANDLER = CompleteField.handlerMs, F_IO = CompleteField.ioWaitMs, F_NAME
 const F_FLAGS = CompleteField.flags;
 const FLAG_FAILED = CompleteFlag.failed, FLAG_NOT_RUN = CompleteFlag.notRun;
 const K_NETWORK = EventKind.network;
+const TAKE_N = TAKE_STRIDE, COMPLETE_N = COMPLETE_STRIDE;
 import { createHost, type ThreadHost } from '../host.ts';
 import { describeError } from '../errors.ts';
 import type { ArgValue } from '../config/manifest.ts';
@@ -110,8 +111,8 @@ function finishEvent(ev: RunningEvent, t: number, start: number, queueMs: number
 
 /** Runs claimed event `i` from `start`; returns a promise only when the handler is asynchronous. */
 function runOne(i: number, queueMs: number, start: number): Promise<void> | undefined {
-  const m = i * TAKE_STRIDE;
-  const t = i * COMPLETE_STRIDE;
+  const m = i * TAKE_N;
+  const t = i * COMPLETE_N;
   const nameId = meta[m + T_NAME]!;
   timings[t + F_NAME] = nameId;
   const handlerId = meta[m + T_HANDLER]!;
@@ -187,7 +188,7 @@ export default async function drain(task: DrainTask): Promise<DrainResult> {
       if (lingerForPush(mark, deadline - clock.now())) continue;
       break;
     }
-    timings.fill(0, 0, n * COMPLETE_STRIDE);
+    timings.fill(0, 0, n * COMPLETE_N);
     const batchStart = clock.now();
     lastEnd = batchStart;
     for (let i = 0; i < n; i++) {
@@ -202,7 +203,7 @@ export default async function drain(task: DrainTask): Promise<DrainResult> {
         await pending;
         lastEnd = clock.now(); // other work may have run while the handler waited
       }
-      if (timings[i * COMPLETE_STRIDE + F_FLAGS] === FLAG_FAILED) result.failed++;
+      if (timings[i * COMPLETE_N + F_FLAGS] === FLAG_FAILED) result.failed++;
     }
     // Session frames leave before the batch completes: the next event of a tag may run elsewhere.
     flushOut();

@@ -118,7 +118,9 @@ export function checkEnvelope(value: unknown): Envelope {
 }
 
 let textSource: ArrayBufferLike | null = null;
-let textView: Buffer<ArrayBufferLike> = Buffer.alloc(0);
+/** `Buffer#utf8Slice`: what `toString('utf8', …)` calls after checking its arguments, called directly. */
+type Utf8Source = Buffer<ArrayBufferLike> & { utf8Slice(start: number, end: number): string };
+let textView = Buffer.alloc(0) as Utf8Source;
 
 /**
  * The UTF-8 text of `bytes`. Workers decode many frames from one claim buffer: a Buffer over
@@ -132,9 +134,9 @@ function utf8Text(bytes: Uint8Array): string {
 function utf8Range(bytes: Uint8Array, start: number, end: number): string {
   if (bytes.buffer !== textSource) {
     textSource = bytes.buffer;
-    textView = Buffer.from(bytes.buffer);
+    textView = Buffer.from(bytes.buffer) as Utf8Source;
   }
-  return textView.toString('utf8', bytes.byteOffset + start, bytes.byteOffset + end);
+  return textView.utf8Slice(bytes.byteOffset + start, bytes.byteOffset + end);
 }
 
 // `","body":` and `,"id":` as bytes.
