@@ -19,10 +19,10 @@ export const NULL_TAG = 0;
 export const TIMER_TAG = 1;
 
 /** Per-event stride of the `meta` array filled by `take`. */
-export const TAKE_STRIDE = 8;
-/** Offsets inside one `take` record. */
+export const TAKE_STRIDE = 9;
+/** Offsets inside one `take` record; `queueAgeMs` is how long the event had waited when taken. */
 export const TakeField = {
-  id: 0, tag: 1, nameId: 2, handlerId: 3, sessionId: 4, kind: 5, payloadOffset: 6, payloadLength: 7,
+  id: 0, tag: 1, nameId: 2, handlerId: 3, sessionId: 4, kind: 5, payloadOffset: 6, payloadLength: 7, queueAgeMs: 8,
 } as const;
 
 /** Per-event stride of the `records` array passed to `pushBatch`. */
@@ -36,8 +36,17 @@ export const COMPLETE_STRIDE = 12;
 export const CompleteField = {
   handlerMs: 0, ioWaitMs: 1, nameId: 2, flags: 3, rollbacks: 4,
   objectCreateCount: 5, objectCount: 6, objectCacheHitRate: 7, objectNolockRate: 8,
-  objectLeaseRate: 9, objectNullRate: 10,
+  objectLeaseRate: 9, objectNullRate: 10, startMs: 11,
 } as const;
+
+/**
+ * Progress cells (`slotProgressView`): PROGRESS_STRIDE int32 per slot. Cell 0 is the index of
+ * the claim's last started event (-1 before the first); a worker starts event i by swapping it
+ * from i - 1 to i (`Atomics.compareExchange`), after writing the event's start in µs after the
+ * claim to cell 1, and records the same start, in ms, as the event's `CompleteField.startMs`. A
+ * failed swap means the slot was revoked (an event of it timed out). This replaces `begin`.
+ */
+export const PROGRESS_STRIDE = 16;
 /** Bits of `CompleteField.flags`. */
 export const CompleteFlag = { failed: 1, notRun: 2 } as const;
 
@@ -114,6 +123,8 @@ export interface NativeCore {
   take(slot: number, meta: Float64Array, bytes: Uint8Array, max: number): number;
   /** Marks claimed event `index` as started now; returns its queue time in ms, or -1 if revoked. */
   begin(slot: number, index: number): number;
+  /** The slots' progress cells, shared by every thread (see PROGRESS_STRIDE). */
+  slotProgressView(): ArrayBuffer;
   /**
    * Completes the slot's whole claim (`count` events, COMPLETE_STRIDE timings each), records
    * profile samples (when the profiler is on) and frees the claimed tags. Returns false if revoked.

@@ -39,7 +39,9 @@ uint64_t TagQueue::Rate::LastWholeSecond(int64_t now_sec) const {
   return 0;
 }
 
-TagQueue::TagQueue(Profiler* profiler, WakeSignal* wake) : profiler_(profiler), wake_(wake) {}
+TagQueue::TagQueue(Profiler* profiler, WakeSignal* wake) : profiler_(profiler), wake_(wake) {
+  for (size_t i = 0; i < kMaxSlots; ++i) Progress(i).store(kProgressNone);
+}
 
 TagQueue::~TagQueue() = default;
 
@@ -163,6 +165,7 @@ uint64_t TagQueue::PushBatch(const EventInput* in, size_t n) {
 }
 
 int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_t bytes_len) {
+  int64_t now = NowNs();
   std::lock_guard<SpinMutex> lock(mu_);
   Slot& s = CheckedSlot(slot);
   std::lock_guard<SpinMutex> slot_lock(s.mu);
@@ -202,6 +205,7 @@ int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_
       m[5] = nd.kind;
       m[6] = static_cast<double>(used);
       m[7] = static_cast<double>(len);
+      m[8] = static_cast<double>(std::max<int64_t>(0, now - nd.enqueue_ns)) / kNsPerMs;
       used += len;
       s.claim.push_back(Claimed{idx, nd.enqueue_ns, 0, false});
       st.head = nd.next;
@@ -212,7 +216,8 @@ int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_
   }
   if (n > 0) {
     s.open = true;
-    s.running = -1;
+    s.take_ns = now;
+    Progress(static_cast<size_t>(slot)).store(kProgressNone);
     waiting_ -= n;
     outstanding_ += n;
   }
@@ -230,7 +235,8 @@ double TagQueue::Begin(int slot, size_t index) {
   Claimed& c = s.claim[index];
   c.begin_ns = now;
   c.begun = true;
-  s.running = static_cast<int32_t>(index);
+  ProgressStartUs(static_cast<size_t>(slot)).store(static_cast<int32_t>(std::min<int64_t>(INT32_MAX, (now - s.take_ns) / 1000)));
+  Progress(static_cast<size_t>(slot)).store(static_cast<int32_t>(index));
   return static_cast<double>(std::max<int64_t>(0, now - c.enqueue_ns)) / kNsPerMs;
 }
 
@@ -253,9 +259,10 @@ bool TagQueue::Complete(int slot, size_t count, const double* timings) {
       throw StateError("complete: the slot holds no claim");
     }
     if (count != s.claim.size()) throw ArgumentError("complete: count differs from the claimed events");
+    const int32_t running = Progress(static_cast<size_t>(slot)).load();
     for (size_t i = 0; i < count; ++i) {
       const Claimed& c = s.claim[i];
-      if (profile) times.push_back({c.begun ? c.begin_ns : now, c.enqueue_ns});
+      if (profile) times.push_back({StartNs(s, i, running, timings, now), c.enqueue_ns});
       FreeNode(c.node);
     }
     for (uint64_t tag : s.tags) {
@@ -271,7 +278,7 @@ bool TagQueue::Complete(int slot, size_t count, const double* timings) {
     s.claim.clear();
     s.tags.clear();
     s.open = false;
-    s.running = -1;
+    Progress(static_cast<size_t>(slot)).store(kProgressNone);
     outstanding_ -= count;
     completed_total_ += count;
     throughput_.Add(now / kNsPerSec, count);
@@ -300,6 +307,15 @@ bool TagQueue::Complete(int slot, size_t count, const double* timings) {
   }
   if (made_ready && wake_) wake_->Notify();
   return true;
+}
+
+int64_t TagQueue::StartNs(const Slot& s, size_t i, int32_t running, const double* timings, int64_t now) const {
+  const Claimed& c = s.claim[i];
+  if (c.begun) return c.begin_ns;
+  if (running < 0 || i > static_cast<size_t>(running) || timings == nullptr) return now;
+  double start_ms = timings[i * kCompleteStride + kStartMs];
+  if (!(start_ms >= 0) || start_ms > 1e12) return now;  // also NaN
+  return s.take_ns + static_cast<int64_t>(start_ms * static_cast<double>(kNsPerMs));
 }
 
 void TagQueue::DropQueuedLocked(TagState& st, std::vector<DroppedEvent>* out) {

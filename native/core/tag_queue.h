@@ -2,6 +2,8 @@
 #pragma once
 
 #include <array>
+#include <atomic>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -23,7 +25,7 @@ constexpr uint64_t kTimerTag = 1;
 constexpr uint8_t kKindTimer = 2;
 
 /** Per-event stride of the `meta` array filled by Take. */
-constexpr size_t kTakeStride = 8;
+constexpr size_t kTakeStride = 9;
 /** Per-event stride of the `records` array read by PushBatch. */
 constexpr size_t kPushStride = 6;
 /** Per-event stride of the `timings` array read by Complete. */
@@ -32,9 +34,24 @@ enum TimingField : size_t {
   kHandlerMs = 0, kIoWaitMs, kNameId, kFlags, kRollbacks,
   kObjectCreateCount, kObjectCount, kObjectCacheHitRate, kObjectNolockRate,
   kObjectLeaseRate, kObjectNullRate,
+  // Ms from the claim (Take) to the event's start, for events begun through the progress cell.
+  kStartMs,
 };
 constexpr uint32_t kFlagFailed = 1;
 constexpr uint32_t kFlagNotRun = 2;
+
+/**
+ * Progress cells: one cache line of int32 per slot, shared with the slot's worker, which marks
+ * each claimed event started there instead of calling Begin. Cell 0 holds the index of the last
+ * begun event of the claim (kProgressNone before the first); the worker moves it from i - 1 to
+ * i with a compare-and-swap, and a timeout swaps it to kProgressRevoked, so exactly one of the
+ * two wins. Cell 1 holds the event's start in µs after the claim, written before the swap.
+ */
+constexpr size_t kProgressStride = 16;
+constexpr int32_t kProgressNone = -1;
+constexpr int32_t kProgressRevoked = INT32_MIN;
+static_assert(sizeof(std::atomic<int32_t>) == sizeof(int32_t) && std::atomic<int32_t>::is_always_lock_free,
+              "progress cells are shared with JavaScript as an Int32Array");
 
 /** What a producer hands to Push; the payload is copied. */
 struct EventInput {
@@ -102,6 +119,8 @@ class TagQueue {
   int64_t Take(int slot, double* meta, size_t max, uint8_t* bytes, size_t bytes_len);
   /** Starts claimed event `index`; returns its queue time in ms, or -1 if revoked. */
   double Begin(int slot, size_t index);
+  /** The progress cells, kProgressStride per slot (see kProgressStride). */
+  std::atomic<int32_t>* ProgressCells() { return progress_; }
   /** Ends the slot's whole claim; `timings` holds kCompleteStride values per event. False if revoked. */
   bool Complete(int slot, size_t count, const double* timings);
   /** Drops the tag's queued (not yet taken) events. */
@@ -147,17 +166,19 @@ class TagQueue {
     uint32_t node;
     int64_t enqueue_ns;  // copied from the node, so Begin reads no node
     int64_t begin_ns;
-    bool begun;
+    bool begun;          // begun through Begin (the progress cell covers the others)
   };
   // Lock order: the queue's mu_, then a slot's mu. Begin, called once per event, takes only
   // its slot's lock (uncontended but for the watchdog), never the queue's. Every change to a
-  // slot's fields holds the slot's lock; begun, begin_ns and running are read under it.
+  // slot's fields holds the slot's lock; begun and begin_ns are read under it. The slot's
+  // progress cell is written by its worker without a lock; a timeout changes it only by
+  // compare-and-swap.
   struct Slot {
     mutable SpinMutex mu;
     bool used = false;
     bool revoked = false;
     bool open = false;  // a Take claim has not been completed yet
-    int32_t running = -1;  // index of the last begun event of the claim
+    int64_t take_ns = 0;  // when the open claim was taken
     double thread_id = 0, task_id = 0;
     std::vector<Claimed> claim;
     std::vector<uint64_t> tags;  // claimed tags, in claim order
@@ -179,8 +200,16 @@ class TagQueue {
   // Returns the slot's unstarted claimed events to the front of their tags and
   // unclaims its tags; with `drop_tag`, that tag's events (claimed or queued)
   // are dropped instead. Returns how many events were requeued. Holds mu_ and s.mu.
-  size_t UnwindClaimLocked(Slot& s, bool drop_tag, uint64_t tag_to_drop,
+  // `running` is the index of the last begun event (its progress cell), or kProgressNone.
+  size_t UnwindClaimLocked(Slot& s, int32_t running, bool drop_tag, uint64_t tag_to_drop,
                            std::vector<DroppedEvent>* dropped, bool* made_ready);
+  std::atomic<int32_t>& Progress(size_t slot) { return progress_[slot * kProgressStride]; }
+  const std::atomic<int32_t>& Progress(size_t slot) const { return progress_[slot * kProgressStride]; }
+  std::atomic<int32_t>& ProgressStartUs(size_t slot) { return progress_[slot * kProgressStride + 1]; }
+  const std::atomic<int32_t>& ProgressStartUs(size_t slot) const { return progress_[slot * kProgressStride + 1]; }
+  size_t SlotIndex(const Slot& s) const { return static_cast<size_t>(&s - slots_.data()); }
+  // When event `i` of the open claim started: Begin's time, or the progress cell's.
+  int64_t StartNs(const Slot& s, size_t i, int32_t running, const double* timings, int64_t now) const;
   void DropQueuedLocked(TagState& st, std::vector<DroppedEvent>* out);
   void RemoveFromReady(uint64_t tag);
 
@@ -196,6 +225,7 @@ class TagQueue {
   std::unordered_map<uint64_t, TagState> tags_;
   std::deque<uint64_t> ready_;
   std::array<Slot, kMaxSlots> slots_;
+  alignas(64) std::atomic<int32_t> progress_[kMaxSlots * kProgressStride] = {};
   uint64_t next_id_ = 1;
   uint64_t waiting_ = 0, outstanding_ = 0;
   uint64_t pushed_total_ = 0, completed_total_ = 0, cancelled_total_ = 0;

@@ -18,7 +18,7 @@ int TagQueue::SlotRegister(double thread_id) {
     s.used = true;
     s.revoked = false;
     s.open = false;
-    s.running = -1;
+    Progress(static_cast<size_t>(i)).store(kProgressNone);
     s.thread_id = thread_id;
     s.task_id = 0;
     s.claim.clear();
@@ -35,14 +35,14 @@ void TagQueue::SlotAttachTask(int slot, double task_id) {
   s.task_id = task_id;
 }
 
-size_t TagQueue::UnwindClaimLocked(Slot& s, bool drop_tag, uint64_t tag_to_drop,
+size_t TagQueue::UnwindClaimLocked(Slot& s, int32_t running, bool drop_tag, uint64_t tag_to_drop,
                                    std::vector<DroppedEvent>* dropped, bool* made_ready) {
   const size_t n = s.claim.size();
   for (size_t i = 0; i < n; ++i) {
     Claimed& c = s.claim[i];
-    if (c.begun) {
+    if (c.begun || (running >= 0 && i <= static_cast<size_t>(running))) {
       // Events before the current one have run to their end; the current one never will.
-      if (static_cast<int32_t>(i) == s.running) {
+      if (static_cast<int32_t>(i) == running) {
         ++cancelled_total_;
       } else {
         ++completed_total_;
@@ -89,7 +89,6 @@ size_t TagQueue::UnwindClaimLocked(Slot& s, bool drop_tag, uint64_t tag_to_drop,
   s.claim.clear();
   s.tags.clear();
   s.open = false;
-  s.running = -1;
   return requeued;
 }
 
@@ -102,7 +101,9 @@ int64_t TagQueue::SlotReleaseThread(double thread_id) {
       if (!s.used || s.thread_id != thread_id) continue;
       std::lock_guard<SpinMutex> slot_lock(s.mu);
       found = true;
-      if (s.open) requeued += UnwindClaimLocked(s, false, 0, nullptr, &made_ready);
+      // The worker's thread has ended: its progress cell no longer moves.
+      if (s.open) requeued += UnwindClaimLocked(s, Progress(SlotIndex(s)).load(), false, 0, nullptr, &made_ready);
+      Progress(SlotIndex(s)).store(kProgressNone);
       s.used = false;
       s.revoked = false;
       s.task_id = 0;
@@ -119,11 +120,17 @@ std::vector<RunningSlot> TagQueue::SlotsRunning() const {
   for (int i = 0; i < kMaxSlots; ++i) {
     const Slot& s = slots_[static_cast<size_t>(i)];
     std::lock_guard<SpinMutex> slot_lock(s.mu);
-    if (!s.used || s.revoked || !s.open || s.running < 0) continue;
-    const Claimed& c = s.claim[static_cast<size_t>(s.running)];
+    // The start is read before the index: a worker writes them the other way round, so a
+    // racing read pairs an index with the start of the event after it (a little later), never
+    // with an older one.
+    const int32_t start_us = ProgressStartUs(static_cast<size_t>(i)).load();
+    const int32_t running = Progress(static_cast<size_t>(i)).load();
+    if (!s.used || s.revoked || !s.open || running < 0 || static_cast<size_t>(running) >= s.claim.size()) continue;
+    const Claimed& c = s.claim[static_cast<size_t>(running)];
     const Node& nd = At(c.node);
+    const int64_t begin_ns = c.begun ? c.begin_ns : s.take_ns + static_cast<int64_t>(start_us) * 1000;
     out.push_back(RunningSlot{i, s.thread_id, s.task_id, nd.id, nd.tag, nd.name_id, nd.session_id, nd.kind,
-                              static_cast<double>(std::max<int64_t>(0, now - c.begin_ns)) / kNsPerMs});
+                              static_cast<double>(std::max<int64_t>(0, now - begin_ns)) / kNsPerMs});
   }
   return out;
 }
@@ -137,14 +144,17 @@ bool TagQueue::TimeoutSlot(int slot, uint64_t event_id, std::vector<DroppedEvent
     Slot& s = slots_[static_cast<size_t>(slot)];
     std::lock_guard<SpinMutex> slot_lock(s.mu);
     // The watchdog may race with the worker's exit: a freed slot is "no longer running there".
-    if (!s.used || s.revoked || !s.open || s.running < 0) return false;
-    const Node& nd = At(s.claim[static_cast<size_t>(s.running)].node);
+    int32_t running = Progress(static_cast<size_t>(slot)).load();
+    if (!s.used || s.revoked || !s.open || running < 0 || static_cast<size_t>(running) >= s.claim.size()) return false;
+    const Node& nd = At(s.claim[static_cast<size_t>(running)].node);
     if (nd.id != event_id) return false;
+    // The worker may be starting the next event right now: whichever swaps the cell first wins.
+    if (!Progress(static_cast<size_t>(slot)).compare_exchange_strong(running, kProgressRevoked)) return false;
     name_id = nd.name_id;
     // Revoked until the worker's thread is released: whatever the stuck
     // handler does later must not touch the queue again.
     s.revoked = true;
-    UnwindClaimLocked(s, true, nd.tag, dropped, &made_ready);
+    UnwindClaimLocked(s, running, true, nd.tag, dropped, &made_ready);
   }
   if (profiler_) profiler_->RecordTimeout(name_id);
   if (made_ready && wake_) wake_->Notify();

@@ -5,15 +5,15 @@
  */
 import { threadId, workerData } from 'node:worker_threads';
 import {
-  native, COMPLETE_STRIDE, CompleteField, CompleteFlag, EventKind, TAKE_STRIDE, TakeField,
+  native, COMPLETE_STRIDE, CompleteField, CompleteFlag, EventKind, PROGRESS_STRIDE, TAKE_STRIDE, TakeField,
 } from '../native.ts';
 
 // Local copies: module exports are live bindings (getters), too slow to read per event.
 const T_ID = TakeField.id, T_TAG = TakeField.tag, T_NAME = TakeField.nameId, T_HANDLER = TakeField.handlerId;
 const T_SESSION = TakeField.sessionId, T_KIND = TakeField.kind, T_OFFSET = TakeField.payloadOffset;
-const T_LENGTH = TakeField.payloadLength;
+const T_LENGTH = TakeField.payloadLength, T_AGE = TakeField.queueAgeMs;
 const F_HANDLER = CompleteField.handlerMs, F_IO = CompleteField.ioWaitMs, F_NAME = CompleteField.nameId;
-const F_FLAGS = CompleteField.flags;
+const F_FLAGS = CompleteField.flags, F_START = CompleteField.startMs;
 const FLAG_FAILED = CompleteFlag.failed, FLAG_NOT_RUN = CompleteFlag.notRun;
 const K_NETWORK = EventKind.network;
 const TAKE_N = TAKE_STRIDE, COMPLETE_N = COMPLETE_STRIDE;
@@ -39,9 +39,13 @@ let runtime!: ThreadHost['runtime'];
 let flags!: ThreadHost['flags'];
 let log!: ThreadHost['log'];
 let slot = -1;
+/** The progress cells; this worker's are at `cell` (index) and `cell + 1` (start in µs). */
+const progress = new Int32Array(native.slotProgressView());
+let cell = -1;
 const ready = createHost(init.manifest, 'worker', init.pluginFiles).then((h) => {
   ({ runtime, flags, log } = h);
   slot = native.slotRegister(threadId);
+  cell = slot * PROGRESS_STRIDE;
   process.on('unhandledRejection', (reason) => {
     log.error(`unhandled rejection in an event worker: ${describeError(reason)}`);
   });
@@ -192,13 +196,17 @@ export default async function drain(task: DrainTask): Promise<DrainResult> {
     const batchStart = clock.now();
     lastEnd = batchStart;
     for (let i = 0; i < n; i++) {
-      const queueMs = core.begin(slot, i);
-      if (queueMs < 0) {
+      // Start event i in the progress cells (no native call): the start, then the swap that a
+      // timeout of this slot makes fail. The swap publishes the plain write before it.
+      const startMs = lastEnd - batchStart;
+      progress[cell + 1] = startMs * 1000;
+      if (Atomics.compareExchange(progress, cell, i - 1, i) !== i - 1) {
         flushOut();
         result.revoked = true;
         return result;
       }
-      const pending = runOne(i, queueMs, lastEnd);
+      timings[i * COMPLETE_N + F_START] = startMs;
+      const pending = runOne(i, meta[i * TAKE_N + T_AGE]! + startMs, lastEnd);
       if (pending) {
         await pending;
         lastEnd = clock.now(); // other work may have run while the handler waited
