@@ -55,6 +55,10 @@ export interface NetworkFrame {
   bytes: Uint8Array;
   start: number;
   end: number;
+  /** Counts the worker's claims: the same number means the same claim buffer contents. */
+  claim: number;
+  /** Bytes of the claim buffer the current claim fills (from offset 0). */
+  claimEnd: number;
 }
 
 export type EventHandler<P = unknown> = (payload: P, ctx: EventContext) => void | Promise<void>;

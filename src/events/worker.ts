@@ -65,7 +65,7 @@ let meta = new Float64Array(0);
 let timings = new Float64Array(0);
 let bytes = new Uint8Array(1 << 20);
 /** The payload of every network event (no view object per frame). */
-const frame: NetworkFrame = { bytes, start: 0, end: 0 };
+const frame: NetworkFrame = { bytes, start: 0, end: 0, claim: 0, claimEnd: 0 };
 /** The last handler and name looked up: a batch's events mostly share them. */
 let lastHandlerId = -1;
 let lastEntry: HandlerEntry | undefined;
@@ -193,6 +193,8 @@ export default async function drain(task: DrainTask): Promise<DrainResult> {
       break;
     }
     timings.fill(0, 0, n * COMPLETE_N);
+    frame.claim++;
+    frame.claimEnd = meta[(n - 1) * TAKE_N + T_OFFSET]! + meta[(n - 1) * TAKE_N + T_LENGTH]!;
     const batchStart = clock.now();
     lastEnd = batchStart;
     for (let i = 0; i < n; i++) {

@@ -5,6 +5,7 @@
  * worker knows how to decode or encode for any session without a lookup.
  */
 import { Packr, Unpackr } from 'msgpackr';
+import type { NetworkFrame } from '../events/types.ts';
 import { ProtocolError, type CodecName, type Envelope, type ProtocolErrorCode } from './protocol.ts';
 
 const packr = new Packr({ useRecords: false });
@@ -146,14 +147,15 @@ const ID_KEY = [0x2c, 0x22, 0x69, 0x64, 0x22, 0x3a];
 /**
  * The envelope of a JSON frame in the canonical form the SDK writes, `{"type":"<type>","body":<X>}`
  * or `{"type":"<type>","body":<X>,"id":<integer>}`, whose type the main thread has already
- * matched (`bytes[start, end)`, whose type bytes are `type`, ASCII). Only the body is parsed: the envelope's keys, its type
+ * matched (the frame's bytes, whose type bytes are `type`, ASCII). Only the body is parsed: the envelope's keys, its type
  * string and the envelope check cost nothing. Null when the frame is not in that form or the
  * body does not parse; `decodeFrame` then decodes it fully (and names the error).
  *
  * Sound because the frame is then exactly prefix + X + suffix with X a JSON value, which is
  * the one parse of the whole frame: the result equals `JSON.parse` of it.
  */
-export function decodeCanonicalJson(bytes: Uint8Array, start: number, end: number, type: string): Envelope | null {
+export function decodeCanonicalJson(frame: NetworkFrame, type: string): Envelope | null {
+  const { bytes, start, end } = frame;
   const bodyStart = start + 9 + type.length + BODY_KEY.length;
   if (end < bodyStart + 2 || bytes[end - 1] !== 0x7d) return null;
   for (let i = 0; i < BODY_KEY.length; i++) if (bytes[bodyStart - BODY_KEY.length + i] !== BODY_KEY[i]) return null;
@@ -178,11 +180,32 @@ export function decodeCanonicalJson(bytes: Uint8Array, start: number, end: numbe
   }
   let body: unknown;
   try {
-    body = JSON.parse(utf8Range(bytes, bodyStart, bodyEnd));
+    body = JSON.parse(claimText(frame, bodyStart, bodyEnd));
   } catch {
     return null;
   }
   return id === undefined ? { type, body } : { type, body, id };
+}
+
+/** The claim whose bytes `claimString` holds, and whether every byte became one character. */
+let textClaim = -1;
+let textBytes: Uint8Array | null = null;
+let claimString = '';
+let claimBytewise = false;
+
+/**
+ * The UTF-8 text of `frame.bytes[start, end)`. A claim's bytes are decoded in one call the first
+ * time one of its frames asks: when that gives one character per byte (ASCII, the common case),
+ * every frame's text is a substring of it, with no native call per frame.
+ */
+function claimText(frame: NetworkFrame, start: number, end: number): string {
+  if (frame.claim !== textClaim || frame.bytes !== textBytes) {
+    textClaim = frame.claim;
+    textBytes = frame.bytes;
+    claimString = utf8Range(frame.bytes, 0, frame.claimEnd);
+    claimBytewise = claimString.length === frame.claimEnd;
+  }
+  return claimBytewise ? claimString.substring(start, end) : utf8Range(frame.bytes, start, end);
 }
 
 /** Decodes one frame of `codec`; throws `DecodeError` for bad bytes or a bad envelope. */

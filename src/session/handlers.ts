@@ -67,9 +67,8 @@ function runMessage(handlers: SessionHandlers, ops: SessionOps, frame: NetworkFr
     // The frame is in the worker's claim buffer: decode before anything else. An event named
     // after its type is a frame whose type the main thread matched in the canonical form.
     const codec = codecOf(sessionId);
-    const { bytes, start, end } = frame;
-    envelope = (codec === 'json' && ctx.name !== MESSAGE_EVENT && decodeCanonical(bytes, start, end, ctx.name))
-      || decode(bytes.subarray(start, end), codec);
+    envelope = (codec === 'json' && ctx.name !== MESSAGE_EVENT && decodeCanonical(frame, ctx.name))
+      || decode(frame.bytes.subarray(frame.start, frame.end), codec);
   } catch (err) {
     if (!(err instanceof DecodeFailure)) throw err;
     const body: ProtocolErrorBody = { code: err.code, message: err.message };

@@ -81,13 +81,10 @@ test('json frames are exactly what JSON.stringify writes for the envelope', (t) 
 
 test('the canonical JSON fast path gives JSON.parse results or leaves the frame to the full decoder', (t) => {
   // Each frame sits inside a larger buffer, as in a worker's claim buffer.
-  const inBuffer = (frame: string) => {
-    const bytes = text(`xx${frame}yy`);
-    return { bytes, start: 2, end: bytes.length - 2 };
-  };
+  let claim = 0;
   const fast = (frame: string, type: string) => {
-    const { bytes, start, end } = inBuffer(frame);
-    return decodeCanonicalJson(bytes, start, end, type);
+    const bytes = text(`xx${frame}yy`);
+    return decodeCanonicalJson({ bytes, start: 2, end: bytes.length - 2, claim: ++claim, claimEnd: bytes.length }, type);
   };
   const canonical = [
     '{"type":"echo","body":{"n":1,"text":"hello"}}',
@@ -121,4 +118,32 @@ test('the canonical JSON fast path gives JSON.parse results or leaves the frame 
   for (const frame of others) t.is(fast(frame, 'echo'), null, frame);
   // The type must be the one the main thread matched: another length breaks the key check.
   t.is(fast('{"type":"echo","body":1}', 'ech'), null);
+});
+
+test('frames of one claim decode the same whether the claim is all ASCII or not', (t) => {
+  const frames = [
+    '{"type":"echo","body":{"n":1,"text":"hello"}}',
+    '{"type":"echo","body":[1,2,3],"id":7}',
+    '{"type":"echo","body":"plain"}',
+  ];
+  for (const extra of ['{"type":"echo","body":"ascii"}', '{"type":"echo","body":"h\u00e9llo \u2603 \ud83c\udfae"}']) {
+    const all = [...frames, extra, ...frames];
+    const parts = all.map(text);
+    const bytes = new Uint8Array(parts.reduce((a, p) => a + p.length, 0) + 16);
+    let offset = 0;
+    const spans = parts.map((p) => {
+      bytes.set(p, offset);
+      offset += p.length;
+      return [offset - p.length, offset] as const;
+    });
+    // One claim: the frames share its number, as the worker's frames of one take do.
+    spans.forEach(([start, end], i) => {
+      t.deepEqual(decodeCanonicalJson({ bytes, start, end, claim: 1000, claimEnd: offset }, 'echo'), JSON.parse(all[i]!), all[i]);
+    });
+  }
+  // A claim of other bytes (invalid UTF-8 next to the frame) still gives the frame's own text.
+  const frame = text('{"type":"echo","body":"ok"}');
+  const bytes = new Uint8Array([0xe2, 0x82, ...frame, 0xff]);
+  t.deepEqual(decodeCanonicalJson({ bytes, start: 2, end: 2 + frame.length, claim: 1001, claimEnd: bytes.length }, 'echo'),
+    { type: 'echo', body: 'ok' });
 });
