@@ -12,6 +12,11 @@ export interface OpTarget {
   send(sessionId: number, frame: string | Uint8Array): boolean;
   /** Writes the frames of the sends at `ops[start]`, `ops[start + 3]`, … before `end`, all to `sessionId`. */
   sendRun(sessionId: number, ops: unknown[], start: number, end: number): void;
+  /**
+   * Writes the text frames of the `sendText` operations at `ops[start]`, `ops[start + 3]`, …
+   * before `end`, all to `sessionId`; the first begins at `text[pos]`. Returns the position after the last.
+   */
+  sendTextRun(sessionId: number, ops: unknown[], start: number, end: number, text: string, pos: number): number;
   sendAll(frameOf: (codec: CodecName) => string | Uint8Array): void;
   end(sessionId: number, code: number, reason: string): boolean;
   group(sessionId: number, group: string, join: boolean): void;
@@ -21,9 +26,19 @@ export interface OpTarget {
 
 type Frame = string | Uint8Array;
 
-export function applyOps(target: OpTarget, ops: unknown[]): void {
+/** Applies `ops`; the frames of `sendText` operations are consecutive slices of `text`. */
+export function applyOps(target: OpTarget, ops: unknown[], text = ''): void {
+  let pos = 0;
   for (let i = 0; i < ops.length;) {
     switch (ops[i]) {
+      case Op.sendText: {
+        const id = ops[i + 1] as number;
+        let end = i + 3;
+        while (ops[end] === Op.sendText && ops[end + 1] === id) end += 3;
+        pos = target.sendTextRun(id, ops, i, end, text, pos);
+        i = end;
+        break;
+      }
       case Op.send: {
         const id = ops[i + 1] as number;
         let end = i + 3;

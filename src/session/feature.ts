@@ -96,7 +96,7 @@ export const sessionFeature: Feature = {
     maintenance.onChange(applyMaintenance);
     applyMaintenance(maintenance.snapshot(), null);
 
-    const receiver = new OutboundReceiver((ops) => service.applyOps(ops));
+    const receiver = new OutboundReceiver((batch) => service.applyOps(batch.ops, batch.text));
     const ports = new Set<MessagePort>();
     const onWorkerMessage = (message: unknown): void => {
       const gsf = (message as { gsf?: string } | null)?.gsf;

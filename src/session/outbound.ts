@@ -29,6 +29,8 @@ export const Op = {
   leave: 5,
   /** [PUBLISH, group, jsonFrame, msgpackFrame] */
   publish: 6,
+  /** [SEND_TEXT, sessionId, length]: a text frame, the next `length` characters of the batch's `text` */
+  sendText: 7,
 } as const;
 
 /** Worker → main: the outbound operations of one batch of events. */
@@ -36,6 +38,8 @@ export interface OutboundBatch {
   gsf: 'session.out';
   seq: number;
   ops: unknown[];
+  /** The text frames of the `sendText` operations, one after another (one string to copy, not one per frame). */
+  text: string;
 }
 
 /** Worker → main, once per worker: the port account calls travel on. */
@@ -111,6 +115,7 @@ export function currentSeq(): number {
 }
 
 let ops: unknown[] = [];
+let text = '';
 let flushScheduled = false;
 
 /** Queues one operation; posted at the end of the running batch (or soon, outside events). */
@@ -122,9 +127,14 @@ export function queueOp(op: unknown[], insideEvent: boolean): void {
   }
 }
 
-/** `queueOp([Op.send, sessionId, frame], insideEvent)` without the intermediate array (the per-message path). */
+/** Queues one frame to a session (the per-message path): text frames join the batch's `text`. */
 export function queueSend(sessionId: number, frame: string | Uint8Array, insideEvent: boolean): void {
-  ops.push(Op.send, sessionId, frame);
+  if (typeof frame === 'string') {
+    ops.push(Op.sendText, sessionId, frame.length);
+    text += frame;
+  } else {
+    ops.push(Op.send, sessionId, frame);
+  }
   if (!insideEvent && !flushScheduled) {
     flushScheduled = true;
     setImmediate(flushOutbound);
@@ -135,8 +145,9 @@ export function queueSend(sessionId: number, frame: string | Uint8Array, insideE
 export function flushOutbound(): void {
   flushScheduled = false;
   if (ops.length === 0 || parentPort === null) return;
-  const batch: OutboundBatch = { gsf: 'session.out', seq: Atomics.add(seqCell, 0, 1), ops };
+  const batch: OutboundBatch = { gsf: 'session.out', seq: Atomics.add(seqCell, 0, 1), ops, text };
   ops = [];
+  text = '';
   parentPort.postMessage(batch);
 }
 
@@ -175,23 +186,23 @@ export function accountCall(op: AccountOp, args: unknown[]): Promise<unknown> {
  */
 export class OutboundReceiver {
   private expected = currentSeq();
-  private readonly early = new Map<number, unknown[]>();
+  private readonly early = new Map<number, OutboundBatch>();
   private gapTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly apply: (ops: unknown[]) => void, private readonly gapMs = 50) {}
+  constructor(private readonly apply: (batch: OutboundBatch) => void, private readonly gapMs = 50) {}
 
   receive(batch: OutboundBatch): void {
     if (batch.seq === this.expected) {
       this.expected++;
-      this.apply(batch.ops);
+      this.apply(batch);
       this.drainEarly();
       return;
     }
     if (batch.seq < this.expected) {
-      this.apply(batch.ops); // after a skipped gap: late, but not lost
+      this.apply(batch); // after a skipped gap: late, but not lost
       return;
     }
-    this.early.set(batch.seq, batch.ops);
+    this.early.set(batch.seq, batch);
     this.gapTimer ??= setTimeout(() => this.skipGap(), this.gapMs);
   }
 

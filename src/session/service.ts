@@ -337,6 +337,30 @@ export class SessionService {
     });
   }
 
+  /** See `OpTarget.sendTextRun`: one frame is written as is, more under one cork. */
+  sendTextRun(sessionId: number, ops: unknown[], start: number, end: number, text: string, pos: number): number {
+    const d = this.sessions.get(sessionId);
+    let p = pos;
+    if (d === undefined) {
+      for (let i = start; i < end; i += 3) p += ops[i + 2] as number;
+      return p;
+    }
+    const ws = d.ws!;
+    if (end - start === 3) {
+      const length = ops[start + 2] as number;
+      this.sendFrame(ws, d, text.substring(p, p + length));
+      return p + length;
+    }
+    ws.cork(() => {
+      for (let i = start; i < end; i += 3) {
+        const length = ops[i + 2] as number;
+        if (d.open) this.sendFrame(ws, d, text.substring(p, p + length));
+        p += length;
+      }
+    });
+    return p;
+  }
+
   /** Closes a session by id with `code` and `reason`; false if it is not connected. */
   end(sessionId: number, code: number, reason: string): boolean {
     const d = this.sessions.get(sessionId);
@@ -356,8 +380,8 @@ export class SessionService {
   }
 
   /** Applies operations built by `ops.ts` (from a worker's batch or from the main thread). */
-  applyOps(ops: unknown[]): void {
-    applyOps(this, ops);
+  applyOps(ops: unknown[], text?: string): void {
+    applyOps(this, ops, text);
   }
 
   /** Subscribes or unsubscribes a session to a group (topics are per codec). */
