@@ -90,8 +90,8 @@ struct QueueStats {
 /**
  * Events of one tag run strictly in push order and never on two slots at once;
  * different tags run in parallel. A slot claims whole runs of a tag's queued
- * events with Take, marks each one started with Begin and releases the claim
- * with Complete. One lock guards everything: the hot operations are short and
+ * events with Take, marks each one started (in its progress cell, or with Begin)
+ * and releases the claim with Complete. One lock guards everything: the hot operations are short and
  * batched (Take moves up to `max` events per acquisition), so a spinning lock
  * beats a sleeping one when threads collide.
  */
