@@ -165,7 +165,6 @@ uint64_t TagQueue::PushBatch(const EventInput* in, size_t n) {
 }
 
 int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_t bytes_len) {
-  int64_t now = NowNs();
   std::lock_guard<SpinMutex> lock(mu_);
   Slot& s = CheckedSlot(slot);
   std::lock_guard<SpinMutex> slot_lock(s.mu);
@@ -205,7 +204,6 @@ int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_
       m[5] = nd.kind;
       m[6] = static_cast<double>(used);
       m[7] = static_cast<double>(len);
-      m[8] = static_cast<double>(std::max<int64_t>(0, now - nd.enqueue_ns)) / kNsPerMs;
       used += len;
       s.claim.push_back(Claimed{idx, nd.enqueue_ns, 0, false});
       st.head = nd.next;
@@ -215,8 +213,14 @@ int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_
     }
   }
   if (n > 0) {
+    // The claim's time is its end (after the copies), as close as possible to when the worker
+    // starts its clock: queue ages and event starts are measured from it.
+    const int64_t end = NowNs();
+    for (size_t i = 0; i < n; ++i) {
+      meta[i * kTakeStride + 8] = static_cast<double>(std::max<int64_t>(0, end - s.claim[i].enqueue_ns)) / kNsPerMs;
+    }
     s.open = true;
-    s.take_ns = now;
+    s.take_ns = end;
     Progress(static_cast<size_t>(slot)).store(kProgressNone);
     waiting_ -= n;
     outstanding_ += n;

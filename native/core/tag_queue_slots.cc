@@ -101,9 +101,11 @@ int64_t TagQueue::SlotReleaseThread(double thread_id) {
       if (!s.used || s.thread_id != thread_id) continue;
       std::lock_guard<SpinMutex> slot_lock(s.mu);
       found = true;
-      // The worker's thread has ended: its progress cell no longer moves.
-      if (s.open) requeued += UnwindClaimLocked(s, Progress(SlotIndex(s)).load(), false, 0, nullptr, &made_ready);
-      Progress(SlotIndex(s)).store(kProgressNone);
+      // The thread may still be ending (termination is asynchronous): swapping the cell to
+      // revoked fixes which events it started, and makes any later start of its fail. The
+      // cell stays revoked until the slot is registered again.
+      const int32_t running = Progress(SlotIndex(s)).exchange(kProgressRevoked);
+      if (s.open) requeued += UnwindClaimLocked(s, running, false, 0, nullptr, &made_ready);
       s.used = false;
       s.revoked = false;
       s.task_id = 0;
@@ -120,11 +122,11 @@ std::vector<RunningSlot> TagQueue::SlotsRunning() const {
   for (int i = 0; i < kMaxSlots; ++i) {
     const Slot& s = slots_[static_cast<size_t>(i)];
     std::lock_guard<SpinMutex> slot_lock(s.mu);
-    // The start is read before the index: a worker writes them the other way round, so a
-    // racing read pairs an index with the start of the event after it (a little later), never
-    // with an older one.
-    const int32_t start_us = ProgressStartUs(static_cast<size_t>(i)).load();
+    // The index is read before the start: a worker writes the start first, so a racing read
+    // pairs an index with its own start or the next event's (later: the event looks younger),
+    // never with an older one (which would make a just-started event look long-running).
     const int32_t running = Progress(static_cast<size_t>(i)).load();
+    const int32_t start_us = ProgressStartUs(static_cast<size_t>(i)).load();
     if (!s.used || s.revoked || !s.open || running < 0 || static_cast<size_t>(running) >= s.claim.size()) continue;
     const Claimed& c = s.claim[static_cast<size_t>(running)];
     const Node& nd = At(c.node);

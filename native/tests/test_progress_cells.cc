@@ -102,6 +102,9 @@ TEST(progress_cells_a_released_thread_requeues_what_it_had_not_started) {
   CHECK(StartEvent(f.queue, s, 0, 0));
   CHECK(StartEvent(f.queue, s, 1, 0));
   CHECK_EQ(f.queue.SlotReleaseThread(21), 1);
+  // A thread still ending can start nothing more: the cell stays revoked until re-registration.
+  CHECK_EQ(Cell(f.queue, s), gsf::kProgressRevoked);
+  CHECK(!StartEvent(f.queue, s, 2, 0));
   gsf::QueueStats st = f.queue.Stats();
   CHECK_EQ(st.completed_total, 1u);  // a1 ran to its end
   CHECK_EQ(st.cancelled_total, 1u);  // a2 was running

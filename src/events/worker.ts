@@ -120,11 +120,15 @@ function runOne(i: number, queueMs: number, start: number): Promise<void> | unde
   const nameId = meta[m + T_NAME]!;
   timings[t + F_NAME] = nameId;
   const handlerId = meta[m + T_HANDLER]!;
+  let entry = lastEntry;
   if (handlerId !== lastHandlerId) {
-    lastEntry = runtime.handlersById.get(handlerId);
-    lastHandlerId = handlerId;
+    entry = runtime.handlersById.get(handlerId);
+    // Only found handlers are remembered: one registered later must be found then.
+    if (entry !== undefined) {
+      lastEntry = entry;
+      lastHandlerId = handlerId;
+    }
   }
-  const entry = lastEntry;
   if (nameId !== lastNameId) {
     lastName = nameOfId(nameId);
     lastNameId = nameId;
@@ -201,7 +205,7 @@ export default async function drain(task: DrainTask): Promise<DrainResult> {
       // Start event i in the progress cells (no native call): the start, then the swap that a
       // timeout of this slot makes fail. The swap publishes the plain write before it.
       const startMs = lastEnd - batchStart;
-      progress[cell + 1] = startMs * 1000;
+      progress[cell + 1] = Math.min(startMs * 1000, 0x7fffffff);
       if (Atomics.compareExchange(progress, cell, i - 1, i) !== i - 1) {
         flushOut();
         result.revoked = true;

@@ -9,7 +9,8 @@ import type { NetworkFrame } from '../events/types.ts';
 import { ProtocolError, type CodecName, type Envelope, type ProtocolErrorCode } from './protocol.ts';
 
 const packr = new Packr({ useRecords: false });
-const unpackr = new Unpackr({ useRecords: false });
+// Binary fields are copied: a frame's bytes are in a worker's claim buffer, which the next claim overwrites.
+const unpackr = new Unpackr({ useRecords: false, copyBuffers: true });
 
 /** The codec of a session id: even ids are json sessions, odd ids msgpack. */
 export function sessionCodec(sessionId: number): CodecName {

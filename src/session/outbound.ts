@@ -130,8 +130,8 @@ export function queueOp(op: unknown[], insideEvent: boolean): void {
 /** Queues one frame to a session (the per-message path): text frames join the batch's `text`. */
 export function queueSend(sessionId: number, frame: string | Uint8Array, insideEvent: boolean): void {
   if (typeof frame === 'string') {
+    text += frame; // first: if the text cannot grow, no operation points past its end
     ops.push(Op.sendText, sessionId, frame.length);
-    text += frame;
   } else {
     ops.push(Op.send, sessionId, frame);
   }

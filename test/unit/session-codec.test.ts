@@ -147,3 +147,10 @@ test('frames of one claim decode the same whether the claim is all ASCII or not'
   t.deepEqual(decodeCanonicalJson({ bytes, start: 2, end: 2 + frame.length, claim: 1001, claimEnd: bytes.length }, 'echo'),
     { type: 'echo', body: 'ok' });
 });
+
+test('binary fields of msgpack frames are copies, not views of the frame bytes', (t) => {
+  const bytes = packr.pack({ type: 'save', body: { blob: new Uint8Array([1, 2, 3]) } });
+  const decoded = decodeFrame(bytes, 'msgpack') as { body: { blob: Uint8Array } };
+  bytes.fill(0); // a worker's claim buffer is overwritten by the next claim
+  t.deepEqual([...decoded.body.blob], [1, 2, 3]);
+});
