@@ -12,6 +12,7 @@
         "native/core/runtime.cc",
         "native/core/tag_queue.cc",
         "native/core/tag_queue_slots.cc",
+        "native/core/tag_queue_stats.cc",
         "native/core/timer_store.cc",
         "native/core/wake_signal.cc",
         "native/binding/addon.cc",

@@ -23,22 +23,6 @@ double Finite(double v) { return std::isfinite(v) ? v : 0; }
 
 }  // namespace
 
-void TagQueue::Rate::Add(int64_t now_sec, uint64_t n) {
-  if (now_sec > sec) {
-    prev_sec = sec;
-    prev_count = count;
-    sec = now_sec;
-    count = 0;
-  }
-  count += static_cast<int64_t>(n);
-}
-
-uint64_t TagQueue::Rate::LastWholeSecond(int64_t now_sec) const {
-  if (sec == now_sec - 1) return static_cast<uint64_t>(count);
-  if (sec == now_sec && prev_sec == now_sec - 1) return static_cast<uint64_t>(prev_count);
-  return 0;
-}
-
 TagQueue::TagQueue(Profiler* profiler, WakeSignal* wake) : profiler_(profiler), wake_(wake) {
   for (size_t i = 0; i < kMaxSlots; ++i) Progress(i).store(kProgressNone);
 }
@@ -355,21 +339,6 @@ std::vector<DroppedEvent> TagQueue::CancelTag(uint64_t tag) {
   return out;
 }
 
-uint64_t TagQueue::Waiting() const {
-  std::lock_guard<SpinMutex> lock(mu_);
-  return waiting_;
-}
-
-bool TagQueue::HasReady() const {
-  std::lock_guard<SpinMutex> lock(mu_);
-  return !ready_.empty();
-}
-
-size_t TagQueue::ReadyTags() const {
-  std::lock_guard<SpinMutex> lock(mu_);
-  return ready_.size();
-}
-
 size_t TagQueue::DropAllQueued() {
   std::lock_guard<SpinMutex> lock(mu_);
   size_t dropped = 0;
@@ -381,25 +350,6 @@ size_t TagQueue::DropAllQueued() {
   }
   ready_.clear();
   return dropped;
-}
-
-size_t TagQueue::TagStateCount() const {
-  std::lock_guard<SpinMutex> lock(mu_);
-  return tags_.size();
-}
-
-QueueStats TagQueue::Stats() const {
-  int64_t now_sec = NowNs() / kNsPerSec;
-  std::lock_guard<SpinMutex> lock(mu_);
-  QueueStats st;
-  st.inflow_per_sec = inflow_.LastWholeSecond(now_sec);
-  st.throughput_per_sec = throughput_.LastWholeSecond(now_sec);
-  st.waiting = waiting_;
-  st.outstanding = outstanding_;
-  st.pushed_total = pushed_total_;
-  st.completed_total = completed_total_;
-  st.cancelled_total = cancelled_total_;
-  return st;
 }
 
 }  // namespace gsf

@@ -95,3 +95,13 @@ export function versionRefusedReason(version: string, required: string, compatib
   const also = compatible.length > 0 ? ` (also accepted: ${compatible.join(', ')})` : '';
   return `client version '${version}' is not accepted; required version: ${required}${also}`;
 }
+
+const utf8 = new TextEncoder();
+
+/** Truncates a close reason to the 123 bytes a close frame carries (server side). */
+export function closeReason(text: string): string {
+  if (utf8.encode(text).length <= 123) return text;
+  let s = text.slice(0, 123);
+  while (utf8.encode(s).length > 123) s = s.slice(0, -1);
+  return s;
+}

@@ -15,11 +15,12 @@ import { intern } from '../events/runtime.ts';
 import { randomTag } from '../events/tags.ts';
 import { encodePayload } from '../events/codec.ts';
 import type { ThreadHost } from '../host.ts';
-import { DecodeError, decodeFrame, encodeFrame, frameText, peekTypeSpan, TYPE_SPAN, typeText, withCodecBit } from './codec.ts';
+import { DecodeError, decodeFrame, encodeFrame, peekTypeSpan, TYPE_SPAN, typeText, withCodecBit } from './codec.ts';
+import { logSessionMessage } from './message-log.ts';
 import { CLOSED_EVENT, MESSAGE_EVENT, OPENED_EVENT, sessionHandlers, type SessionHandlers } from './handlers.ts';
 import { applyOps } from './apply-ops.ts';
 import { PushStage } from './push-stage.ts';
-import { CODECS, CloseCode, EngineType, ProtocolError, type CodecName, type ProtocolErrorBody } from './protocol.ts';
+import { closeReason, CODECS, CloseCode, EngineType, ProtocolError, type CodecName, type ProtocolErrorBody } from './protocol.ts';
 import { checkClientVersion } from './version-gate.ts';
 import type { SessionClosedInfo, SessionOpenedInfo } from './types.ts';
 
@@ -61,14 +62,6 @@ export interface SessionStats {
   protocolErrors: number;
   droppedInMaintenance: number;
   backpressureCloses: number;
-}
-
-/** Truncates a close reason to the 123 bytes a close frame carries. */
-export function closeReason(text: string): string {
-  if (Buffer.byteLength(text) <= 123) return text;
-  let s = text.slice(0, 123);
-  while (Buffer.byteLength(s) > 123) s = s.slice(0, -1);
-  return s;
 }
 
 export class SessionService {
@@ -202,7 +195,7 @@ export class SessionService {
       return;
     }
     const bytes = new Uint8Array(message);
-    if (this.logLevel > 0) this.logMessage('in', d.id, bytes, isBinary);
+    if (this.logLevel > 0) logSessionMessage(this.host.log, this.logLevel, 'in', d.id, bytes, isBinary);
     const span = peekTypeSpan(bytes, isBinary);
     let nameId = this.messageNameId;
     if (span < 0 && this.handlers.messages.size === 0) {
@@ -300,7 +293,7 @@ export class SessionService {
   /** Writes one frame, then closes the session if its send buffer passed the limit. */
   private sendFrame(ws: Socket, d: SessionData, frame: string | Uint8Array): void {
     const binary = d.codec === 'msgpack';
-    if (this.logLevel > 0) this.logMessage('out', d.id, frame, binary);
+    if (this.logLevel > 0) logSessionMessage(this.host.log, this.logLevel, 'out', d.id, frame, binary);
     // 1: written with nothing left buffered; otherwise look at how much is waiting.
     if (ws.send(frame, binary) !== 1 && ws.getBufferedAmount() > this.options.maxBackpressureBytes && d.open) {
       this.stats.backpressureCloses++;
@@ -398,16 +391,5 @@ export class SessionService {
     if (this.logLevel > 0) this.host.log.info(`session publish: group=${group}`);
     this.app.publish(`json:${group}`, json, false);
     this.app.publish(`msgpack:${group}`, msgpack, true);
-  }
-
-  private logMessage(direction: 'in' | 'out', sessionId: number, frame: string | Uint8Array, binary: boolean): void {
-    const length = typeof frame === 'string' ? Buffer.byteLength(frame) : frame.byteLength;
-    const text = frameText(frame, binary);
-    const type = /^\{"type":"((?:[^"\\]|\\.)*)"/.exec(text)?.[1] ?? '?';
-    if (this.logLevel >= 2) {
-      this.host.log.info(`session message ${direction}: session=${sessionId}, type=${type}, length=${length}, message=${text}`);
-    } else {
-      this.host.log.info(`session message ${direction}: session=${sessionId}, type=${type}, length=${length}`);
-    }
   }
 }
