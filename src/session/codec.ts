@@ -148,9 +148,9 @@ const ID_KEY = [0x2c, 0x22, 0x69, 0x64, 0x22, 0x3a];
 /**
  * The envelope of a JSON frame in the canonical form the SDK writes, `{"type":"<type>","body":<X>}`
  * or `{"type":"<type>","body":<X>,"id":<integer>}`, whose type the main thread has already
- * matched (the frame's bytes, whose type bytes are `type`, ASCII). Only the body is parsed: the envelope's keys, its type
- * string and the envelope check cost nothing. Null when the frame is not in that form or the
- * body does not parse; `decodeFrame` then decodes it fully (and names the error).
+ * matched (its type bytes are `type`, ASCII). Only the body is parsed: the envelope's keys,
+ * its type string and the envelope check cost nothing. Null when the frame is not in that form
+ * or the body does not parse; `decodeFrame` then decodes it fully (and names the error).
  *
  * Sound because the frame is then exactly prefix + X + suffix with X a JSON value, which is
  * the one parse of the whole frame: the result equals `JSON.parse` of it.
