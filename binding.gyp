@@ -11,6 +11,7 @@
         "native/core/profiler.cc",
         "native/core/runtime.cc",
         "native/core/tag_queue.cc",
+        "native/core/tag_queue_parked.cc",
         "native/core/tag_queue_slots.cc",
         "native/core/tag_queue_stats.cc",
         "native/core/timer_store.cc",

@@ -74,7 +74,7 @@ export async function run(): Promise<void> {
     const ons: number[] = [];
     const offs: number[] = [];
     const rate = async (profiler: boolean): Promise<number> => {
-      server.host.flags.set('enable_event_profiler', profiler);
+      server.thread.flags.set('enable_event_profiler', profiler);
       return eventsRate(server, EVENTS_PER_RUN);
     };
     for (let i = 0; i < PROFILER_ROUNDS; i++) {
@@ -88,7 +88,7 @@ export async function run(): Promise<void> {
       offs.push(b);
       ratios.push(a / b);
     }
-    server.host.flags.set('enable_event_profiler', false);
+    server.thread.flags.set('enable_event_profiler', false);
     const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
     const on = median(ons);
     const off = median(offs);

@@ -41,9 +41,9 @@ async function start(args: string[]): Promise<void> {
       process.exit(1);
     }
     stopping = true;
-    server.host.log.info(`${signal} received: stopping`);
+    server.thread.log.info(`${signal} received: stopping`);
     server.stop().then(() => {
-      server.host.log.info('stopped');
+      server.thread.log.info('stopped');
       process.exit(0);
     }, (err: unknown) => {
       process.stderr.write(`gsf: stop failed: ${describeError(err)}\n`);

@@ -4,7 +4,7 @@
  * reverse order, before the event queue drains.
  */
 import type { Manifest } from './config/manifest.ts';
-import type { ThreadHost } from './host.ts';
+import type { ThreadContext } from './thread-context.ts';
 import type { Dispatcher } from './events/dispatcher.ts';
 import type { Watchdog } from './events/watchdog.ts';
 import type { ApiServer } from './api/server.ts';
@@ -15,7 +15,7 @@ import { authFeature } from './auth/feature.ts';
 
 export interface FeatureContext {
   manifest: Manifest;
-  host: ThreadHost;
+  thread: ThreadContext;
   dispatcher: Dispatcher;
   watchdog: Watchdog;
   api: ApiServer;

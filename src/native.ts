@@ -47,8 +47,12 @@ export const CompleteField = {
  * failed swap means the slot was revoked (an event of it timed out). This replaces `begin`.
  */
 export const PROGRESS_STRIDE = 16;
+/** Offsets inside one slot's progress cells. */
+export const ProgressField = { index: 0, startUs: 1, nameId: 2 } as const;
 /** Bits of `CompleteField.flags`. */
 export const CompleteFlag = { failed: 1, notRun: 2 } as const;
+/** What `complete` and `finishParked` return. */
+export const CompleteResult = { revoked: 0, done: 1, madeReady: 2 } as const;
 
 /** Sort orders of `profilerAll` (SPEC 4.5). */
 export const ProfileOrder = {
@@ -86,14 +90,25 @@ export interface QueueStats {
   pushed_total: number; completed_total: number; cancelled_total: number;
 }
 
-/** One running event as seen by the watchdog. */
+/** One running event as seen by the watchdog; `parked`: it awaits (holds its tag, not a thread). */
 export interface SlotState {
   slot: number; threadId: number; taskId: number;
   eventId: number; tag: number; nameId: number; sessionId: number; kind: number; elapsedMs: number;
+  parked: boolean;
 }
 
-/** An event dropped by a tag cancellation. */
+/** An event dropped by a tag cancellation, or abandoned (its worker ended while it awaited). */
 export interface CancelledEvent { id: number; tag: number; nameId: number; sessionId: number }
+
+/** What a timeout did: the tag's cancelled events, the worker's abandoned awaiting events, the final name. */
+export interface TimeoutOutcome { dropped: CancelledEvent[]; abandoned: CancelledEvent[]; nameId: number }
+
+/** The layout of the arrays exchanged with the queue, as the addon was built (checked at load). */
+export interface NativeLayout {
+  takeStride: number; pushStride: number; completeStride: number; progressStride: number;
+  take: typeof TakeField; push: typeof PushField; complete: typeof CompleteField; progress: typeof ProgressField;
+  flags: typeof CompleteFlag;
+}
 
 export interface CounterValue { type: 'int' | 'double'; value: number; description: string }
 
@@ -121,17 +136,28 @@ export interface NativeCore {
    * slot is revoked.
    */
   take(slot: number, meta: Float64Array, bytes: Uint8Array, max: number): number;
-  /** Marks claimed event `index` as started now; returns its queue time in ms, or -1 if revoked. */
-  begin(slot: number, index: number): number;
   /** The slots' progress cells, shared by every thread (see PROGRESS_STRIDE). */
   slotProgressView(): ArrayBuffer;
   /**
    * Completes the slot's whole claim (`count` events, COMPLETE_STRIDE timings each), records
-   * profile samples (when the profiler is on) and frees the claimed tags. Returns false if revoked.
+   * profile samples (when the profiler is on) and frees the claimed tags; the later events of a
+   * parked event's tag go back to the front of the queue. A `CompleteResult`.
    */
-  complete(slot: number, count: number, timings: Float64Array): boolean;
-  /** Drops the queued events of `tag` that no slot has taken yet and reports them. */
-  cancelTag(tag: number): CancelledEvent[];
+  complete(slot: number, count: number, timings: Float64Array): number;
+  /**
+   * Parks claimed event `index`, running on the slot, whose handler awaits: its tag stays
+   * busy after the claim completes, until `finishParked`; the claim's later events of the tag
+   * are skipped. False if the slot was revoked or the event is not the one running there.
+   */
+  park(slot: number, index: number, nameId: number): boolean;
+  /** Ends a parked event with the timing record at `index` of `timings`; a `CompleteResult` (revoked: it timed out or was abandoned). */
+  finishParked(eventId: number, timings: Float64Array, index: number): number;
+  /** Renames a parked event (diagnostics use the final name). */
+  renameParked(eventId: number, nameId: number): void;
+  /** Times out a parked event without ending its worker; null if it is not parked. */
+  timeoutParked(eventId: number): TimeoutOutcome | null;
+  /** The layout constants the addon was built with. */
+  layout(): NativeLayout;
   /** Number of queued events (not claimed). */
   waiting(): number;
   /** Number of tags that have queued events and are not claimed (what `take` can hand out now). */
@@ -147,19 +173,18 @@ export interface NativeCore {
   slotAttachTask(slot: number, taskId: number): void;
   /**
    * Frees the slot of a worker that is gone: claimed events that had not begun go back to the
-   * front of their tags in order; a begun but uncompleted event is dropped. Returns how many
-   * were requeued, or -1 if the thread had no slot.
+   * front of their tags in order; a begun but uncompleted event is dropped; its parked events
+   * are abandoned (their tags freed). `requeued` is -1 if the thread had no slot.
    */
-  slotReleaseThread(threadId: number): number;
-  /** Slots with an event that has begun and not completed. */
+  slotReleaseThread(threadId: number): { requeued: number; abandoned: CancelledEvent[] };
+  /** Events running on slots, then parked events. */
   slotsRunning(): SlotState[];
   /**
    * Times out `eventId` running on `slot`: revokes the slot, counts a timeout for the event's
-   * name, drops every queued or claimed event of its tag, requeues the slot's other unstarted
-   * events. Returns the dropped events (the timed-out one excluded), or null if that event is
-   * no longer running there.
+   * final name, drops every queued or claimed event of its tag, requeues the slot's other
+   * unstarted events and abandons its parked ones. Null if that event is no longer running there.
    */
-  timeoutSlot(slot: number, eventId: number): CancelledEvent[] | null;
+  timeoutSlot(slot: number, eventId: number): TimeoutOutcome | null;
 
   // ---- wake-up and timers ------------------------------------------------------
   /** Sets (or clears with null) the main-thread function called when work may be ready. */
@@ -173,8 +198,6 @@ export interface NativeCore {
   timerCancel(id: number): boolean;
   /** Pushes every due timer onto TIMER_TAG; returns ms until the next due timer, or -1. */
   timerFire(): number;
-  /** Number of live timers. */
-  timerCount(): number;
 
   // ---- counters ----------------------------------------------------------------
   counterUpdate(category: string, name: string, value: number, isDouble: boolean, description?: string): void;
@@ -186,7 +209,6 @@ export interface NativeCore {
   counterGet(category: string, name: string): CounterValue | null;
   /** Just the value (no object), or null if there is no such counter. */
   counterValue(category: string, name: string): number | null;
-  counterSetDescription(category: string, name: string, description: string): boolean;
   counterCategories(): string[];
   /** Counter names of a category, or null if the category does not exist. */
   counterList(category: string): string[] | null;
@@ -248,3 +270,15 @@ function loadAddon(): NativeCore {
 
 /** The process-global native core. */
 export const native: NativeCore = loadAddon();
+
+// The layout constants above are copies of the addon's: a stale build must not be misread.
+{
+  const built = native.layout();
+  const ours = {
+    takeStride: TAKE_STRIDE, pushStride: PUSH_STRIDE, completeStride: COMPLETE_STRIDE, progressStride: PROGRESS_STRIDE,
+    take: TakeField, push: PushField, complete: CompleteField, progress: ProgressField, flags: CompleteFlag,
+  };
+  if (JSON.stringify(built) !== JSON.stringify(ours)) {
+    throw new Error(`gsf: the native addon was built with another layout (run npm install to rebuild it): ${JSON.stringify(built)}`);
+  }
+}

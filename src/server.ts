@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { native } from './native.ts';
 import { loadManifest, parseManifest, type Manifest } from './config/manifest.ts';
-import { createHost, type ThreadHost } from './host.ts';
+import { createThreadContext, type ThreadContext } from './thread-context.ts';
 import { resolvePluginFiles } from './plugins/loader.ts';
 import { Dispatcher } from './events/dispatcher.ts';
 import { Watchdog, type OutstandingEvents } from './events/watchdog.ts';
@@ -32,7 +32,7 @@ export class GsfServer {
 
   private constructor(
     readonly manifest: Manifest,
-    readonly host: ThreadHost,
+    readonly thread: ThreadContext,
     readonly dispatcher: Dispatcher,
     readonly watchdog: Watchdog,
     readonly api: ApiServer,
@@ -48,8 +48,8 @@ export class GsfServer {
       ? parseManifest(options.manifest, '(inline manifest)', path.resolve(options.dir ?? process.cwd()))
       : loadManifest(options.manifestPath ?? 'MANIFEST.json');
     const pluginFiles = resolvePluginFiles(manifest);
-    const host = await createHost(manifest, 'main', pluginFiles);
-    const { flags, log } = host;
+    const thread = await createThreadContext(manifest, 'main', pluginFiles);
+    const { flags, log } = thread;
 
     native.profilerEnable(flags.get<boolean>('enable_event_profiler'));
     const publish = (): void => native.configSet(JSON.stringify(flags.snapshot()));
@@ -59,14 +59,14 @@ export class GsfServer {
       manifest: { file: manifest.file, dir: manifest.dir, components: manifest.components, plugins: manifest.plugins, listed: [...manifest.listed] },
       pluginFiles,
     };
-    const dispatcher = new Dispatcher(host, init);
+    const dispatcher = new Dispatcher(thread, init);
     const ed = manifest.components.EventDispatcher!;
-    const watchdog = new Watchdog(host, dispatcher, {
+    const watchdog = new Watchdog(thread, dispatcher, {
       timeoutMs: ed.event_timeout_in_ms as number,
       checker: ed.enable_event_thread_checker as boolean,
       hangThresholdMs: ed.event_thread_hang_threshold_in_ms as number,
       hangReportIntervalMs: ed.event_thread_hang_report_interval_in_ms as number,
-    }, host.declarations.timeoutHandlers);
+    }, thread.declarations.timeoutHandlers);
     const apiArgs = manifest.components.ApiService!;
     const api = new ApiServer({
       address: apiArgs.api_service_address as string,
@@ -75,7 +75,7 @@ export class GsfServer {
       token: (apiArgs.api_service_token as string) || process.env.GSF_API_TOKEN || '',
       log,
     });
-    const server = new GsfServer(manifest, host, dispatcher, watchdog, api);
+    const server = new GsfServer(manifest, thread, dispatcher, watchdog, api);
     running = server;
     try {
       flags.onChange('*', publish);
@@ -88,20 +88,19 @@ export class GsfServer {
       await dispatcher.start();
       watchdog.start();
       await api.listen();
-      for (const c of host.declarations.counters) {
+      for (const c of thread.declarations.counters) {
         if (native.counterGet(c.category, c.name) === null) {
           native.counterUpdate(c.category, c.name, c.initial, !Number.isInteger(c.initial), c.description);
         }
       }
       const listening: Record<string, string> = { api: `${apiArgs.api_service_address as string}:${api.port}`, websocket: 'none' };
       for (const feature of FEATURES) {
-        const started = (await feature.start({ manifest, host, dispatcher, watchdog, api })) ?? {};
+        const started = (await feature.start({ manifest, thread, dispatcher, watchdog, api })) ?? {};
         server.features.push({ name: feature.name, running: started });
         Object.assign(listening, started.listening);
       }
-      for (const t of host.declarations.timers) host.runtime.addTimer(t.delayMs, t.intervalMs, t.event, t.payload, t.name);
-      dispatcher.pump();
-      for (const { plugin, fn } of host.declarations.onStart) {
+      for (const t of thread.declarations.timers) thread.runtime.addTimer(t.delayMs, t.intervalMs, t.event, t.payload, t.name);
+            for (const { plugin, fn } of thread.declarations.onStart) {
         try {
           await fn();
         } catch (err) {
@@ -109,7 +108,7 @@ export class GsfServer {
         }
       }
       log.info(`listening ${Object.entries(listening).map(([k, v]) => `${k}=${v}`).join(' ')}`,
-        { plugins: host.plugins.map((p) => `${p.name}@${p.version}`), event_threads: dispatcher.size });
+        { plugins: thread.plugins.map((p) => `${p.name}@${p.version}`), event_threads: dispatcher.size });
       return server;
     } catch (err) {
       await server.stop();
@@ -119,7 +118,7 @@ export class GsfServer {
 
   /** Queues an event from outside any event (SPEC 6.2.4c: a random tag unless given). */
   invoke(event: string, payload?: unknown, options?: InvokeOptions): number {
-    return this.host.runtime.invoke(event, payload, options);
+    return this.thread.runtime.invoke(event, payload, options);
   }
 
   /** Outstanding events: the count, and the running ones when the outstanding profiler is on. */
@@ -131,7 +130,7 @@ export class GsfServer {
   status(): Record<string, unknown> {
     const q = native.queueStats();
     return {
-      plugins: this.host.plugins.map((p) => ({ name: p.name, version: p.version })),
+      plugins: this.thread.plugins.map((p) => ({ name: p.name, version: p.version })),
       event_threads_size: this.dispatcher.size,
       uptime_in_sec: Math.round((Date.now() - this.startedAt) / 1000),
       queue: { waiting: q.waiting, outstanding: q.outstanding, inflow_per_sec: q.inflow_per_sec, throughput_per_sec: q.throughput_per_sec },
@@ -148,33 +147,32 @@ export class GsfServer {
   }
 
   private async doStop(): Promise<void> {
-    const { host, dispatcher } = this;
-    host.runtime.stopping = true;
+    const { thread, dispatcher } = this;
+    thread.runtime.stopping = true;
     dispatcher.stopTimers();
     for (const { name, running: feature } of this.features.reverse()) {
       try {
         await feature.stop?.();
       } catch (err) {
-        host.log.error(`stopping ${name} failed: ${describeError(err)}`);
+        thread.log.error(`stopping ${name} failed: ${describeError(err)}`);
       }
     }
     this.api.close();
-    for (const { plugin, fn } of host.declarations.onStop) {
+    for (const { plugin, fn } of thread.declarations.onStop) {
       try {
         await fn();
       } catch (err) {
-        host.log.error(`plugin '${plugin}' stop hook failed: ${describeError(err)}`);
+        thread.log.error(`plugin '${plugin}' stop hook failed: ${describeError(err)}`);
       }
     }
     const limit = this.manifest.components.EventDispatcher!.shutdown_drain_timeout_in_ms as number;
     const deadline = Date.now() + limit;
     while (!dispatcher.idle() && Date.now() < deadline) {
-      dispatcher.pump();
-      await new Promise((r) => setTimeout(r, 5));
+            await new Promise((r) => setTimeout(r, 5));
     }
     const left = native.queueStats();
     if (left.waiting > 0 || left.outstanding > 0) {
-      host.log.warn(`stopping with ${left.waiting} queued and ${left.outstanding} running event(s) after ${limit} ms`);
+      thread.log.warn(`stopping with ${left.waiting} queued and ${left.outstanding} running event(s) after ${limit} ms`);
     }
     this.watchdog.stop();
     await dispatcher.close();

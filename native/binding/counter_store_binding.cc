@@ -84,14 +84,6 @@ Napi::Value CounterLayoutView(const Napi::CallbackInfo& info) {
   return Napi::ArrayBuffer::New(info.Env(), static_cast<void*>(address), sizeof(*address));
 }
 
-Napi::Value CounterSetDescription(const Napi::CallbackInfo& info) {
-  Utf8Arg category(info, 0, "category");
-  Utf8Arg name(info, 1, "name");
-  Utf8Arg description(info, 2, "description");
-  bool ok = ProcessRuntime().counters.SetDescription(category.view(), name.view(), description.str());
-  return Napi::Boolean::New(info.Env(), ok);
-}
-
 Napi::Array ToJs(Napi::Env env, const std::vector<std::string>& names) {
   Napi::Array out = Napi::Array::New(env, names.size());
   for (size_t i = 0; i < names.size(); ++i) out.Set(static_cast<uint32_t>(i), names[i]);
@@ -124,7 +116,6 @@ void CounterStoreBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<CounterReadInt>(env, exports, "counterReadInt");
   Export<CounterGet>(env, exports, "counterGet");
   Export<CounterValueOnly>(env, exports, "counterValue");
-  Export<CounterSetDescription>(env, exports, "counterSetDescription");
   Export<CounterCategories>(env, exports, "counterCategories");
   Export<CounterList>(env, exports, "counterList");
   Export<CounterRemove>(env, exports, "counterRemove");

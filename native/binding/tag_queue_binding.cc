@@ -41,20 +41,21 @@ Napi::Value PushBatch(const Napi::CallbackInfo& info) {
   size_t offset = 0;
   for (size_t i = 0; i < count; ++i) {
     const double* r = records.data + i * kPushStride;
-    if (!IsInteger(r[0], kMaxSafeInteger) || !IsInteger(r[1], 4294967295.0) || !IsInteger(r[2], 4294967295.0) ||
-        !IsInteger(r[3], kMaxSafeInteger) || !IsInteger(r[4], 255) || !IsInteger(r[5], kMaxSafeInteger)) {
+    if (!IsInteger(r[kPushTag], kMaxSafeInteger) || !IsInteger(r[kPushNameId], 4294967295.0) ||
+        !IsInteger(r[kPushHandlerId], 4294967295.0) || !IsInteger(r[kPushSessionId], kMaxSafeInteger) ||
+        !IsInteger(r[kPushKind], 255) || !IsInteger(r[kPushPayloadLength], kMaxSafeInteger)) {
       ThrowCoded(info.Env(), ErrorKind::kRangeError, kErrArgument, "pushBatch: a record holds a value out of range");
     }
-    size_t length = static_cast<size_t>(r[5]);
+    size_t length = static_cast<size_t>(r[kPushPayloadLength]);
     if (length > bytes.length - offset) {
       ThrowCoded(info.Env(), ErrorKind::kRangeError, kErrArgument, "pushBatch: the payload lengths exceed bytes");
     }
     EventInput& in = inputs[i];
-    in.tag = static_cast<uint64_t>(r[0]);
-    in.name_id = static_cast<uint32_t>(r[1]);
-    in.handler_id = static_cast<uint32_t>(r[2]);
-    in.session_id = static_cast<uint64_t>(r[3]);
-    in.kind = static_cast<uint8_t>(r[4]);
+    in.tag = static_cast<uint64_t>(r[kPushTag]);
+    in.name_id = static_cast<uint32_t>(r[kPushNameId]);
+    in.handler_id = static_cast<uint32_t>(r[kPushHandlerId]);
+    in.session_id = static_cast<uint64_t>(r[kPushSessionId]);
+    in.kind = static_cast<uint8_t>(r[kPushKind]);
     in.payload = bytes.data + offset;
     in.payload_len = length;
     offset += length;
@@ -80,12 +81,6 @@ Napi::Value SlotProgressView(const Napi::CallbackInfo& info) {
                                 sizeof(std::atomic<int32_t>) * TagQueue::kMaxSlots * kProgressStride);
 }
 
-Napi::Value Begin(const Napi::CallbackInfo& info) {
-  int slot = SlotArg(info, 0);
-  double index = IntegerArg(info, 1, "index", 0, kMaxSafeInteger);
-  return Napi::Number::New(info.Env(), ProcessRuntime().queue.Begin(slot, static_cast<size_t>(index)));
-}
-
 Napi::Value Complete(const Napi::CallbackInfo& info) {
   int slot = SlotArg(info, 0);
   size_t count = static_cast<size_t>(IntegerArg(info, 1, "count", 0, kMaxSafeInteger));
@@ -94,7 +89,96 @@ Napi::Value Complete(const Napi::CallbackInfo& info) {
     ThrowCoded(info.Env(), ErrorKind::kRangeError, kErrArgument,
                "timings must hold COMPLETE_STRIDE values for each of the count events");
   }
-  return Napi::Boolean::New(info.Env(), ProcessRuntime().queue.Complete(slot, count, timings.data));
+  return Napi::Number::New(info.Env(), ProcessRuntime().queue.Complete(slot, count, timings.data));
+}
+
+Napi::Value Park(const Napi::CallbackInfo& info) {
+  int slot = SlotArg(info, 0);
+  double index = IntegerArg(info, 1, "index", 0, kMaxSafeInteger);
+  uint32_t name_id = IdArg(info, 2, "nameId");
+  return Napi::Boolean::New(info.Env(), ProcessRuntime().queue.Park(slot, static_cast<size_t>(index), name_id));
+}
+
+// timing: one kCompleteStride record at `offset` records into the array.
+Napi::Value FinishParked(const Napi::CallbackInfo& info) {
+  uint64_t event_id = UintArg(info, 0, "eventId");
+  DoubleView timings = Float64Arg(info, 1, "timings");
+  size_t index = static_cast<size_t>(IntegerArg(info, 2, "index", 0, kMaxSafeInteger));
+  if (index >= timings.length / kCompleteStride) {
+    ThrowCoded(info.Env(), ErrorKind::kRangeError, kErrArgument, "finishParked: index is past the timings");
+  }
+  return Napi::Number::New(info.Env(),
+                           ProcessRuntime().queue.FinishParked(event_id, timings.data + index * kCompleteStride));
+}
+
+Napi::Value RenameParked(const Napi::CallbackInfo& info) {
+  ProcessRuntime().queue.RenameParked(UintArg(info, 0, "eventId"), IdArg(info, 1, "nameId"));
+  return info.Env().Undefined();
+}
+
+Napi::Value TimeoutParked(const Napi::CallbackInfo& info) {
+  std::vector<DroppedEvent> dropped;
+  uint32_t name_id = 0;
+  if (!ProcessRuntime().queue.TimeoutParked(UintArg(info, 0, "eventId"), &dropped, &name_id)) return info.Env().Null();
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("dropped", DroppedToJs(info.Env(), dropped));
+  o.Set("abandoned", Napi::Array::New(info.Env(), 0));
+  o.Set("nameId", static_cast<double>(name_id));
+  return o;
+}
+
+// The layout of the arrays exchanged with Take, PushBatch and Complete, and of the progress
+// cells: src/native.ts checks its copies against these at load.
+Napi::Value Layout(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("takeStride", static_cast<double>(kTakeStride));
+  o.Set("pushStride", static_cast<double>(kPushStride));
+  o.Set("completeStride", static_cast<double>(kCompleteStride));
+  o.Set("progressStride", static_cast<double>(kProgressStride));
+  Napi::Object take = Napi::Object::New(env);
+  take.Set("id", static_cast<double>(kTakeId));
+  take.Set("tag", static_cast<double>(kTakeTag));
+  take.Set("nameId", static_cast<double>(kTakeNameId));
+  take.Set("handlerId", static_cast<double>(kTakeHandlerId));
+  take.Set("sessionId", static_cast<double>(kTakeSessionId));
+  take.Set("kind", static_cast<double>(kTakeKind));
+  take.Set("payloadOffset", static_cast<double>(kTakePayloadOffset));
+  take.Set("payloadLength", static_cast<double>(kTakePayloadLength));
+  take.Set("queueAgeMs", static_cast<double>(kTakeQueueAgeMs));
+  o.Set("take", take);
+  Napi::Object push = Napi::Object::New(env);
+  push.Set("tag", static_cast<double>(kPushTag));
+  push.Set("nameId", static_cast<double>(kPushNameId));
+  push.Set("handlerId", static_cast<double>(kPushHandlerId));
+  push.Set("sessionId", static_cast<double>(kPushSessionId));
+  push.Set("kind", static_cast<double>(kPushKind));
+  push.Set("payloadLength", static_cast<double>(kPushPayloadLength));
+  o.Set("push", push);
+  Napi::Object complete = Napi::Object::New(env);
+  complete.Set("handlerMs", static_cast<double>(kHandlerMs));
+  complete.Set("ioWaitMs", static_cast<double>(kIoWaitMs));
+  complete.Set("nameId", static_cast<double>(kNameId));
+  complete.Set("flags", static_cast<double>(kFlags));
+  complete.Set("rollbacks", static_cast<double>(kRollbacks));
+  complete.Set("objectCreateCount", static_cast<double>(kObjectCreateCount));
+  complete.Set("objectCount", static_cast<double>(kObjectCount));
+  complete.Set("objectCacheHitRate", static_cast<double>(kObjectCacheHitRate));
+  complete.Set("objectNolockRate", static_cast<double>(kObjectNolockRate));
+  complete.Set("objectLeaseRate", static_cast<double>(kObjectLeaseRate));
+  complete.Set("objectNullRate", static_cast<double>(kObjectNullRate));
+  complete.Set("startMs", static_cast<double>(kStartMs));
+  o.Set("complete", complete);
+  Napi::Object progress = Napi::Object::New(env);
+  progress.Set("index", static_cast<double>(kProgressIndex));
+  progress.Set("startUs", static_cast<double>(kProgressStartUs));
+  progress.Set("nameId", static_cast<double>(kProgressNameId));
+  o.Set("progress", progress);
+  Napi::Object flags = Napi::Object::New(env);
+  flags.Set("failed", static_cast<double>(kFlagFailed));
+  flags.Set("notRun", static_cast<double>(kFlagNotRun));
+  o.Set("flags", flags);
+  return o;
 }
 
 }  // namespace
@@ -118,11 +202,6 @@ Napi::Array DroppedToJs(Napi::Env env, const std::vector<DroppedEvent>& dropped)
 }
 
 namespace {
-
-Napi::Value CancelTag(const Napi::CallbackInfo& info) {
-  uint64_t tag = UintArg(info, 0, "tag");
-  return DroppedToJs(info.Env(), ProcessRuntime().queue.CancelTag(tag));
-}
 
 Napi::Value Waiting(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().queue.Waiting()));
@@ -160,10 +239,13 @@ void TagQueueBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<Push>(env, exports, "push");
   Export<PushBatch>(env, exports, "pushBatch");
   Export<Take>(env, exports, "take");
-  Export<Begin>(env, exports, "begin");
   Export<SlotProgressView>(env, exports, "slotProgressView");
   Export<Complete>(env, exports, "complete");
-  Export<CancelTag>(env, exports, "cancelTag");
+  Export<Park>(env, exports, "park");
+  Export<FinishParked>(env, exports, "finishParked");
+  Export<RenameParked>(env, exports, "renameParked");
+  Export<TimeoutParked>(env, exports, "timeoutParked");
+  Export<Layout>(env, exports, "layout");
   Export<Waiting>(env, exports, "waiting");
   Export<Ready>(env, exports, "ready");
   Export<QueueReset>(env, exports, "queueReset");

@@ -26,17 +26,12 @@ Napi::Value TimerFire(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().timers.Fire()));
 }
 
-Napi::Value TimerCount(const Napi::CallbackInfo& info) {
-  return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().timers.Count()));
-}
-
 }  // namespace
 
 void TimerStoreBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<TimerAdd>(env, exports, "timerAdd");
   Export<TimerCancel>(env, exports, "timerCancel");
   Export<TimerFire>(env, exports, "timerFire");
-  Export<TimerCount>(env, exports, "timerCount");
 }
 
 }  // namespace gsf::binding

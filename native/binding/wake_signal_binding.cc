@@ -113,7 +113,7 @@ Napi::Value SetWakeCallback(const Napi::CallbackInfo& info) {
 
 Napi::Value ArmWake(const Napi::CallbackInfo& info) {
   Runtime& rt = ProcessRuntime();
-  rt.wake.Arm([&rt] { return rt.queue.HasReady(); });
+  rt.wake.Arm([&rt] { return rt.timers.EarlierAdded(); });
   return info.Env().Undefined();
 }
 

@@ -18,9 +18,28 @@ Napi::Value SlotAttachTask(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+Napi::Array AbandonedToJs(Napi::Env env, const std::vector<AbandonedEvent>& abandoned) {
+  Napi::Array out = Napi::Array::New(env, abandoned.size());
+  for (size_t i = 0; i < abandoned.size(); ++i) {
+    const AbandonedEvent& a = abandoned[i];
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("id", static_cast<double>(a.id));
+    o.Set("tag", static_cast<double>(a.tag));
+    o.Set("nameId", static_cast<double>(a.name_id));
+    o.Set("sessionId", static_cast<double>(a.session_id));
+    out.Set(static_cast<uint32_t>(i), o);
+  }
+  return out;
+}
+
 Napi::Value SlotReleaseThread(const Napi::CallbackInfo& info) {
   double thread_id = NumberArg(info, 0, "threadId");
-  return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().queue.SlotReleaseThread(thread_id)));
+  std::vector<AbandonedEvent> abandoned;
+  int64_t requeued = ProcessRuntime().queue.SlotReleaseThread(thread_id, &abandoned);
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("requeued", static_cast<double>(requeued));
+  o.Set("abandoned", AbandonedToJs(info.Env(), abandoned));
+  return o;
 }
 
 Napi::Value SlotsRunning(const Napi::CallbackInfo& info) {
@@ -39,6 +58,7 @@ Napi::Value SlotsRunning(const Napi::CallbackInfo& info) {
     o.Set("sessionId", static_cast<double>(r.session_id));
     o.Set("kind", static_cast<double>(r.kind));
     o.Set("elapsedMs", r.elapsed_ms);
+    o.Set("parked", r.parked);
     out.Set(static_cast<uint32_t>(i), o);
   }
   return out;
@@ -48,8 +68,14 @@ Napi::Value TimeoutSlot(const Napi::CallbackInfo& info) {
   int slot = SlotArg(info, 0);
   uint64_t event_id = UintArg(info, 1, "eventId");
   std::vector<DroppedEvent> dropped;
-  if (!ProcessRuntime().queue.TimeoutSlot(slot, event_id, &dropped)) return info.Env().Null();
-  return DroppedToJs(info.Env(), dropped);
+  std::vector<AbandonedEvent> abandoned;
+  uint32_t name_id = 0;
+  if (!ProcessRuntime().queue.TimeoutSlot(slot, event_id, &dropped, &abandoned, &name_id)) return info.Env().Null();
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("dropped", DroppedToJs(info.Env(), dropped));
+  o.Set("abandoned", AbandonedToJs(info.Env(), abandoned));
+  o.Set("nameId", static_cast<double>(name_id));
+  return o;
 }
 
 }  // namespace

@@ -15,7 +15,9 @@ struct Runtime {
   NameTable names;
   Profiler profiler;
   WakeSignal wake;
-  TagQueue queue{&profiler, &wake};
+  // Event workers wake one another through shared memory (src/events/wake.ts); the wake
+  // signal only tells the main thread that a timer earlier than its next one was added.
+  TagQueue queue{&profiler, nullptr};
   TimerStore timers{&queue, &wake};
   CounterStore counters;
   ConfigBlob config;

@@ -6,6 +6,7 @@ set(GSF_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/profiler.cc
   ${CMAKE_CURRENT_LIST_DIR}/runtime.cc
   ${CMAKE_CURRENT_LIST_DIR}/tag_queue.cc
+  ${CMAKE_CURRENT_LIST_DIR}/tag_queue_parked.cc
   ${CMAKE_CURRENT_LIST_DIR}/tag_queue_slots.cc
   ${CMAKE_CURRENT_LIST_DIR}/tag_queue_stats.cc
   ${CMAKE_CURRENT_LIST_DIR}/timer_store.cc

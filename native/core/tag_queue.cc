@@ -71,7 +71,7 @@ void TagQueue::AppendLocked(uint64_t tag, uint32_t node) {
     At(st.tail).next = node;
   }
   st.tail = node;
-  if (++st.count == 1 && st.claimed_by < 0) ready_.push_back(tag);
+  if (++st.count == 1 && st.claimed_by == -1 && !st.parked) ready_.push_back(tag);
   ++waiting_;
 }
 
@@ -180,16 +180,16 @@ int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_
       }
       if (len) std::memcpy(bytes + used, nd.payload.data(), len);
       double* m = meta + n * kTakeStride;
-      m[0] = static_cast<double>(nd.id);
-      m[1] = static_cast<double>(nd.tag);
-      m[2] = nd.name_id;
-      m[3] = nd.handler_id;
-      m[4] = static_cast<double>(nd.session_id);
-      m[5] = nd.kind;
-      m[6] = static_cast<double>(used);
-      m[7] = static_cast<double>(len);
+      m[kTakeId] = static_cast<double>(nd.id);
+      m[kTakeTag] = static_cast<double>(nd.tag);
+      m[kTakeNameId] = nd.name_id;
+      m[kTakeHandlerId] = nd.handler_id;
+      m[kTakeSessionId] = static_cast<double>(nd.session_id);
+      m[kTakeKind] = nd.kind;
+      m[kTakePayloadOffset] = static_cast<double>(used);
+      m[kTakePayloadLength] = static_cast<double>(len);
       used += len;
-      s.claim.push_back(Claimed{idx, nd.enqueue_ns, 0, false});
+      s.claim.push_back(Claimed{idx, nd.enqueue_ns, nd.tag, ClaimState::kTaken});
       st.head = nd.next;
       if (st.head == kNil) st.tail = kNil;
       --st.count;
@@ -201,109 +201,137 @@ int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_
     // starts its clock: queue ages and event starts are measured from it.
     const int64_t end = NowNs();
     for (size_t i = 0; i < n; ++i) {
-      meta[i * kTakeStride + 8] = static_cast<double>(std::max<int64_t>(0, end - s.claim[i].enqueue_ns)) / kNsPerMs;
+      meta[i * kTakeStride + kTakeQueueAgeMs] = static_cast<double>(std::max<int64_t>(0, end - s.claim[i].enqueue_ns)) / kNsPerMs;
     }
     s.open = true;
     s.take_ns = end;
     Progress(static_cast<size_t>(slot)).store(kProgressNone);
+    ProgressName(static_cast<size_t>(slot)).store(0);
     waiting_ -= n;
     outstanding_ += n;
   }
   return static_cast<int64_t>(n);
 }
 
-double TagQueue::Begin(int slot, size_t index) {
-  int64_t now = NowNs();
-  if (slot < 0 || slot >= kMaxSlots) throw ArgumentError("slot index out of range");
-  Slot& s = slots_[static_cast<size_t>(slot)];
-  std::lock_guard<SpinMutex> slot_lock(s.mu);
-  if (!s.used) throw StateError("slot is not registered");
-  if (s.revoked) return -1;
-  if (!s.open || index >= s.claim.size()) throw ArgumentError("begin: no claimed event at this index");
-  Claimed& c = s.claim[index];
-  c.begin_ns = now;
-  c.begun = true;
-  ProgressStartUs(static_cast<size_t>(slot)).store(static_cast<int32_t>(std::min<int64_t>(INT32_MAX, (now - s.take_ns) / 1000)));
-  Progress(static_cast<size_t>(slot)).store(static_cast<int32_t>(index));
-  return static_cast<double>(std::max<int64_t>(0, now - c.enqueue_ns)) / kNsPerMs;
-}
-
-bool TagQueue::Complete(int slot, size_t count, const double* timings) {
+CompleteResult TagQueue::Complete(int slot, size_t count, const double* timings) {
   int64_t now = NowNs();
   const bool profile = profiler_ && profiler_->Enabled();
   // Only the two timestamps are read under the queue lock (every thread contends for it);
   // the samples are built after it is released.
-  struct Times { int64_t start_ns; int64_t enqueue_ns; };
-  thread_local std::vector<Times> times;
-  times.clear();
+  thread_local std::vector<int64_t> starts, enqueues;
+  thread_local std::vector<uint32_t> requeue;
+  thread_local std::vector<double> sample_timings;
+  starts.clear();
+  enqueues.clear();
+  requeue.clear();
+  sample_timings.clear();
   bool made_ready = false;
+  size_t done = 0;
   {
     std::lock_guard<SpinMutex> lock(mu_);
     Slot& s = CheckedSlot(slot);
     std::lock_guard<SpinMutex> slot_lock(s.mu);
-    if (s.revoked) return false;
+    if (s.revoked) return kCompleteRevoked;
     if (!s.open) {
-      if (count == 0) return true;
+      if (count == 0) return kCompleteDone;
       throw StateError("complete: the slot holds no claim");
     }
     if (count != s.claim.size()) throw ArgumentError("complete: count differs from the claimed events");
     const int32_t running = Progress(static_cast<size_t>(slot)).load();
     for (size_t i = 0; i < count; ++i) {
-      const Claimed& c = s.claim[i];
-      if (profile) times.push_back({StartNs(s, i, running, timings, now), c.enqueue_ns});
-      FreeNode(c.node);
+      Claimed& c = s.claim[i];
+      switch (c.state) {
+        case ClaimState::kTaken:
+          if (profile) {
+            const double* t = timings + i * kCompleteStride;
+            if (!(static_cast<uint32_t>(Finite(t[kFlags])) & kFlagNotRun)) {
+              starts.push_back(StartNs(s, i, running, timings, now));
+              enqueues.push_back(c.enqueue_ns);
+              sample_timings.insert(sample_timings.end(), t, t + kCompleteStride);
+            }
+          }
+          FreeNode(c.node);
+          ++done;
+          break;
+        case ClaimState::kSkipped:
+          requeue.push_back(c.node);
+          break;
+        case ClaimState::kParked: {
+          auto it = parked_.find(At(c.node).id);
+          if (it != parked_.end()) it->second.in_claim = false;
+          break;
+        }
+        case ClaimState::kGone:
+          break;
+      }
     }
+    RequeueFrontLocked(requeue);
     for (uint64_t tag : s.tags) {
       auto it = tags_.find(tag);
-      it->second.claimed_by = -1;
-      if (it->second.count > 0) {
-        ready_.push_back(tag);
-        made_ready = true;
+      TagState& st = it->second;
+      if (st.parked) {
+        st.claimed_by = kParkedOwner;
       } else {
-        tags_.erase(it);  // random tags are used once; keep the map small
+        st.claimed_by = -1;
+        if (st.count > 0) {
+          ready_.push_back(tag);
+          made_ready = true;
+        } else {
+          tags_.erase(it);  // random tags are used once; keep the map small
+        }
       }
     }
     s.claim.clear();
     s.tags.clear();
     s.open = false;
     Progress(static_cast<size_t>(slot)).store(kProgressNone);
-    outstanding_ -= count;
-    completed_total_ += count;
-    throughput_.Add(now / kNsPerSec, count);
+    outstanding_ -= done + requeue.size();
+    waiting_ += requeue.size();
+    completed_total_ += done;
+    throughput_.Add(now / kNsPerSec, done);
   }
-  if (profile) {
-    // Written in place into a buffer that keeps its size across batches (no per-sample
-    // construction and copy).
-    thread_local std::vector<ProfileSample> samples;
-    if (samples.size() < count) samples.resize(count);
-    constexpr double kSecPerNs = 1.0 / static_cast<double>(kNsPerSec);
-    size_t used = 0;
-    for (size_t i = 0; i < count; ++i) {
-      const double* t = timings + i * kCompleteStride;
-      uint32_t flags = static_cast<uint32_t>(Finite(t[kFlags]));
-      if (flags & kFlagNotRun) continue;
-      ProfileSample& ps = samples[used++];
-      double name = Finite(t[kNameId]);
-      ps.name_id = name > 0 && name <= UINT32_MAX ? static_cast<uint32_t>(name) : 0;
-      ps.queue_sec = static_cast<double>(std::max<int64_t>(0, times[i].start_ns - times[i].enqueue_ns)) * kSecPerNs;
-      ps.handler_sec = Finite(t[kHandlerMs]) * 0.001;
-      ps.io_wait_sec = Finite(t[kIoWaitMs]) * 0.001;
-      ps.rollbacks = Finite(t[kRollbacks]);
-      for (size_t k = 0; k < ps.objects.size(); ++k) ps.objects[k] = Finite(t[kObjectCreateCount + k]);
-    }
-    if (used > 0) profiler_->RecordBatch(samples.data(), used);
-  }
+  if (!starts.empty()) RecordSamples(sample_timings.data(), starts.data(), enqueues.data(), starts.size());
   if (made_ready && wake_) wake_->Notify();
-  return true;
+  return made_ready ? kCompleteMadeReady : kCompleteDone;
+}
+
+void TagQueue::RecordSamples(const double* timings, const int64_t* start_ns, const int64_t* enqueue_ns, size_t n) {
+  // Written in place into a buffer that keeps its size across batches (no per-sample
+  // construction and copy).
+  thread_local std::vector<ProfileSample> samples;
+  if (samples.size() < n) samples.resize(n);
+  constexpr double kSecPerNs = 1.0 / static_cast<double>(kNsPerSec);
+  for (size_t i = 0; i < n; ++i) {
+    const double* t = timings + i * kCompleteStride;
+    ProfileSample& ps = samples[i];
+    double name = Finite(t[kNameId]);
+    ps.name_id = name > 0 && name <= UINT32_MAX ? static_cast<uint32_t>(name) : 0;
+    ps.queue_sec = static_cast<double>(std::max<int64_t>(0, start_ns[i] - enqueue_ns[i])) * kSecPerNs;
+    ps.handler_sec = Finite(t[kHandlerMs]) * 0.001;
+    ps.io_wait_sec = Finite(t[kIoWaitMs]) * 0.001;
+    ps.rollbacks = Finite(t[kRollbacks]);
+    for (size_t k = 0; k < ps.objects.size(); ++k) ps.objects[k] = Finite(t[kObjectCreateCount + k]);
+  }
+  profiler_->RecordBatch(samples.data(), n);
 }
 
 int64_t TagQueue::StartNs(const Slot& s, size_t i, int32_t running, const double* timings, int64_t now) const {
-  const Claimed& c = s.claim[i];
-  if (c.begun) return c.begin_ns;
   if (running < 0 || i > static_cast<size_t>(running) || timings == nullptr) return now;
   double start_ms = timings[i * kCompleteStride + kStartMs];
   if (!(start_ms >= 0) || start_ms > 1e12) return now;  // also NaN
   return s.take_ns + static_cast<int64_t>(start_ms * static_cast<double>(kNsPerMs));
+}
+
+void TagQueue::RequeueFrontLocked(const std::vector<uint32_t>& nodes) {
+  // Walking backwards and pushing onto the front restores each tag's order.
+  for (size_t i = nodes.size(); i-- > 0;) {
+    uint32_t idx = nodes[i];
+    TagState& st = tags_[At(idx).tag];
+    At(idx).next = st.head;
+    st.head = idx;
+    if (st.tail == kNil) st.tail = idx;
+    ++st.count;
+  }
 }
 
 void TagQueue::DropQueuedLocked(TagState& st, std::vector<DroppedEvent>* out) {
@@ -325,28 +353,14 @@ void TagQueue::RemoveFromReady(uint64_t tag) {
   if (it != ready_.end()) ready_.erase(it);
 }
 
-std::vector<DroppedEvent> TagQueue::CancelTag(uint64_t tag) {
-  std::vector<DroppedEvent> out;
-  std::lock_guard<SpinMutex> lock(mu_);
-  auto it = tags_.find(tag);
-  if (it == tags_.end() || it->second.count == 0) return out;
-  DropQueuedLocked(it->second, &out);
-  if (it->second.claimed_by < 0) {
-    RemoveFromReady(tag);
-    tags_.erase(it);
-  }
-  // A claimed tag keeps its (now empty) state until the claim completes.
-  return out;
-}
-
 size_t TagQueue::DropAllQueued() {
   std::lock_guard<SpinMutex> lock(mu_);
   size_t dropped = 0;
   for (auto it = tags_.begin(); it != tags_.end();) {
     dropped += it->second.count;
     DropQueuedLocked(it->second, nullptr);
-    // A claimed tag keeps its state until the claim completes.
-    it = it->second.claimed_by < 0 ? tags_.erase(it) : std::next(it);
+    // A claimed or parked tag keeps its state until its claim or parked event ends.
+    it = it->second.claimed_by == -1 && !it->second.parked ? tags_.erase(it) : std::next(it);
   }
   ready_.clear();
   return dropped;

@@ -39,6 +39,17 @@ enum TimingField : size_t {
 };
 constexpr uint32_t kFlagFailed = 1;
 constexpr uint32_t kFlagNotRun = 2;
+/** Field offsets of one `meta` record filled by Take. */
+enum TakeField : size_t {
+  kTakeId = 0, kTakeTag, kTakeNameId, kTakeHandlerId, kTakeSessionId, kTakeKind, kTakePayloadOffset,
+  kTakePayloadLength, kTakeQueueAgeMs,
+};
+/** Field offsets of one `records` entry read by PushBatch. */
+enum PushField : size_t {
+  kPushTag = 0, kPushNameId, kPushHandlerId, kPushSessionId, kPushKind, kPushPayloadLength,
+};
+/** What Complete and FinishParked report. */
+enum CompleteResult : int { kCompleteRevoked = 0, kCompleteDone = 1, kCompleteMadeReady = 2 };
 
 /**
  * Progress cells: one cache line of int32 per slot, shared with the slot's worker, which marks
@@ -46,8 +57,15 @@ constexpr uint32_t kFlagNotRun = 2;
  * begun event of the claim (kProgressNone before the first); the worker moves it from i - 1 to
  * i with a compare-and-swap, and a timeout swaps it to kProgressRevoked, so exactly one of the
  * two wins. Cell 1 holds the event's start in µs after the claim, written before the swap.
+ * Cell 2 holds the running event's current name id (0: the name it was queued with); the worker
+ * writes it at the start and when the event is renamed, so diagnostics use the final name.
+ * A worker may skip claimed events (see Park), so the indices it starts need not be consecutive:
+ * it swaps from the last index it started.
  */
 constexpr size_t kProgressStride = 16;
+constexpr size_t kProgressIndex = 0;
+constexpr size_t kProgressStartUs = 1;
+constexpr size_t kProgressNameId = 2;
 constexpr int32_t kProgressNone = -1;
 constexpr int32_t kProgressRevoked = INT32_MIN;
 static_assert(sizeof(std::atomic<int32_t>) == sizeof(int32_t) && std::atomic<int32_t>::is_always_lock_free,
@@ -71,6 +89,7 @@ struct DroppedEvent {
 };
 
 struct RunningSlot {
+  /** The slot running the event, or the slot that parked it. */
   int32_t slot;
   double thread_id;
   double task_id;
@@ -79,6 +98,15 @@ struct RunningSlot {
   uint64_t session_id;
   uint8_t kind;
   double elapsed_ms;
+  /** Parked: the event awaits (holds its tag, not its thread). */
+  bool parked = false;
+};
+
+/** A parked event that will never finish: its worker was ended while it awaited. */
+struct AbandonedEvent {
+  uint64_t id, tag;
+  uint32_t name_id;
+  uint64_t session_id;
 };
 
 struct QueueStats {
@@ -117,14 +145,36 @@ class TagQueue {
    * `bytes_len`, or -1 if the slot is revoked.
    */
   int64_t Take(int slot, double* meta, size_t max, uint8_t* bytes, size_t bytes_len);
-  /** Starts claimed event `index`; returns its queue time in ms, or -1 if revoked. */
-  double Begin(int slot, size_t index);
   /** The progress cells, kProgressStride per slot (see kProgressStride). */
   std::atomic<int32_t>* ProgressCells() { return progress_; }
-  /** Ends the slot's whole claim; `timings` holds kCompleteStride values per event. False if revoked. */
-  bool Complete(int slot, size_t count, const double* timings);
-  /** Drops the tag's queued (not yet taken) events. */
-  std::vector<DroppedEvent> CancelTag(uint64_t tag);
+  /**
+   * Ends the slot's whole claim; `timings` holds kCompleteStride values per event. Skipped
+   * events (the later events of a parked event's tag) go back to the front of their tags;
+   * parked events keep their tags busy until FinishParked.
+   */
+  CompleteResult Complete(int slot, size_t count, const double* timings);
+  /**
+   * Parks claimed event `index`, which the slot started and whose handler now awaits: its
+   * tag stays busy after the claim completes, until FinishParked, and the claim's later
+   * events of that tag are skipped. `name_id` is the event's current name. False if the slot
+   * was revoked or the event is not the one running there.
+   */
+  bool Park(int slot, size_t index, uint32_t name_id);
+  /**
+   * Ends a parked event: records its sample (`timing`: one kCompleteStride record, its start
+   * in kStartMs as ms after the claim) and frees its tag. kCompleteRevoked when it is no longer
+   * parked (it timed out, or its worker was ended).
+   */
+  CompleteResult FinishParked(uint64_t event_id, const double* timing);
+  /** Renames a parked event (diagnostics and the timeout count use the final name). */
+  void RenameParked(uint64_t event_id, uint32_t name_id);
+  /**
+   * Times out a parked event without touching its worker: cancels its tag's queued events
+   * (reported in `dropped`) and frees the tag. False if it is not parked.
+   */
+  bool TimeoutParked(uint64_t event_id, std::vector<DroppedEvent>* dropped, uint32_t* name_id);
+  /** Parked events now. */
+  size_t ParkedCount() const;
   /** Queued events that no slot has taken. */
   uint64_t Waiting() const;
   /** True if some tag could be taken right now. */
@@ -139,14 +189,24 @@ class TagQueue {
 
   int SlotRegister(double thread_id);
   void SlotAttachTask(int slot, double task_id);
-  /** Frees every slot of the thread; returns the events requeued, or -1 if it had none. */
-  int64_t SlotReleaseThread(double thread_id);
+  /**
+   * Frees every slot of the thread; returns the events requeued, or -1 if it had none. Parked
+   * events of the thread are abandoned: their tags are freed and they are reported in `abandoned`.
+   */
+  int64_t SlotReleaseThread(double thread_id, std::vector<AbandonedEvent>* abandoned = nullptr);
+  /** Running events on slots, then parked events. */
   std::vector<RunningSlot> SlotsRunning() const;
-  /** Times out the running event; false if `event_id` is not running on `slot`. */
-  bool TimeoutSlot(int slot, uint64_t event_id, std::vector<DroppedEvent>* dropped);
+  /**
+   * Times out the running event; false if `event_id` is not running on `slot`. The slot is
+   * revoked; its parked events are abandoned and reported in `abandoned`.
+   */
+  bool TimeoutSlot(int slot, uint64_t event_id, std::vector<DroppedEvent>* dropped,
+                   std::vector<AbandonedEvent>* abandoned = nullptr, uint32_t* name_id = nullptr);
 
  private:
   static constexpr uint32_t kNil = UINT32_MAX;
+  // TagState::claimed_by of a tag held only by a parked event.
+  static constexpr int32_t kParkedOwner = -2;
 
   struct Node {
     uint64_t id = 0, tag = 0, session_id = 0;
@@ -156,17 +216,33 @@ class TagQueue {
     uint8_t kind = 0;
     std::string payload;  // capacity is kept across reuse of the node
   };
-  // A tag is in ready_ exactly when it has queued events and no slot claims it.
+  // A tag is in ready_ exactly when it has queued events, no slot claims it and no parked
+  // event holds it.
   struct TagState {
     uint32_t head = kNil, tail = kNil;
     uint32_t count = 0;
     int32_t claimed_by = -1;
+    bool parked = false;  // a parked event holds the tag
+  };
+  enum class ClaimState : uint8_t {
+    kTaken,    // not started, or started (the progress cell tells)
+    kSkipped,  // after a parked event of its tag: goes back to the queue at Complete
+    kParked,   // parked; the node belongs to parked_ once the claim completes
+    kGone,     // its node was freed or handed on (timed out while parked, or dropped)
   };
   struct Claimed {
     uint32_t node;
-    int64_t enqueue_ns;  // copied from the node, so Begin reads no node
-    int64_t begin_ns;
-    bool begun;          // begun through Begin (the progress cell covers the others)
+    int64_t enqueue_ns;  // copied from the node, so no node is read to time it
+    uint64_t tag;
+    ClaimState state;
+  };
+  struct ParkedEvent {
+    uint32_t node;
+    int slot;
+    bool in_claim;  // the slot's claim holding it is still open
+    size_t index;   // its index in that claim
+    int64_t enqueue_ns, begin_ns;
+    uint32_t name_id;
   };
   // Lock order: the queue's mu_, then a slot's mu. Begin, called once per event, takes only
   // its slot's lock (uncontended but for the watchdog), never the queue's. Every change to a
@@ -203,13 +279,22 @@ class TagQueue {
   // `running` is the index of the last begun event (its progress cell), or kProgressNone.
   size_t UnwindClaimLocked(Slot& s, int32_t running, bool drop_tag, uint64_t tag_to_drop,
                            std::vector<DroppedEvent>* dropped, bool* made_ready);
+  // Abandons every parked event of the slot (its worker is gone). Holds mu_.
+  void AbandonParkedLocked(int slot, std::vector<AbandonedEvent>* abandoned, bool* made_ready);
+  // Frees a tag held by a parked event that ended; makes it ready if it has queued events.
+  void ReleaseParkedTagLocked(uint64_t tag, bool* made_ready);
+  // Requeues `nodes` (in order) at the front of their tags. Holds mu_.
+  void RequeueFrontLocked(const std::vector<uint32_t>& nodes);
   std::atomic<int32_t>& Progress(size_t slot) { return progress_[slot * kProgressStride]; }
   const std::atomic<int32_t>& Progress(size_t slot) const { return progress_[slot * kProgressStride]; }
   std::atomic<int32_t>& ProgressStartUs(size_t slot) { return progress_[slot * kProgressStride + 1]; }
   const std::atomic<int32_t>& ProgressStartUs(size_t slot) const { return progress_[slot * kProgressStride + 1]; }
+  std::atomic<int32_t>& ProgressName(size_t slot) { return progress_[slot * kProgressStride + kProgressNameId]; }
+  const std::atomic<int32_t>& ProgressName(size_t slot) const { return progress_[slot * kProgressStride + kProgressNameId]; }
   size_t SlotIndex(const Slot& s) const { return static_cast<size_t>(&s - slots_.data()); }
-  // When event `i` of the open claim started: Begin's time, or the progress cell's.
+  // When event `i` of the open claim started, from the worker's timings.
   int64_t StartNs(const Slot& s, size_t i, int32_t running, const double* timings, int64_t now) const;
+  void RecordSamples(const double* timings, const int64_t* start_ns, const int64_t* enqueue_ns, size_t n);
   void DropQueuedLocked(TagState& st, std::vector<DroppedEvent>* out);
   void RemoveFromReady(uint64_t tag);
 
@@ -223,6 +308,7 @@ class TagQueue {
   uint32_t free_head_ = kNil;
   uint32_t node_count_ = 0;
   std::unordered_map<uint64_t, TagState> tags_;
+  std::unordered_map<uint64_t, ParkedEvent> parked_;
   std::deque<uint64_t> ready_;
   std::array<Slot, kMaxSlots> slots_;
   alignas(64) std::atomic<int32_t> progress_[kMaxSlots * kProgressStride] = {};

@@ -38,48 +38,63 @@ void TagQueue::SlotAttachTask(int slot, double task_id) {
 size_t TagQueue::UnwindClaimLocked(Slot& s, int32_t running, bool drop_tag, uint64_t tag_to_drop,
                                    std::vector<DroppedEvent>* dropped, bool* made_ready) {
   const size_t n = s.claim.size();
+  size_t gone = 0;
+  thread_local std::vector<uint32_t> requeue;
+  requeue.clear();
   for (size_t i = 0; i < n; ++i) {
     Claimed& c = s.claim[i];
-    if (c.begun || (running >= 0 && i <= static_cast<size_t>(running))) {
-      // Events before the current one have run to their end; the current one never will.
-      if (static_cast<int32_t>(i) == running) {
-        ++cancelled_total_;
-      } else {
-        ++completed_total_;
-      }
-    } else if (drop_tag && At(c.node).tag == tag_to_drop) {
+    switch (c.state) {
+      case ClaimState::kGone:
+        continue;
+      case ClaimState::kParked:
+        // Abandoned with the worker: AbandonParkedLocked reports it and frees the node.
+        continue;
+      case ClaimState::kSkipped:
+        break;
+      case ClaimState::kTaken:
+        if (running >= 0 && i <= static_cast<size_t>(running)) {
+          // Events before the current one have run to their end; the current one never will.
+          if (static_cast<int32_t>(i) == running) {
+            ++cancelled_total_;
+          } else {
+            ++completed_total_;
+          }
+          FreeNode(c.node);
+          c.state = ClaimState::kGone;
+          ++gone;
+          continue;
+        }
+        break;
+    }
+    if (drop_tag && c.tag == tag_to_drop) {
       const Node& nd = At(c.node);
       if (dropped) dropped->push_back(DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id});
       ++cancelled_total_;
-    } else {
+      FreeNode(c.node);
+      c.state = ClaimState::kGone;
+      ++gone;
       continue;
     }
-    FreeNode(c.node);
-    c.node = kNil;
+    requeue.push_back(c.node);
   }
-  // Walking backwards and pushing onto the front restores each tag's claim order.
-  size_t requeued = 0;
-  for (size_t i = n; i-- > 0;) {
-    uint32_t idx = s.claim[i].node;
-    if (idx == kNil) continue;
-    TagState& st = tags_[At(idx).tag];
-    At(idx).next = st.head;
-    st.head = idx;
-    if (st.tail == kNil) st.tail = idx;
-    ++st.count;
-    ++requeued;
-  }
-  outstanding_ -= n;
-  waiting_ += requeued;
-  // Requeued tags go to the front of the ready list: their events are the oldest.
+  RequeueFrontLocked(requeue);
+  outstanding_ -= gone + requeue.size();
+  waiting_ += requeue.size();
+  // Requeued tags go to the front of the ready list: their events are the oldest. A tag whose
+  // parked event is in this claim stays held until AbandonParkedLocked frees it.
   for (size_t i = s.tags.size(); i-- > 0;) {
     uint64_t tag = s.tags[i];
     auto it = tags_.find(tag);
-    it->second.claimed_by = -1;
+    TagState& st = it->second;
+    if (st.parked) {
+      st.claimed_by = kParkedOwner;
+      continue;
+    }
+    st.claimed_by = -1;
     if (drop_tag && tag == tag_to_drop) {
-      DropQueuedLocked(it->second, dropped);
+      DropQueuedLocked(st, dropped);
       tags_.erase(it);
-    } else if (it->second.count > 0) {
+    } else if (st.count > 0) {
       ready_.push_front(tag);
       *made_ready = true;
     } else {
@@ -89,10 +104,10 @@ size_t TagQueue::UnwindClaimLocked(Slot& s, int32_t running, bool drop_tag, uint
   s.claim.clear();
   s.tags.clear();
   s.open = false;
-  return requeued;
+  return requeue.size();
 }
 
-int64_t TagQueue::SlotReleaseThread(double thread_id) {
+int64_t TagQueue::SlotReleaseThread(double thread_id, std::vector<AbandonedEvent>* abandoned) {
   bool found = false, made_ready = false;
   size_t requeued = 0;
   {
@@ -106,6 +121,7 @@ int64_t TagQueue::SlotReleaseThread(double thread_id) {
       // cell stays revoked until the slot is registered again.
       const int32_t running = Progress(SlotIndex(s)).exchange(kProgressRevoked);
       if (s.open) requeued += UnwindClaimLocked(s, running, false, 0, nullptr, &made_ready);
+      AbandonParkedLocked(static_cast<int>(SlotIndex(s)), abandoned, &made_ready);
       s.used = false;
       s.revoked = false;
       s.task_id = 0;
@@ -127,17 +143,27 @@ std::vector<RunningSlot> TagQueue::SlotsRunning() const {
     // never with an older one (which would make a just-started event look long-running).
     const int32_t running = Progress(static_cast<size_t>(i)).load();
     const int32_t start_us = ProgressStartUs(static_cast<size_t>(i)).load();
+    const int32_t renamed = ProgressName(static_cast<size_t>(i)).load();
     if (!s.used || s.revoked || !s.open || running < 0 || static_cast<size_t>(running) >= s.claim.size()) continue;
     const Claimed& c = s.claim[static_cast<size_t>(running)];
+    if (c.state != ClaimState::kTaken) continue;  // parked: listed below
     const Node& nd = At(c.node);
-    const int64_t begin_ns = c.begun ? c.begin_ns : s.take_ns + static_cast<int64_t>(start_us) * 1000;
-    out.push_back(RunningSlot{i, s.thread_id, s.task_id, nd.id, nd.tag, nd.name_id, nd.session_id, nd.kind,
-                              static_cast<double>(std::max<int64_t>(0, now - begin_ns)) / kNsPerMs});
+    const int64_t begin_ns = s.take_ns + static_cast<int64_t>(start_us) * 1000;
+    out.push_back(RunningSlot{i, s.thread_id, s.task_id, nd.id, nd.tag,
+                              renamed > 0 ? static_cast<uint32_t>(renamed) : nd.name_id, nd.session_id, nd.kind,
+                              static_cast<double>(std::max<int64_t>(0, now - begin_ns)) / kNsPerMs, false});
+  }
+  for (const auto& [id, p] : parked_) {
+    const Node& nd = At(p.node);
+    const Slot& s = slots_[static_cast<size_t>(p.slot)];
+    out.push_back(RunningSlot{p.slot, s.thread_id, s.task_id, id, nd.tag, p.name_id, nd.session_id, nd.kind,
+                              static_cast<double>(std::max<int64_t>(0, now - p.begin_ns)) / kNsPerMs, true});
   }
   return out;
 }
 
-bool TagQueue::TimeoutSlot(int slot, uint64_t event_id, std::vector<DroppedEvent>* dropped) {
+bool TagQueue::TimeoutSlot(int slot, uint64_t event_id, std::vector<DroppedEvent>* dropped,
+                           std::vector<AbandonedEvent>* abandoned, uint32_t* out_name_id) {
   uint32_t name_id;
   bool made_ready = false;
   {
@@ -148,16 +174,23 @@ bool TagQueue::TimeoutSlot(int slot, uint64_t event_id, std::vector<DroppedEvent
     // The watchdog may race with the worker's exit: a freed slot is "no longer running there".
     int32_t running = Progress(static_cast<size_t>(slot)).load();
     if (!s.used || s.revoked || !s.open || running < 0 || static_cast<size_t>(running) >= s.claim.size()) return false;
-    const Node& nd = At(s.claim[static_cast<size_t>(running)].node);
+    const Claimed& c = s.claim[static_cast<size_t>(running)];
+    if (c.state != ClaimState::kTaken) return false;
+    const Node& nd = At(c.node);
     if (nd.id != event_id) return false;
+    const int32_t renamed = ProgressName(static_cast<size_t>(slot)).load();
     // The worker may be starting the next event right now: whichever swaps the cell first wins.
     if (!Progress(static_cast<size_t>(slot)).compare_exchange_strong(running, kProgressRevoked)) return false;
-    name_id = nd.name_id;
+    name_id = renamed > 0 ? static_cast<uint32_t>(renamed) : nd.name_id;
+    const uint64_t tag = nd.tag;
     // Revoked until the worker's thread is released: whatever the stuck
     // handler does later must not touch the queue again.
     s.revoked = true;
-    UnwindClaimLocked(s, running, true, nd.tag, dropped, &made_ready);
+    UnwindClaimLocked(s, running, true, tag, dropped, &made_ready);
+    // The worker is ended: its parked events never finish.
+    AbandonParkedLocked(slot, abandoned, &made_ready);
   }
+  if (out_name_id) *out_name_id = name_id;
   if (profiler_) profiler_->RecordTimeout(name_id);
   if (made_ready && wake_) wake_->Notify();
   return true;

@@ -58,7 +58,10 @@ uint64_t TimerStore::Add(double delay_ms, double interval_ms, uint32_t name_id, 
     earlier = heap_.empty() || due < heap_.front().due_ns;
     PushEntryLocked(due, id);
   }
-  if (earlier && wake_) wake_->Notify();
+  if (earlier) {
+    earlier_added_.store(true);
+    if (wake_) wake_->Notify();
+  }
   return id;
 }
 
@@ -72,6 +75,7 @@ bool TimerStore::Cancel(uint64_t id) {
 int64_t TimerStore::Fire() {
   int64_t now = NowNs();
   std::lock_guard<std::mutex> lock(mu_);
+  earlier_added_.store(false);
   // Pushing under our lock keeps fire order equal to due order even when two
   // threads fire at once (lock order: timers, then queue; never the reverse).
   while (!heap_.empty() && heap_.front().due_ns <= now) {

@@ -1,6 +1,7 @@
 // One-shot and repeating timers that fire as events on the timer tag.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -32,6 +33,8 @@ class TimerStore {
    */
   int64_t Fire();
   size_t Count() const;
+  /** True when a timer due before the earliest one known at the last Fire was added since. */
+  bool EarlierAdded() const { return earlier_added_.load(); }
   /** Drops every timer; returns how many there were. */
   size_t Clear();
 
@@ -63,6 +66,7 @@ class TimerStore {
   std::vector<Entry> heap_;
   uint64_t next_id_ = 1;
   uint64_t next_seq_ = 0;
+  std::atomic<bool> earlier_added_{false};
 };
 
 }  // namespace gsf

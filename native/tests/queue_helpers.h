@@ -1,10 +1,12 @@
 // Shared fixtures for the tag queue tests.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "../core/clock.h"
 #include "../core/profiler.h"
 #include "../core/tag_queue.h"
 #include "../core/wake_signal.h"
@@ -22,6 +24,35 @@ struct QueueFixture {
   gsf::Profiler profiler;
   gsf::WakeSignal wake;
   gsf::TagQueue queue{&profiler, &wake};
+  // Per slot: when its claim was taken, and the last claimed index it started.
+  std::array<int64_t, gsf::TagQueue::kMaxSlots> take_ns{};
+  std::array<int32_t, gsf::TagQueue::kMaxSlots> last_started{};
+
+  /**
+   * Starts claimed event `i` the way a worker does: the start (µs after the claim) in the
+   * slot's progress cell, then the swap from the last index started. False if revoked.
+   */
+  bool Start(int slot, int32_t i, double* start_ms = nullptr) {
+    std::atomic<int32_t>* cells = queue.ProgressCells() + static_cast<size_t>(slot) * gsf::kProgressStride;
+    const int64_t us = (gsf::NowNs() - take_ns[static_cast<size_t>(slot)]) / 1000;
+    cells[gsf::kProgressStartUs].store(static_cast<int32_t>(us));
+    cells[gsf::kProgressNameId].store(0);
+    int32_t expected = last_started[static_cast<size_t>(slot)];
+    if (!cells[gsf::kProgressIndex].compare_exchange_strong(expected, i)) return false;
+    last_started[static_cast<size_t>(slot)] = i;
+    if (start_ms) *start_ms = static_cast<double>(us) / 1000.0;
+    return true;
+  }
+
+  /** Takes into caller buffers, remembering the claim's time for Start. */
+  int64_t TakeRaw(int slot, double* meta, size_t max, uint8_t* bytes, size_t bytes_len) {
+    int64_t n = queue.Take(slot, meta, max, bytes, bytes_len);
+    if (n > 0) {
+      take_ns[static_cast<size_t>(slot)] = gsf::NowNs();
+      last_started[static_cast<size_t>(slot)] = gsf::kProgressNone;
+    }
+    return n;
+  }
 
   uint64_t Push(uint64_t tag, const std::string& payload = "", uint32_t name_id = 0, uint64_t session = 0,
                 uint8_t kind = 0, uint32_t handler_id = 0) {
@@ -40,7 +71,7 @@ struct QueueFixture {
   std::vector<Taken> Take(int slot, size_t max, size_t bytes_len = 4096, int64_t* result = nullptr) {
     std::vector<double> meta(max * gsf::kTakeStride + 1);
     std::vector<uint8_t> bytes(bytes_len + 1);
-    int64_t n = queue.Take(slot, meta.data(), max, bytes.data(), bytes_len);
+    int64_t n = TakeRaw(slot, meta.data(), max, bytes.data(), bytes_len);
     if (result) *result = n;
     std::vector<Taken> out;
     for (int64_t i = 0; i < n; ++i) {
@@ -58,7 +89,7 @@ struct QueueFixture {
   bool CompleteAll(int slot, size_t n, uint32_t flags = gsf::kFlagNotRun) {
     std::vector<double> timings(n * gsf::kCompleteStride + 1, 0.0);
     for (size_t i = 0; i < n; ++i) timings[i * gsf::kCompleteStride + gsf::kFlags] = flags;
-    return queue.Complete(slot, n, timings.data());
+    return queue.Complete(slot, n, timings.data()) != gsf::kCompleteRevoked;
   }
 };
 

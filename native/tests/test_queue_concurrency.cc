@@ -74,7 +74,7 @@ TEST(concurrent_producers_and_consumers_keep_tag_order_and_exclusivity) {
       std::vector<double> timings(64 * gsf::kCompleteStride, 0.0);
       std::vector<uint32_t> held;
       while (true) {
-        int64_t n = f.queue.Take(slot, meta.data(), 64, bytes.data(), bytes.size());
+        int64_t n = f.TakeRaw(slot, meta.data(), 64, bytes.data(), bytes.size());
         if (n <= 0) {
           if (producers_done.load() == kProducers && f.queue.Waiting() == 0) break;
           std::this_thread::yield();
@@ -92,7 +92,7 @@ TEST(concurrent_producers_and_consumers_keep_tag_order_and_exclusivity) {
             held.push_back(tag_index);
             if (in_use[tag_index].exchange(slot + 1) != 0) exclusivity_errors++;
           }
-          f.queue.Begin(slot, static_cast<size_t>(i));
+          f.Start(slot, static_cast<int32_t>(i));
           Record rec;
           std::memcpy(&rec, bytes.data() + static_cast<size_t>(m[6]), sizeof rec);
           size_t len = static_cast<size_t>(m[7]);

@@ -24,10 +24,14 @@ TEST(complete_records_profile_samples_under_the_final_name) {
   f.Push(200, "", 1);
   clock.AdvanceMs(2);
   REQUIRE(f.Take(s, 10).size() == 3);
-  f.queue.Begin(s, 0);
+  double start0 = -1, start1 = -1;
+  REQUIRE(f.Start(s, 0, &start0));
   clock.AdvanceMs(4);
-  f.queue.Begin(s, 1);
+  REQUIRE(f.Start(s, 1, &start1));
+  CHECK_NEAR(start1, 4.0, 1e-9);
   auto t = Timings(3);
+  Rec(t, 0)[gsf::kStartMs] = start0;
+  Rec(t, 1)[gsf::kStartMs] = start1;
   Rec(t, 0)[gsf::kHandlerMs] = 3;
   Rec(t, 0)[gsf::kIoWaitMs] = 1;
   Rec(t, 0)[gsf::kNameId] = 2;  // the handler renamed the event
@@ -65,7 +69,7 @@ TEST(complete_records_nothing_while_profiler_is_off) {
   int s = f.queue.SlotRegister(1);
   f.Push(100, "", 1);
   f.Take(s, 1);
-  f.queue.Begin(s, 0);
+  REQUIRE(f.Start(s, 0));
   auto t = Timings(1);
   Rec(t, 0)[gsf::kNameId] = 1;
   CHECK(f.queue.Complete(s, 1, t.data()));

@@ -161,7 +161,6 @@ TEST(queue_bad_slot_and_index_throw) {
   int s = f.queue.SlotRegister(1);
   f.Push(100);
   f.Take(s, 1);
-  CHECK_THROWS(f.queue.Begin(s, 1), gsf::ArgumentError);
   double timings[24] = {};
   CHECK_THROWS(f.queue.Complete(s, 2, timings), gsf::ArgumentError);
   CHECK(f.queue.Complete(s, 1, timings));
@@ -182,41 +181,9 @@ TEST(queue_empty_tag_states_are_erased) {
   CHECK_EQ(f.queue.TagStateCount(), 0u);
 }
 
-TEST(queue_cancel_tag_drops_queued_events_in_order) {
-  QueueFixture f;
-  int s = f.queue.SlotRegister(1);
-  uint64_t a1 = f.Push(100, "", 3, 77), b1 = f.Push(200), a2 = f.Push(100, "", 4, 77), c1 = f.Push(300);
-  auto dropped = f.queue.CancelTag(100);
-  REQUIRE(dropped.size() == 2);
-  CHECK_EQ(DroppedIds(dropped), (std::vector<uint64_t>{a1, a2}));
-  CHECK_EQ(dropped[0].tag, 100u);
-  CHECK_EQ(dropped[0].name_id, 3u);
-  CHECK_EQ(dropped[1].name_id, 4u);
-  CHECK_EQ(dropped[1].session_id, 77u);
-  CHECK_EQ(f.queue.Waiting(), 2u);
-  CHECK_EQ(f.queue.Stats().cancelled_total, 2u);
-  CHECK_EQ(Ids(f.Take(s, 10)), (std::vector<uint64_t>{b1, c1}));
-  CHECK_EQ(f.queue.CancelTag(100).size(), 0u);
-  CHECK_EQ(f.queue.CancelTag(12345).size(), 0u);
-}
-
-TEST(queue_cancel_tag_keeps_taken_events_of_a_claimed_tag) {
-  QueueFixture f;
-  int s = f.queue.SlotRegister(1);
-  uint64_t a1 = f.Push(100);
-  f.Take(s, 10);
-  uint64_t a2 = f.Push(100), a3 = f.Push(100);
-  CHECK_EQ(DroppedIds(f.queue.CancelTag(100)), (std::vector<uint64_t>{a2, a3}));
-  CHECK(f.CompleteAll(s, 1));
-  CHECK_EQ(f.queue.TagStateCount(), 0u);
-  uint64_t a4 = f.Push(100);
-  CHECK_EQ(Ids(f.Take(s, 10)), (std::vector<uint64_t>{a4}));
-  (void)a1;
-}
-
 TEST(queue_ready_counts_takeable_tags) {
   QueueFixture f;
-  int s = f.queue.SlotRegister(1);
+  int s = f.queue.SlotRegister(1), other = f.queue.SlotRegister(2);
   CHECK_EQ(f.queue.ReadyTags(), 0u);
   f.Push(100);
   f.Push(100);
@@ -224,7 +191,7 @@ TEST(queue_ready_counts_takeable_tags) {
   CHECK_EQ(f.queue.ReadyTags(), 2u);
   f.Take(s, 1);  // claims tag 100 with one event still queued behind it
   CHECK_EQ(f.queue.ReadyTags(), 1u);
-  f.queue.CancelTag(200);
+  f.Take(other, 10);  // claims tag 200
   CHECK_EQ(f.queue.ReadyTags(), 0u);
   f.CompleteAll(s, 1);
   CHECK_EQ(f.queue.ReadyTags(), 1u);
@@ -249,20 +216,6 @@ TEST(queue_drop_all_queued_keeps_claims) {
   uint64_t b = f.Push(100);
   CHECK_EQ(Ids(f.Take(s, 10)), (std::vector<uint64_t>{b}));
   (void)a1;
-}
-
-TEST(queue_begin_returns_queue_time_in_ms) {
-  FakeClock clock;
-  QueueFixture f;
-  int s = f.queue.SlotRegister(1);
-  f.Push(100);
-  clock.AdvanceMs(5);
-  f.Push(100);
-  clock.AdvanceMs(2.5);
-  f.Take(s, 10);
-  CHECK_NEAR(f.queue.Begin(s, 0), 7.5, 1e-9);
-  clock.AdvanceMs(1);
-  CHECK_NEAR(f.queue.Begin(s, 1), 3.5, 1e-9);
 }
 
 TEST(queue_push_batch_keeps_order_ids_and_payloads) {

@@ -28,7 +28,7 @@ TEST(slots_running_lists_begun_events) {
   uint64_t a1 = f.Push(100, "", 3, 9, 1), a2 = f.Push(100, "", 4, 9, 1);
   f.Take(s0, 10);
   CHECK_EQ(f.queue.SlotsRunning().size(), 0u);  // claimed but not begun
-  f.queue.Begin(s0, 0);
+  REQUIRE(f.Start(s0, 0));
   clock.AdvanceMs(7);
   auto running = f.queue.SlotsRunning();
   REQUIRE(running.size() == 1);
@@ -41,7 +41,7 @@ TEST(slots_running_lists_begun_events) {
   CHECK_EQ(running[0].session_id, 9u);
   CHECK_EQ(running[0].kind, 1);
   CHECK_NEAR(running[0].elapsed_ms, 7.0, 1e-9);
-  f.queue.Begin(s0, 1);
+  REQUIRE(f.Start(s0, 1));
   running = f.queue.SlotsRunning();
   REQUIRE(running.size() == 1);
   CHECK_EQ(running[0].event_id, a2);
@@ -58,7 +58,7 @@ TEST(timeout_drops_tag_and_requeues_other_events_at_front) {
   REQUIRE(f.Take(s, 10).size() == 4);
   uint64_t a3 = f.Push(100), b3 = f.Push(200), c1 = f.Push(300);
   CHECK_EQ(Ids(f.Take(other, 10)), (std::vector<uint64_t>{c1}));
-  f.queue.Begin(s, 0);  // a1 runs and hangs
+  REQUIRE(f.Start(s, 0));  // a1 runs and hangs
 
   std::vector<gsf::DroppedEvent> dropped;
   CHECK(!f.queue.TimeoutSlot(s, a2, &dropped));  // a2 is not the running event
@@ -75,7 +75,7 @@ TEST(timeout_drops_tag_and_requeues_other_events_at_front) {
   int64_t r = 0;
   f.Take(s, 10, 64, &r);
   CHECK_EQ(r, -1);
-  CHECK_EQ(f.queue.Begin(s, 0), -1.0);
+  CHECK(!f.Start(s, 1));
   CHECK(!f.CompleteAll(s, 4));
 
   gsf::EventView v;
@@ -107,8 +107,8 @@ TEST(timeout_counts_earlier_begun_events_as_completed) {
   int s = f.queue.SlotRegister(1), other = f.queue.SlotRegister(2);
   uint64_t a1 = f.Push(100), b1 = f.Push(200), c1 = f.Push(300);
   f.Take(s, 10);
-  f.queue.Begin(s, 0);
-  f.queue.Begin(s, 1);
+  REQUIRE(f.Start(s, 0));
+  REQUIRE(f.Start(s, 1));
   std::vector<gsf::DroppedEvent> dropped;
   CHECK(f.queue.TimeoutSlot(s, b1, &dropped));
   CHECK_EQ(dropped.size(), 0u);
@@ -126,7 +126,7 @@ TEST(release_thread_requeues_unstarted_events_in_order) {
   uint64_t a1 = f.Push(100), a2 = f.Push(100, "two"), a3 = f.Push(100), b1 = f.Push(200);
   REQUIRE(f.Take(s, 3).size() == 3);
   uint64_t a4 = f.Push(100);
-  f.queue.Begin(s, 0);
+  REQUIRE(f.Start(s, 0));
   CHECK_EQ(f.queue.SlotReleaseThread(21), 2);
   gsf::QueueStats st = f.queue.Stats();
   CHECK_EQ(st.cancelled_total, 1u);  // the begun a1

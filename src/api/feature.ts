@@ -15,15 +15,15 @@ import { registerMetricsRoute } from './metrics.ts';
 
 export const apiFeature: Feature = {
   name: 'api-service',
-  start({ manifest, host, api }) {
+  start({ manifest, thread, api }) {
     const cs = manifest.components.CounterService!;
-    const { flags, log } = host;
+    const { flags, log } = thread;
     const stopBuiltins = registerBuiltinCounters(counterRegistry, cs.refresh_interval_in_sec as number);
     const monitor = new CounterMonitor(counterRegistry, log, cs.counter_monitoring_interval_in_sec as number);
     monitor.add('event', 'event_queue_length', cs.warning_threshold_event_queue_length as number, true);
     monitor.add('object', 'outstanding_fetch_query', cs.warning_threshold_outstanding_fetch_query as number, true);
     monitor.add('object', 'outstanding_update_query', cs.warning_threshold_outstanding_update_query as number, true);
-    for (const m of host.declarations.monitors) {
+    for (const m of thread.declarations.monitors) {
       try {
         monitor.add(m.category, m.name, m.threshold);
       } catch (err) {

@@ -8,13 +8,13 @@ import { closeThreadClient, threadClient } from './plugin-api.ts';
 
 export const authFeature: Feature = {
   name: 'authentication client',
-  start({ host }) {
-    const client = threadClient(host.flags);
+  start({ thread }) {
+    const client = threadClient(thread.flags);
     if (client.options.useAuthenticator) {
-      host.log.info(`AuthenticationClient: authenticator agent at ${client.agent}`);
+      thread.log.info(`AuthenticationClient: authenticator agent at ${client.agent}`);
     } else {
       // The local-testing default says so only at v >= 1: most starts use it.
-      host.log.vlog(1, 'AuthenticationClient: use_authenticator is false: every authentication request succeeds');
+      thread.log.vlog(1, 'AuthenticationClient: use_authenticator is false: every authentication request succeeds');
     }
     return { stop: () => closeThreadClient() };
   },

@@ -46,7 +46,8 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
     event_thread_hang_threshold_in_ms: u64(30000, 'How long one event may hold a thread before the hang line is written', 1),
     event_thread_hang_report_interval_in_ms: u64(60000, 'How often the hang line repeats while the thread stays stuck', 1),
     event_batch_size: u64(256, 'Most events a worker claims from the queue at once (claims also stop at about 1 ms of measured work)', 1),
-    event_task_budget_in_ms: u64(20, 'How long one worker task keeps draining the queue before yielding', 1),
+    event_task_budget_in_ms: u64(20, "How long an event worker runs claims back to back before it lets its thread's event loop run", 1),
+    max_awaiting_events_per_thread: u64(1000, 'Most events awaiting I/O at once on one event thread; at the cap it claims no new event until one finishes', 1),
     shutdown_drain_timeout_in_ms: u64(10000, 'How long a stopping server waits for queued events to finish', 0),
   },
   ApiService: {

@@ -1,10 +1,11 @@
 /**
- * The main-thread side of the event system: owns the piscina pool of event workers, hands
- * them drain tasks while events are ready, fires timers, and resizes the pool live.
+ * The main-thread side of the event system: owns the piscina pool of event workers, keeps one
+ * serve task running on each, fires timers, routes the channels workers open to the features
+ * that listen for them, and replaces the pool live (resize).
  *
- * Events never travel through piscina: workers claim them from the native queue themselves,
- * so a task is only "go drain". That keeps one task per many events (batching) and lets a
- * pool be replaced while events flow without losing, repeating or reordering any of them.
+ * Events never travel through piscina: workers claim them from the native queue themselves
+ * and wake one another through shared memory (`wake.ts`), so a task is only "serve". That
+ * lets a pool be replaced while events flow without losing, repeating or reordering any.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,8 +13,11 @@ import { createRequire } from 'node:module';
 import { Piscina } from 'piscina';
 import { native } from '../native.ts';
 import { describeError } from '../errors.ts';
-import type { ThreadHost } from '../host.ts';
-import type { DrainResult, DrainTask, WorkerInit } from './types.ts';
+import type { ThreadContext } from '../thread-context.ts';
+import { currentEpoch, nextEpoch, stopAllEpochs, workReady } from './wake.ts';
+import type {
+  ChannelHello, ChannelName, ServeResult, ServeTask, WorkerEndHooks, WorkerInit, WorkerMessage,
+} from './types.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const WORKER_FILE = path.join(here, 'worker.ts');
@@ -23,13 +27,9 @@ export function workerExecArgv(): string[] {
   const argv = [...process.execArgv];
   if (!argv.some((a) => a.includes('tsx'))) {
     const loader = createRequire(import.meta.url).resolve('tsx');
-    argv.push('--import', pathToHref(loader));
+    argv.push('--import', new URL(`file://${loader}`).href);
   }
   return argv;
-}
-
-function pathToHref(p: string): string {
-  return new URL(`file://${p}`).href;
 }
 
 interface TaskEntry {
@@ -37,38 +37,44 @@ interface TaskEntry {
   pool: Piscina;
 }
 
+/** How long `close` waits for serve tasks to end before it ends their threads. */
+const CLOSE_WAIT_MS = 2000;
+
 export class Dispatcher {
   private pool: Piscina | null = null;
   private readonly retiring = new Set<Piscina>();
   private threads: number;
-  private inFlight = 0;
+  private epoch = 0;
   private readonly tasks = new Map<number, TaskEntry>();
   private nextTaskId = 1;
   private timerHandle: NodeJS.Timeout | null = null;
   private timerDue = Infinity;
   private timersRunning = true;
+  private closing = false;
+  private readonly channels = new Map<ChannelName, (hello: ChannelHello) => void>();
+  /** Channels opened before their feature started listening (workers load before features start). */
+  private readonly waitingChannels: ChannelHello[] = [];
+  private readonly endHooks = new Set<WorkerEndHooks>();
   /** Totals since start, for diagnostics and tests. */
-  readonly totals = { tasks: 0, ran: 0, failed: 0 };
-  /** Called with every message a worker posts on its parent port (engine side channels, e.g. session replies). */
-  readonly workerMessageListeners = new Set<(message: unknown) => void>();
+  readonly totals = { tasks: 0, ran: 0, failed: 0, abandoned: 0 };
 
-  constructor(private readonly host: ThreadHost, private readonly init: WorkerInit) {
-    this.threads = host.flags.get<number>('event_threads_size');
+  constructor(private readonly thread: ThreadContext, private readonly init: WorkerInit) {
+    this.threads = thread.flags.get<number>('event_threads_size');
   }
 
-  /** Starts the pool, waits until every worker has loaded, and begins dispatching. */
+  /** Starts the pool, waits until every worker has loaded, and starts serving. */
   async start(): Promise<void> {
+    this.epoch = nextEpoch();
     this.pool = this.createPool(this.threads);
-    native.setWakeCallback(() => this.pump());
-    await this.workersReady(this.pool, this.threads);
-    // One warm-up task per worker (all are idle, so each gets one) waits for plugin loading.
-    const warmup: DrainTask = { taskId: 0, budgetMs: 0, maxBatch: 1, warmup: true };
-    await Promise.all(Array.from({ length: this.threads }, () => this.pool!.run(warmup)));
-    this.pump();
+    native.setWakeCallback(() => this.fireTimers());
+    await this.warmUp(this.pool, this.threads);
+    for (let i = 0; i < this.threads; i++) this.serve(this.pool, this.epoch);
+    this.fireTimers();
   }
 
-  private workersReady(pool: Piscina, threads: number): Promise<void> {
-    return new Promise((resolve) => {
+  /** Resolves when every worker of `pool` has loaded its plugins. */
+  private async warmUp(pool: Piscina, threads: number): Promise<void> {
+    await new Promise<void>((resolve) => {
       let ready = 0;
       const onCreate = (): void => {
         if (++ready < threads) return;
@@ -77,6 +83,9 @@ export class Dispatcher {
       };
       pool.on('workerCreate', onCreate);
     });
+    // One warm-up task per worker (all are idle, so each gets one) waits for plugin loading.
+    const warmup: ServeTask = { taskId: 0, epoch: this.epoch, maxBatch: 1, budgetMs: 0, maxAwaiting: 0, warmup: true };
+    await Promise.all(Array.from({ length: threads }, () => pool.run(warmup)));
   }
 
   /** Current number of event threads. */
@@ -84,9 +93,46 @@ export class Dispatcher {
     return this.threads;
   }
 
-  /** Task entry of a running drain task (the watchdog aborts timed-out ones). */
+  /** Task entry of a running serve task (the watchdog aborts a stuck one). */
   task(taskId: number): TaskEntry | undefined {
     return this.tasks.get(taskId);
+  }
+
+  /** Routes the channel a worker opens under `name` to `listener` (one listener per name). */
+  onChannel(name: ChannelName, listener: ((hello: ChannelHello) => void) | null): void {
+    if (listener === null) {
+      this.channels.delete(name);
+      return;
+    }
+    this.channels.set(name, listener);
+    for (const hello of this.waitingChannels.filter((h) => h.channel === name)) {
+      this.waitingChannels.splice(this.waitingChannels.indexOf(hello), 1);
+      listener(hello);
+    }
+  }
+
+  /** Hooks told when a worker ends (see `WorkerEndHooks`). */
+  addEndHooks(hooks: WorkerEndHooks): () => void {
+    this.endHooks.add(hooks);
+    return () => this.endHooks.delete(hooks);
+  }
+
+  /**
+   * Runs `revoke` (which takes a worker's claim back into the queue) between the end hooks'
+   * `reserve` and `recover`, so what the worker's finished events produced goes out ahead of
+   * the events it gave back. `revoke` returns whether the worker is ended.
+   */
+  endWorker<T>(threadId: number, revoke: () => T, ended: (result: T) => boolean): T {
+    const tokens = [...this.endHooks].map((h) => [h, h.reserve(threadId)] as const);
+    let result: T | undefined;
+    let gone = false;
+    try {
+      result = revoke();
+      gone = ended(result);
+    } finally {
+      for (const [hooks, token] of tokens) hooks.recover(token, gone);
+    }
+    return result;
   }
 
   private createPool(threads: number): Piscina {
@@ -96,64 +142,90 @@ export class Dispatcher {
       maxThreads: threads,
       idleTimeout: Number.MAX_SAFE_INTEGER,
       concurrentTasksPerWorker: 1,
-      // Handlers may await I/O between tasks' events, so an idle worker's loop must keep running.
+      // A serve loop awaits (awaiting events, sleeps): the worker's event loop must keep running.
       atomics: 'disabled',
       execArgv: workerExecArgv(),
       workerData: this.init,
     });
-    pool.on('workerDestroy', (worker: { id: number }) => {
-      if (native.slotReleaseThread(worker.id) > 0) this.pump();
-    });
-    pool.on('error', (err: unknown) => this.host.log.error(`event worker error: ${describeError(err)}`));
-    pool.on('message', (message: unknown) => { for (const fn of this.workerMessageListeners) fn(message); });
+    pool.on('workerDestroy', (worker: { id: number }) => this.released(worker.id));
+    pool.on('error', (err: unknown) => this.thread.log.error(`event worker error: ${describeError(err)}`));
+    pool.on('message', (message: WorkerMessage) => this.onWorkerMessage(message));
     return pool;
   }
 
-  /** Fires due timers and gives idle workers a drain task while events are ready. */
-  pump(): void {
-    const pool = this.pool;
-    if (pool === null) return;
-    if (this.timersRunning) this.scheduleTimers(native.timerFire());
-    // One task per ready tag at most: a task beyond that would find nothing to claim.
-    let ready = native.ready();
-    while (this.inFlight < this.threads && ready-- > 0) this.submit(pool);
-    if (this.inFlight < this.threads) native.armWake();
+  private onWorkerMessage(message: WorkerMessage): void {
+    switch (message.type) {
+      case 'channel': {
+        const listener = this.channels.get(message.channel);
+        if (listener) listener(message);
+        else this.waitingChannels.push(message);
+        break;
+      }
+    }
   }
 
-  private submit(pool: Piscina): void {
+  /** A worker thread is gone: its claim goes back to the queue, its awaiting events are abandoned. */
+  private released(threadId: number): void {
+    const result = this.endWorker(threadId, () => native.slotReleaseThread(threadId), (r) => r.requeued >= 0);
+    this.reportAbandoned(result.abandoned);
+    if (result.requeued > 0 || result.abandoned.length > 0) workReady();
+  }
+
+  /** Logs events that awaited on a worker that was ended: they never finish. */
+  reportAbandoned(abandoned: ReadonlyArray<{ id: number; tag: number; nameId: number }>): void {
+    for (const a of abandoned) {
+      this.totals.abandoned++;
+      native.counterIncrease('engine', 'events_abandoned', 1);
+      this.thread.log.error(`GSF_ERR_EVENT_ABANDONED: event_name=${native.nameOf(a.nameId)}, event_id=${a.id}, ` +
+        `event_tag=${a.tag}: it was awaiting on an event thread that was ended; its tag is free again`);
+    }
+  }
+
+  /** Keeps one serve task running on `pool` while the epoch lasts; a task that ends is replaced. */
+  private serve(pool: Piscina, epoch: number): void {
     const taskId = this.nextTaskId++;
     const abort = new AbortController();
-    const dispatcher = this.host.manifest.components.EventDispatcher!;
-    const task: DrainTask = {
+    const args = this.thread.manifest.components.EventDispatcher!;
+    const task: ServeTask = {
       taskId,
-      budgetMs: dispatcher.event_task_budget_in_ms as number,
-      maxBatch: dispatcher.event_batch_size as number,
+      epoch,
+      maxBatch: args.event_batch_size as number,
+      budgetMs: args.event_task_budget_in_ms as number,
+      maxAwaiting: args.max_awaiting_events_per_thread as number,
     };
     this.tasks.set(taskId, { abort, pool });
-    this.inFlight++;
     this.totals.tasks++;
     let broken = false;
     pool.run(task, { signal: abort.signal }).then(
-      (result: DrainResult) => {
+      (result: ServeResult) => {
         this.totals.ran += result.ran;
         this.totals.failed += result.failed;
       },
       (err: unknown) => {
-        if (abort.signal.aborted) return;
+        if (abort.signal.aborted || this.closing) return;
         broken = true;
-        this.host.log.error(`event worker task failed: ${describeError(err)}`);
+        this.thread.log.error(`event worker task failed: ${describeError(err)}`);
       },
     ).finally(() => {
       this.tasks.delete(taskId);
-      if (pool === this.pool) this.inFlight--;
-      // A worker that cannot run tasks (say, a plugin failing to load) must not make us spin.
-      if (broken) setTimeout(() => this.pump(), 100).unref();
-      else this.pump();
+      if (this.closing || epoch !== currentEpoch()) return;
+      // The worker was ended (a timed-out event) or failed: its replacement serves. A worker
+      // that cannot run tasks (say, a plugin failing to load) must not make us spin.
+      if (broken) setTimeout(() => { if (!this.closing && epoch === currentEpoch()) this.serve(pool, epoch); }, 100).unref();
+      else this.serve(pool, epoch);
     });
   }
 
+  /** Fires due timers onto the timer tag and schedules the next firing. */
+  private fireTimers(): void {
+    if (!this.timersRunning || this.pool === null) return;
+    const nextMs = native.timerFire();
+    workReady();
+    if (nextMs >= 0) this.scheduleTimers(nextMs);
+    native.armWake();
+  }
+
   private scheduleTimers(nextMs: number): void {
-    if (nextMs < 0) return;
     const due = Date.now() + nextMs;
     if (this.timerHandle !== null && due >= this.timerDue) return;
     if (this.timerHandle !== null) clearTimeout(this.timerHandle);
@@ -161,26 +233,30 @@ export class Dispatcher {
     this.timerHandle = setTimeout(() => {
       this.timerHandle = null;
       this.timerDue = Infinity;
-      this.pump();
+      this.fireTimers();
     }, Math.max(1, nextMs));
   }
 
   /**
-   * Replaces the pool with one of `threads` workers. The old pool finishes the drain tasks it
-   * runs (their claimed events complete there), gets no new ones, and is then destroyed; queued events stay in the
-   * native queue for the new workers, so nothing is lost, repeated or reordered.
+   * Replaces the pool with one of `threads` workers. The old workers finish the claims and
+   * awaiting events they hold, take nothing new, and are then destroyed; queued events stay in
+   * the native queue for the new workers, so nothing is lost, repeated or reordered.
    */
   async resize(threads: number): Promise<void> {
     if (this.pool === null || threads === this.threads) return;
     const old = this.pool;
     this.threads = threads;
-    this.inFlight = 0;
-    this.pool = this.createPool(threads);
+    const pool = this.createPool(threads);
+    this.pool = pool;
     this.retiring.add(old);
-    this.pump();
     try {
+      // The old workers serve until the new ones have loaded: no gap in service.
+      await this.warmUp(pool, threads);
+      if (this.pool !== pool || this.closing) return;
+      this.epoch = nextEpoch();
+      for (let i = 0; i < threads; i++) this.serve(pool, this.epoch);
       // Not piscina's close(): it can end a worker whose task is still running, which would
-      // drop the event that worker had begun. Our drain tasks end within their budget.
+      // drop the event that worker had begun. Serve tasks of an old epoch end by themselves.
       while ([...this.tasks.values()].some((t) => t.pool === old)) await new Promise((r) => setTimeout(r, 5));
       await old.destroy();
     } finally {
@@ -195,18 +271,24 @@ export class Dispatcher {
     this.timerHandle = null;
   }
 
-  /** True when nothing is queued, claimed or running. */
+  /** True when nothing is queued, claimed, running or awaiting. */
   idle(): boolean {
     const s = native.queueStats();
-    return s.waiting === 0 && s.outstanding === 0 && this.tasks.size === 0;
+    return s.waiting === 0 && s.outstanding === 0;
   }
 
-  /** Closes every worker. Queued events that did not run are reported by the caller. */
+  /** Ends every serve loop and closes every worker. Queued events that did not run are reported by the caller. */
   async close(): Promise<void> {
+    this.closing = true;
     this.stopTimers();
     native.setWakeCallback(null);
+    stopAllEpochs();
+    // A worker stuck in a handler never returns: its thread is ended with the pool.
+    const deadline = Date.now() + CLOSE_WAIT_MS;
+    while (this.tasks.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     const pools = [this.pool, ...this.retiring].filter((p): p is Piscina => p !== null);
     this.pool = null;
+    for (const hello of this.waitingChannels.splice(0)) hello.port.close();
     await Promise.all(pools.map((p) => p.destroy()));
   }
 }

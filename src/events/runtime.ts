@@ -2,13 +2,15 @@
  * The per-thread event runtime: the running event, `invoke`, naming, io-wait accounting and
  * timers. The main thread and every worker have one; they share the native queue.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { native, EventKind } from '../native.ts';
 import { gsfError } from '../errors.ts';
 import type { FlagRegistry } from '../config/flags.ts';
 import type { Logger } from '../log/logger.ts';
 import { encodePayload } from './codec.ts';
+import { workReady } from './wake.ts';
 import { isValidTag, randomTag, resolveTag, type TagSwitches } from './tags.ts';
-import type { EventContext, EventHandler, EventKindName, InvokeOptions } from './types.ts';
+import type { EventContext, EventHandler, EventKindName, HeldEffects, InvokeOptions, WorkerEffects } from './types.ts';
 
 /** A registered named event. */
 export interface HandlerEntry {
@@ -16,7 +18,20 @@ export interface HandlerEntry {
   event: string;
   id: number;
   fn: EventHandler;
+  /** An `async function`: it runs inside the event's async context (see `EventRuntime.current`). */
+  async: boolean;
 }
+
+/** Whether `fn` is declared `async` (its awaits then keep the event as their context). */
+export function isAsyncFunction(fn: unknown): boolean {
+  return typeof fn === 'function' && (fn as { [Symbol.toStringTag]?: string })[Symbol.toStringTag] === 'AsyncFunction';
+}
+
+/**
+ * The event whose async handler is running, across its awaits. Only async handlers enter it,
+ * so synchronous handlers (the common, fast case) pay nothing for it.
+ */
+const asyncEvent = new AsyncLocalStorage<RunningEvent>();
 
 const KIND_NAMES: readonly EventKindName[] = ['user', 'network', 'timer', 'engine', 'api'];
 
@@ -24,10 +39,14 @@ const KIND_NAMES: readonly EventKindName[] = ['user', 'network', 'timer', 'engin
  * The event running on this thread; it is also the context its handler receives. A class
  * (methods on the prototype) rather than closures, because one is made per event.
  */
-export class RunningEvent implements EventContext {
+export class RunningEvent implements EventContext, HeldEffects {
   /** Events created so far by this one (for `{parent}_#{n}` names). */
   children = 0;
   ioWaitMs = 0;
+  /** The handler awaits: the event keeps its tag while its worker runs other events. */
+  parked = false;
+  /** Effects produced while parked, held until the event finishes (see `WorkerEffects`). */
+  held: unknown[] | null = null;
 
   constructor(
     private readonly rt: EventRuntime,
@@ -49,7 +68,7 @@ export class RunningEvent implements EventContext {
   }
 
   setEventName(name: string): void {
-    if (this.rt.running !== this) throw gsfError('GSF_ERR_BAD_ARGUMENT', 'setEventName must be called while its event runs');
+    if (this.rt.current() !== this) throw gsfError('GSF_ERR_BAD_ARGUMENT', 'setEventName must be called while its event runs');
     this.rt.setEventName(name);
   }
 
@@ -84,18 +103,39 @@ export function intern(name: string): number {
 export class EventRuntime {
   readonly handlers = new Map<string, HandlerEntry>();
   readonly handlersById = new Map<number, HandlerEntry>();
-  /** The event running on this thread, or null outside events. */
+  /** The event running on this thread synchronously, or null (see `current`). */
   running: RunningEvent | null = null;
   /** Set by the dispatcher when shutdown starts: events from outside events are refused. */
   stopping = false;
+  /** Effects of events for the main thread (set on workers by the session feature). */
+  effects: WorkerEffects | null = null;
+  /** Called when an event is renamed (the worker publishes the name for diagnostics). */
+  onRename: ((ev: RunningEvent) => void) | null = null;
 
   constructor(readonly role: 'main' | 'worker', readonly flags: FlagRegistry, readonly log: Logger) {}
 
   /** Adds a named event; duplicates are reported by the plugin loader before this. */
   addHandler(plugin: string, event: string, fn: EventHandler): void {
-    const entry: HandlerEntry = { plugin, event, id: intern(event), fn };
+    const entry: HandlerEntry = { plugin, event, id: intern(event), fn, async: isAsyncFunction(fn) };
     this.handlers.set(event, entry);
     this.handlersById.set(entry.id, entry);
+  }
+
+  /**
+   * The event whose code is running: the one running synchronously, or, inside an async
+   * handler after an await, the event that handler belongs to. Null outside events.
+   */
+  current(): RunningEvent | null {
+    return this.running ?? asyncEvent.getStore() ?? null;
+  }
+
+  /**
+   * Calls a handler of event `ev`. An async function runs inside the event's async context,
+   * so after its awaits `current()` (and with it `invoke`, `setEventName`, session sends)
+   * still knows the event.
+   */
+  call<A, B, C>(async: boolean, ev: RunningEvent, fn: (a: A, b: B, c: C) => unknown, a: A, b: B, c: C): unknown {
+    return async ? asyncEvent.run(ev, fn, a, b, c) : fn(a, b, c);
   }
 
   private switches(): TagSwitches {
@@ -112,7 +152,7 @@ export class EventRuntime {
   }
 
   private refuseAfterStop(what: string): void {
-    if (this.stopping && this.running === null) throw gsfError('GSF_ERR_SHUTTING_DOWN', what);
+    if (this.stopping && this.current() === null) throw gsfError('GSF_ERR_SHUTTING_DOWN', what);
   }
 
   /** Queues a user event (SPEC 6.1 `Invoke`); returns its id. */
@@ -125,10 +165,12 @@ export class EventRuntime {
       throw gsfError('GSF_ERR_BAD_ARGUMENT', 'invoke: name must be a non-empty string');
     }
     this.refuseAfterStop(`invoke('${event}')`);
-    const parent = this.running;
+    const parent = this.current();
     const tag = options.tag ?? resolveTag(parent, this.switches());
     const name = options.name ?? (parent ? `${parent.name}_#${++parent.children}` : event);
-    return native.push(tag, intern(name), handlerId, parent?.session ?? 0, EventKind.user, encodePayload(payload));
+    const id = native.push(tag, intern(name), handlerId, parent?.session ?? 0, EventKind.user, encodePayload(payload));
+    workReady();
+    return id;
   }
 
   /**
@@ -140,7 +182,9 @@ export class EventRuntime {
     const handlerId = this.handlerId(event);
     this.refuseAfterStop(`${kind} event '${event}'`);
     const tag = opts.tag ?? randomTag();
-    return native.push(tag, intern(opts.name ?? event), handlerId, opts.sessionId ?? 0, EventKind[kind], encodePayload(payload));
+    const id = native.push(tag, intern(opts.name ?? event), handlerId, opts.sessionId ?? 0, EventKind[kind], encodePayload(payload));
+    workReady();
+    return id;
   }
 
   /** Starts a timer whose handler runs as an event on the timer tag. */
@@ -157,11 +201,12 @@ export class EventRuntime {
 
   /** Renames the running event (SPEC 6.3 `SetEventName`). */
   setEventName(name: string): void {
-    const ev = this.running;
+    const ev = this.current();
     if (!ev) throw gsfError('GSF_ERR_BAD_ARGUMENT', 'setEventName must be called inside an event');
     if (typeof name !== 'string' || name === '') throw gsfError('GSF_ERR_BAD_ARGUMENT', 'setEventName: name must be a non-empty string');
     ev.name = name;
     ev.nameId = intern(name);
+    this.onRename?.(ev);
   }
 }
 

@@ -2,6 +2,7 @@
  * Named, typed messages between the dispatcher (main thread) and event workers, and the
  * shapes plugin handlers see.
  */
+import type { MessagePort } from 'node:worker_threads';
 import type { Manifest } from '../config/manifest.ts';
 
 /** Kind names of events, as handlers see them. */
@@ -14,21 +15,79 @@ export interface WorkerInit {
   pluginFiles: string[];
 }
 
-/** Dispatcher → worker: claim and run ready events until the queue is empty or the budget ends. */
-export interface DrainTask {
+/**
+ * Dispatcher → worker: serve events until the epoch ends (`wake.ts`). A worker runs one serve
+ * task at a time for its whole life; it claims ready events from the native queue itself.
+ */
+export interface ServeTask {
   taskId: number;
-  budgetMs: number;
+  /** The serve epoch this task belongs to: when the current epoch moves on, the task ends. */
+  epoch: number;
+  /** Most events claimed at once. */
   maxBatch: number;
+  /** The serve loop yields to the thread's event loop at least this often while busy. */
+  budgetMs: number;
+  /** Most events awaiting at once on this worker; at the cap it claims nothing new. */
+  maxAwaiting: number;
   /** Only finish loading (start-up): the dispatcher sends one per worker. */
   warmup?: boolean;
 }
 
-/** Worker → dispatcher: what one drain task did. */
-export interface DrainResult {
+/** Worker → dispatcher: what one serve task did. */
+export interface ServeResult {
   ran: number;
   failed: number;
-  /** The slot was revoked (its event timed out) while the task ran. */
+  /** The slot was revoked (an event of it timed out) while the task ran. */
   revoked: boolean;
+}
+
+/**
+ * A port from an event worker to the main thread for one feature's traffic (session frames,
+ * account calls). Sent once per worker on its parent port; the dispatcher hands it to the
+ * feature that listens for that channel name, and the traffic then bypasses the dispatcher.
+ */
+export interface ChannelHello {
+  type: 'channel';
+  channel: ChannelName;
+  threadId: number;
+  port: MessagePort;
+}
+
+/** Names of worker → main channels. */
+export type ChannelName = 'session-out' | 'accounts';
+
+/** Every message an event worker posts on its parent port. */
+export type WorkerMessage = ChannelHello;
+
+/**
+ * What a feature whose event-worker code produces effects for the main thread (session
+ * frames) plugs into the worker's serve loop. The loop calls it between events.
+ */
+export interface WorkerEffects {
+  /** Before an event starts: what earlier events produced must reach the main thread even if this worker is ended. */
+  commit(): void;
+  /** After a claim completes, and before the worker idles: hand what was produced to the main thread. */
+  flush(): void;
+  /** An awaiting event finished: what it produced while it awaited goes out now. */
+  release(event: HeldEffects): void;
+  /** An awaiting event timed out or was abandoned: what it produced while it awaited is dropped. */
+  discard(event: HeldEffects): void;
+}
+
+/** Effects an awaiting event produced, held until it finishes (kept on the running event). */
+export interface HeldEffects {
+  held: unknown[] | null;
+}
+
+/**
+ * Main-thread side of `WorkerEffects`: when a worker ends (its event timed out, it crashed,
+ * its pool was replaced), what its finished events produced and did not post yet is delivered
+ * ahead of the events it gave back to the queue. `reserve` runs before the queue takes the
+ * worker's claim back, `recover` after (`ended` false: the worker was not ended after all).
+ */
+export interface WorkerEndHooks {
+  reserve(threadId: number): unknown;
+  recover(token: unknown, ended: boolean): void;
 }
 
 /** What a handler receives besides its payload. */

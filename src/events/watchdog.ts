@@ -3,11 +3,12 @@
  * event-thread hang checker. Workers publish what they run in the native slot table, so
  * this needs no message from a stuck worker.
  */
-import { native, type SlotState } from '../native.ts';
+import { native, type SlotState, type TimeoutOutcome } from '../native.ts';
 import { describeError } from '../errors.ts';
-import type { ThreadHost } from '../host.ts';
+import type { ThreadContext } from '../thread-context.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import type { TimeoutHandler } from './types.ts';
+import { workReady } from './wake.ts';
 
 export interface WatchdogSettings {
   timeoutMs: number;
@@ -18,7 +19,11 @@ export interface WatchdogSettings {
 
 export interface OutstandingEvents {
   count: number;
-  running: Array<{ event_name: string; event_id: number; event_tag: number; event_thread_index: number; elapsed_time_in_sec: number }>;
+  /** Running events; `awaiting`: the handler awaits (the event holds its tag, not its thread). */
+  running: Array<{
+    event_name: string; event_id: number; event_tag: number; event_thread_index: number; elapsed_time_in_sec: number;
+    awaiting: boolean;
+  }>;
 }
 
 export class Watchdog {
@@ -29,7 +34,7 @@ export class Watchdog {
   timeouts = 0;
 
   constructor(
-    private readonly host: ThreadHost,
+    private readonly thread: ThreadContext,
     private readonly dispatcher: Dispatcher,
     private readonly settings: WatchdogSettings,
     private readonly handlers: ReadonlyArray<{ plugin: string; fn: TimeoutHandler }>,
@@ -57,23 +62,31 @@ export class Watchdog {
     if (!listRunning) return { count, running: [] };
     const running = native.slotsRunning().map((s) => ({
       event_name: native.nameOf(s.nameId), event_id: s.eventId, event_tag: s.tag,
-      event_thread_index: s.slot, elapsed_time_in_sec: s.elapsedMs / 1000,
+      event_thread_index: s.slot, elapsed_time_in_sec: s.elapsedMs / 1000, awaiting: s.parked,
     })).sort((a, b) => b.elapsed_time_in_sec - a.elapsed_time_in_sec);
     return { count, running };
   }
 
-  /** One pass over the running events. */
+  /**
+   * One pass over the running events. At equal thresholds the hang line comes first: a hang is
+   * reported at its threshold (SPEC 6.3), then the timeout acts.
+   */
   check(): void {
     const running = native.slotsRunning();
     const live = new Set<string>();
     for (const s of running) {
+      if (s.parked) {
+        // An awaiting event holds no thread: it can time out, but it is no thread hang.
+        if (s.elapsedMs >= this.settings.timeoutMs) this.timeOutParked(s);
+        continue;
+      }
+      const key = `${s.slot}:${s.eventId}`;
+      if (this.settings.checker && s.elapsedMs >= this.settings.hangThresholdMs) this.reportHang(key, s);
       if (s.elapsedMs >= this.settings.timeoutMs) {
         this.timeOut(s);
         continue;
       }
-      const key = `${s.slot}:${s.eventId}`;
       live.add(key);
-      if (this.settings.checker && s.elapsedMs >= this.settings.hangThresholdMs) this.reportHang(key, s);
     }
     for (const key of this.hangReports.keys()) if (!live.has(key)) this.hangReports.delete(key);
   }
@@ -83,28 +96,41 @@ export class Watchdog {
     const last = this.hangReports.get(key);
     if (last !== undefined && now - last < this.settings.hangReportIntervalMs) return;
     this.hangReports.set(key, now);
-    this.host.log.warn(`event thread hang: event_thread_index=${s.slot}, event_name=${native.nameOf(s.nameId)}, ` +
+    this.thread.log.warn(`event thread hang: event_thread_index=${s.slot}, event_name=${native.nameOf(s.nameId)}, ` +
       `event_id=${s.eventId}, event_tag=${s.tag}, elapsed_time_in_sec=${(s.elapsedMs / 1000).toFixed(3)}`);
   }
 
+  /** An event holds its thread past the timeout: the worker is ended (only that stops it). */
   private timeOut(s: SlotState): void {
-    const dropped = native.timeoutSlot(s.slot, s.eventId);
-    if (dropped === null) return;
+    const outcome = this.dispatcher.endWorker(s.threadId, () => native.timeoutSlot(s.slot, s.eventId), (r) => r !== null);
+    if (outcome === null) return;
+    this.dispatcher.task(s.taskId)?.abort.abort();
+    this.dispatcher.reportAbandoned(outcome.abandoned);
+    this.timedOut(s, outcome);
+    workReady();
+  }
+
+  /** An awaiting event passed the timeout: it is cancelled, its worker goes on. */
+  private timeOutParked(s: SlotState): void {
+    const outcome = native.timeoutParked(s.eventId);
+    if (outcome !== null) this.timedOut(s, outcome);
+  }
+
+  private timedOut(s: SlotState, outcome: TimeoutOutcome): void {
     this.timeouts++;
-    const name = native.nameOf(s.nameId);
-    this.host.log.error(`Event timeout: event_name=${name}, event_id=${s.eventId}, event_tag=${s.tag}`);
+    const name = native.nameOf(outcome.nameId || s.nameId);
+    this.thread.log.error(`Event timeout: event_name=${name}, event_id=${s.eventId}, event_tag=${s.tag}`);
+    const dropped = outcome.dropped;
     if (dropped.length > 0) {
-      this.host.log.warn(`cancelled ${dropped.length} queued event(s) of timed-out tag ${s.tag}`,
+      this.thread.log.warn(`cancelled ${dropped.length} queued event(s) of timed-out tag ${s.tag}`,
         { event_ids: dropped.slice(0, 20).map((d) => d.id) });
     }
-    // The handler may be stuck in synchronous code: only ending its thread stops it.
-    this.dispatcher.task(s.taskId)?.abort.abort();
     const session = s.sessionId === 0 ? null : s.sessionId;
     for (const { plugin, fn } of this.handlers) {
       try {
         fn(name, s.eventId, s.tag, session);
       } catch (err) {
-        this.host.log.error(`GSF_ERR_HANDLER_FAILED: plugin '${plugin}' timeout handler failed: ${describeError(err)}`);
+        this.thread.log.error(`GSF_ERR_HANDLER_FAILED: plugin '${plugin}' timeout handler '${name}' failed: ${describeError(err)}`);
       }
     }
   }

@@ -1,58 +1,77 @@
 /**
- * Event worker (a piscina worker): loads every plugin, then runs drain tasks. A drain task
- * claims ready events from the native queue in batches, runs them one after another and
- * completes the batch, until the queue has nothing ready or the task's time budget ends.
+ * Event worker (a piscina worker thread): loads every plugin, then runs one serve task for
+ * its whole life. The serve loop claims ready events from the native queue in batches, runs
+ * them one after another and completes the claim; when nothing is ready it spins briefly, then
+ * sleeps until woken (`wake.ts`).
+ *
+ * An event whose handler awaits is parked: it keeps its tag busy (no later event of that tag
+ * runs) but frees the worker, which goes on with other tags' events. When the handler's promise
+ * settles the event finishes on its own.
  */
 import { threadId, workerData } from 'node:worker_threads';
 import {
-  native, COMPLETE_STRIDE, CompleteField, CompleteFlag, EventKind, PROGRESS_STRIDE, TAKE_STRIDE, TakeField,
+  native, COMPLETE_STRIDE, CompleteField, CompleteFlag, CompleteResult, EventKind, PROGRESS_STRIDE, ProgressField,
+  TAKE_STRIDE, TakeField,
 } from '../native.ts';
+import { createThreadContext, type ThreadContext } from '../thread-context.ts';
+import { describeError } from '../errors.ts';
+import { pluginFailure } from './failure.ts';
+import type { ArgValue } from '../config/manifest.ts';
+import { decodePayload } from './codec.ts';
+import { RunningEvent, nameOf, type HandlerEntry } from './runtime.ts';
+import {
+  beginSeeking, currentEpoch, endSeeking, readyGeneration, sleep, wakeSelf, workReady,
+} from './wake.ts';
+import type { NetworkFrame, ServeResult, ServeTask, WorkerEffects, WorkerInit } from './types.ts';
 
-// Local copies: module exports are live bindings (getters), too slow to read per event.
+// Local copies: module exports are live bindings (getters) under the CommonJS transform
+// workers load with, too slow to read per event.
 const T_ID = TakeField.id, T_TAG = TakeField.tag, T_NAME = TakeField.nameId, T_HANDLER = TakeField.handlerId;
 const T_SESSION = TakeField.sessionId, T_KIND = TakeField.kind, T_OFFSET = TakeField.payloadOffset;
 const T_LENGTH = TakeField.payloadLength, T_AGE = TakeField.queueAgeMs;
 const F_HANDLER = CompleteField.handlerMs, F_IO = CompleteField.ioWaitMs, F_NAME = CompleteField.nameId;
 const F_FLAGS = CompleteField.flags, F_START = CompleteField.startMs;
 const FLAG_FAILED = CompleteFlag.failed, FLAG_NOT_RUN = CompleteFlag.notRun;
+const P_INDEX = ProgressField.index, P_START = ProgressField.startUs, P_NAME = ProgressField.nameId;
+const R_REVOKED = CompleteResult.revoked, R_MADE_READY = CompleteResult.madeReady;
 const K_NETWORK = EventKind.network;
 const TAKE_N = TAKE_STRIDE, COMPLETE_N = COMPLETE_STRIDE;
-import { createHost, type ThreadHost } from '../host.ts';
-import { describeError } from '../errors.ts';
-import type { ArgValue } from '../config/manifest.ts';
-import { decodePayload } from './codec.ts';
-import { flushOutbound, lingerForNetwork, networkMark } from '../session/outbound.ts';
-import { RunningEvent, nameOf, type HandlerEntry } from './runtime.ts';
-import type { DrainResult, DrainTask, NetworkFrame, WorkerInit } from './types.ts';
-
-// The same for the functions called per event or per batch.
 const core = native;
 const Running = RunningEvent;
 const nameOfId = nameOf, decodeUserPayload = decodePayload;
-const flushOut = flushOutbound, lingerForPush = lingerForNetwork, pushMark = networkMark;
 // The global `performance` is a lazy getter on Node 20: read it once.
 const clock = performance;
 
+/** Longest a worker sleeps without looking at the queue (a safety net; wake-ups are explicit). */
+const MAX_SLEEP_MS = 1000;
+/** Longest a worker spins for the next event before it sleeps, and how its spin adapts. */
+const MAX_SPIN_MS = 0.2;
+
 // No top-level await: piscina's loader cannot load an entry module that uses it under tsx.
 const init = workerData as WorkerInit;
-let runtime!: ThreadHost['runtime'];
-let flags!: ThreadHost['flags'];
-let log!: ThreadHost['log'];
+let thread!: ThreadContext;
+let runtime!: ThreadContext['runtime'];
+let flags!: ThreadContext['flags'];
+let log!: ThreadContext['log'];
+let effects: WorkerEffects | null = null;
 let slot = -1;
-/** The progress cells; this worker's are at `cell` (index) and `cell + 1` (start in µs). */
+/** The progress cells; this worker's start at `cell`. */
 const progress = new Int32Array(native.slotProgressView());
 let cell = -1;
-const ready = createHost(init.manifest, 'worker', init.pluginFiles).then((h) => {
-  ({ runtime, flags, log } = h);
+const ready = createThreadContext(init.manifest, 'worker', init.pluginFiles).then((t) => {
+  thread = t;
+  ({ runtime, flags, log } = t);
+  effects = runtime.effects;
   slot = native.slotRegister(threadId);
   cell = slot * PROGRESS_STRIDE;
+  runtime.onRename = publishRename;
   process.on('unhandledRejection', (reason) => {
     log.error(`unhandled rejection in an event worker: ${describeError(reason)}`);
   });
 });
 
 let configVersion = -1;
-/** slow_event_log_threshold_in_ms, re-read with the flags before each task. */
+/** slow_event_log_threshold_in_ms, re-read with the flags. */
 let slowMs = Infinity;
 /**
  * A claim covers about BATCH_TARGET_MS of measured work: trivial events come 64 at a time,
@@ -71,12 +90,31 @@ let lastHandlerId = -1;
 let lastEntry: HandlerEntry | undefined;
 let lastNameId = -1;
 let lastName = '';
+/** When the last event finished (`clock.now()`): a synchronous event's end is the next one's start. */
+let lastEnd = 0;
+/** Events of this worker that await now. */
+let awaiting = 0;
+/** Tags of the open claim held by an event that parked in it: their later events are skipped. */
+const parkedTags = new Set<number>();
+/** Set when an awaiting event finished: its effects are waiting to be flushed. */
+let flushDue = false;
+/** Resolves the wait of a serve loop that ends and waits for its awaiting events. */
+let settled: (() => void) | null = null;
+/**
+ * Counts the serve loop's awaits. An awaiting event whose promise settled before the loop
+ * awaited again (an async handler that awaited nothing, or something already settled) spent
+ * no time waiting on I/O, only on its batch-mates: it is given no io-wait time.
+ */
+let loopTurn = 0;
+/** Adaptive spin: an average of how long the worker waited for work when it went idle. */
+let idleGapMs = MAX_SPIN_MS * 4;
+const totals: ServeResult = { ran: 0, failed: 0, revoked: false };
 
 function refreshFlags(): void {
-  const version = native.configVersion();
+  const version = core.configVersion();
   if (version === configVersion) return;
   configVersion = version;
-  flags.load(JSON.parse(native.configGet()) as Record<string, ArgValue>);
+  flags.load(JSON.parse(core.configGet()) as Record<string, ArgValue>);
   slowMs = flags.get<number>('slow_event_log_threshold_in_ms');
 }
 
@@ -87,34 +125,90 @@ function ensureCapacity(maxBatch: number): void {
   }
 }
 
-/**
- * When the last event finished (`clock.now()`): a synchronous event's end is the next
- * one's start, which spares a clock read per event.
- */
-let lastEnd = 0;
+/** A renamed event's name goes where the watchdog reads it (the progress cell, or the parked record). */
+function publishRename(ev: RunningEvent): void {
+  if (ev.parked) core.renameParked(ev.id, ev.nameId);
+  else if (runtime.running === ev) progress[cell + P_NAME] = ev.nameId;
+}
 
-/** Records an event's timings into the batch and writes the slow-event and failure lines. */
-function finishEvent(ev: RunningEvent, t: number, start: number, queueMs: number, entry: HandlerEntry, err: unknown): void {
+/** Writes the failure and slow-event lines of a finished event. */
+function report(ev: RunningEvent, entry: HandlerEntry, err: unknown, queueMs: number, handlerMs: number, ioMs: number,
+  awaitedMs = 0): void {
+  if (err !== undefined) {
+    const failure = pluginFailure(entry.plugin, 'event', entry.event, err);
+    log.error(failure.message, { event_name: ev.name, event_id: ev.id, event_tag: ev.tag, stack: failure.pluginStack });
+  }
+  const executionMs = queueMs + handlerMs + ioMs;
+  if (executionMs > slowMs) {
+    log.warn(`Slow event: event_name=${ev.name}, event_id=${ev.id}, execution_time=${executionMs.toFixed(3)}`,
+      awaitedMs > 0 ? { awaited_ms: Number(awaitedMs.toFixed(3)) } : undefined);
+  }
+}
+
+/** Records a synchronous event's timings into the claim. */
+function finishSync(ev: RunningEvent, t: number, start: number, queueMs: number, entry: HandlerEntry, err: unknown): void {
   runtime.running = null;
   lastEnd = clock.now();
   const handlerMs = Math.max(0, lastEnd - start - ev.ioWaitMs);
   timings[t + F_HANDLER] = handlerMs;
   timings[t + F_IO] = ev.ioWaitMs;
   timings[t + F_NAME] = ev.nameId;
-  if (err !== undefined) {
-    timings[t + F_FLAGS] = FLAG_FAILED;
-    const cause = err instanceof Error && err.stack ? err.stack : describeError(err);
-    log.error(`GSF_ERR_HANDLER_FAILED: plugin '${entry.plugin}' event '${entry.event}' failed: ${describeError(err)}`,
-      { event_name: ev.name, event_id: ev.id, event_tag: ev.tag, cause });
-  }
-  const executionMs = queueMs + handlerMs + ev.ioWaitMs;
-  if (executionMs > slowMs) {
-    log.warn(`Slow event: event_name=${ev.name}, event_id=${ev.id}, execution_time=${executionMs.toFixed(3)}ms`);
-  }
+  if (err !== undefined) timings[t + F_FLAGS] = FLAG_FAILED;
+  if (err !== undefined || queueMs + handlerMs + ev.ioWaitMs > slowMs) report(ev, entry, err, queueMs, handlerMs, ev.ioWaitMs);
 }
 
-/** Runs claimed event `i` from `start`; returns a promise only when the handler is asynchronous. */
-function runOne(i: number, queueMs: number, start: number): Promise<void> | undefined {
+/**
+ * Parks event `i`, whose handler returned a pending promise, and finishes it when the promise
+ * settles: its sample, its tag, its held effects.
+ */
+function park(i: number, ev: RunningEvent, entry: HandlerEntry, pending: Promise<unknown>, start: number, queueMs: number): boolean {
+  runtime.running = null;
+  lastEnd = clock.now();
+  const parkedAt = lastEnd;
+  // Waits the handler did synchronously (sync engine calls) are io-wait already.
+  const syncIoMs = ev.ioWaitMs;
+  const handlerMs = Math.max(0, parkedAt - start - syncIoMs);
+  if (!core.park(slot, i, ev.nameId)) return false;
+  ev.parked = true;
+  awaiting++;
+  parkedTags.add(ev.tag);
+  const startMs = timings[i * COMPLETE_N + F_START]!;
+  const turn = loopTurn;
+  const done = (err: unknown): void => {
+    awaiting--;
+    const awaitedMs = turn === loopTurn ? 0 : Math.max(0, clock.now() - parkedAt);
+    const ioMs = syncIoMs + awaitedMs;
+    const record = new Float64Array(COMPLETE_N);
+    record[F_HANDLER] = handlerMs;
+    record[F_IO] = ioMs;
+    record[F_NAME] = ev.nameId;
+    record[F_START] = startMs;
+    if (err !== undefined) record[F_FLAGS] = FLAG_FAILED;
+    const result = core.finishParked(ev.id, record, 0);
+    if (result === R_REVOKED) {
+      // Timed out (or abandoned) while it waited: what it did since is dropped.
+      effects?.discard(ev);
+      log.vlog(1, `event_name=${ev.name}, event_id=${ev.id} finished after its timeout; its effects were dropped`);
+    } else {
+      effects?.release(ev);
+      if (err !== undefined) totals.failed++;
+      totals.ran++;
+      report(ev, entry, err, queueMs, handlerMs, ioMs, awaitedMs);
+      if (result === R_MADE_READY) workReady();
+    }
+    flushDue = true;
+    wakeSelf(slot);
+    settled?.();
+  };
+  pending.then(() => done(undefined), (err: unknown) => done(err ?? new Error('handler rejected with a nullish value')));
+  return true;
+}
+
+/**
+ * Runs claimed event `i` from `start`: returns 0 when it finished, 1 when it parked, -1 when the
+ * slot was revoked meanwhile.
+ */
+function runOne(i: number, queueMs: number, start: number): number {
   const m = i * TAKE_N;
   const t = i * COMPLETE_N;
   const nameId = meta[m + T_NAME]!;
@@ -138,11 +232,11 @@ function runOne(i: number, queueMs: number, start: number): Promise<void> | unde
   if (!entry) {
     log.error(`GSF_ERR_UNKNOWN_EVENT: event_name=${ev.name}, event_id=${ev.id}: no handler on this worker`);
     timings[t + F_FLAGS] = FLAG_NOT_RUN;
-    return undefined;
+    return 0;
   }
   const length = meta[m + T_LENGTH]!;
   const offset = meta[m + T_OFFSET]!;
-  // Network events carry the client's raw frame; their handler decodes it before returning.
+  // Network events carry the client's raw frame; their handler decodes it before it returns or awaits.
   let payload: unknown;
   if (kind === K_NETWORK) {
     frame.start = offset;
@@ -154,81 +248,148 @@ function runOne(i: number, queueMs: number, start: number): Promise<void> | unde
   runtime.running = ev;
   let result: unknown;
   try {
-    result = entry.fn(payload, ev);
+    result = entry.async ? runtime.call(true, ev, entry.fn, payload, ev, undefined) : entry.fn(payload, ev);
   } catch (err) {
-    finishEvent(ev, t, start, queueMs, entry, err ?? new Error('handler threw a nullish value'));
-    return undefined;
+    finishSync(ev, t, start, queueMs, entry, err ?? new Error('handler threw a nullish value'));
+    return 0;
   }
-  if (result instanceof Promise) {
-    return result.then(
-      () => finishEvent(ev, t, start, queueMs, entry, undefined),
-      (err: unknown) => finishEvent(ev, t, start, queueMs, entry, err ?? new Error('handler rejected with a nullish value')),
-    );
-  }
-  finishEvent(ev, t, start, queueMs, entry, undefined);
-  return undefined;
+  if (result instanceof Promise) return park(i, ev, entry, result, start, queueMs) ? 1 : -1;
+  finishSync(ev, t, start, queueMs, entry, undefined);
+  return 0;
 }
 
-/** The piscina task: drain ready events until none is ready or the budget ends. */
-export default async function drain(task: DrainTask): Promise<DrainResult> {
+/** Runs a claim of `n` events; false if the slot was revoked (an event of it timed out). */
+function runClaim(n: number): boolean {
+  timings.fill(0, 0, n * COMPLETE_N);
+  frame.claim++;
+  frame.claimEnd = meta[(n - 1) * TAKE_N + T_OFFSET]! + meta[(n - 1) * TAKE_N + T_LENGTH]!;
+  parkedTags.clear();
+  const claimStart = clock.now();
+  lastEnd = claimStart;
+  let started = -1;
+  for (let i = 0; i < n; i++) {
+    // The later events of a parked event's tag wait for it: the queue takes them back.
+    if (parkedTags.size > 0 && parkedTags.has(meta[i * TAKE_N + T_TAG]!)) continue;
+    // Start event i in the progress cells (no native call): the start, the name slot, then
+    // the swap that a timeout of this slot makes fail. What earlier events produced is
+    // committed first, so it survives if this event never ends.
+    const startMs = lastEnd - claimStart;
+    progress[cell + P_START] = Math.min(startMs * 1000, 0x7fffffff);
+    progress[cell + P_NAME] = 0;
+    effects?.commit();
+    if (Atomics.compareExchange(progress, cell + P_INDEX, started, i) !== started) return false;
+    started = i;
+    timings[i * COMPLETE_N + F_START] = startMs;
+    const outcome = runOne(i, meta[i * TAKE_N + T_AGE]! + startMs, lastEnd);
+    if (outcome < 0) return false;
+    if (timings[i * COMPLETE_N + F_FLAGS] === FLAG_FAILED) totals.failed++;
+    if (outcome === 0) totals.ran++;
+  }
+  const now = clock.now();
+  perEventMs = 0.5 * perEventMs + 0.5 * Math.max(0.0001, (now - claimStart) / n);
+  return true;
+}
+
+/** Claims ready events; the count, 0 for none, -1 when the slot was revoked. */
+function claim(maxBatch: number): number {
+  const batch = Math.max(1, Math.min(maxBatch, Math.floor(BATCH_TARGET_MS / perEventMs)));
+  let n = core.take(slot, meta, bytes, batch);
+  if (n < -1) {
+    bytes = new Uint8Array(Math.max(-n, bytes.length * 2));
+    frame.bytes = bytes;
+    n = core.take(slot, meta, bytes, batch);
+  }
+  return n;
+}
+
+function flushEffects(): void {
+  flushDue = false;
+  effects?.flush();
+}
+
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Waits for work: spins while that has recently paid (events came within the spin time),
+ * then sleeps. Returns early when an awaiting event of this worker finished.
+ */
+async function waitForWork(seen: number): Promise<void> {
+  const idleStart = clock.now();
+  // Spinning blocks the thread's event loop: not while events of this worker await.
+  const spinMs = awaiting > 0 ? 0 : Math.min(MAX_SPIN_MS, idleGapMs * 2);
+  if (spinMs > 0) {
+    beginSeeking();
+    try {
+      const until = idleStart + spinMs;
+      for (let k = 0; ; k++) {
+        if (readyGeneration() !== seen) {
+          idleGapMs = 0.75 * idleGapMs + 0.25 * (clock.now() - idleStart);
+          return;
+        }
+        if ((k & 63) === 63 && clock.now() >= until) break;
+      }
+    } finally {
+      endSeeking();
+    }
+  }
+  await sleep(slot, seen, MAX_SLEEP_MS);
+  idleGapMs = 0.75 * idleGapMs + 0.25 * Math.min(clock.now() - idleStart, 100);
+}
+
+/** The piscina task: serve events until the epoch ends. */
+export default async function serve(task: ServeTask): Promise<ServeResult> {
   if (slot < 0) await ready;
   if (task.warmup) return { ran: 0, failed: 0, revoked: false };
-  refreshFlags();
   ensureCapacity(task.maxBatch);
   core.slotAttachTask(slot, task.taskId);
-  const deadline = clock.now() + task.budgetMs;
-  const result: DrainResult = { ran: 0, failed: 0, revoked: false };
-  for (;;) {
-    const batch = Math.max(1, Math.min(task.maxBatch, Math.floor(BATCH_TARGET_MS / perEventMs)));
-    const mark = pushMark();
-    let n = core.take(slot, meta, bytes, batch);
-    if (n < -1) {
-      bytes = new Uint8Array(Math.max(-n, bytes.length * 2));
-      frame.bytes = bytes;
-      n = core.take(slot, meta, bytes, batch);
-    }
-    if (n === -1) {
-      result.revoked = true;
-      break;
-    }
-    if (n <= 0) {
-      // With sessions on, wait briefly for the next client message rather than end the task.
-      if (lingerForPush(mark, deadline - clock.now())) continue;
-      break;
-    }
-    timings.fill(0, 0, n * COMPLETE_N);
-    frame.claim++;
-    frame.claimEnd = meta[(n - 1) * TAKE_N + T_OFFSET]! + meta[(n - 1) * TAKE_N + T_LENGTH]!;
-    const batchStart = clock.now();
-    lastEnd = batchStart;
-    for (let i = 0; i < n; i++) {
-      // Start event i in the progress cells (no native call): the start, then the swap that a
-      // timeout of this slot makes fail. The swap publishes the plain write before it.
-      const startMs = lastEnd - batchStart;
-      progress[cell + 1] = Math.min(startMs * 1000, 0x7fffffff);
-      if (Atomics.compareExchange(progress, cell, i - 1, i) !== i - 1) {
-        flushOut();
-        result.revoked = true;
-        return result;
+  totals.ran = 0;
+  totals.failed = 0;
+  let lastYield = clock.now();
+  while (currentEpoch() === task.epoch) {
+    refreshFlags();
+    const seen = readyGeneration();
+    const n = awaiting < task.maxAwaiting ? claim(task.maxBatch) : 0;
+    if (n === -1) return { ...totals, revoked: true };
+    if (n > 0) {
+      if (!runClaim(n)) {
+        flushEffects();
+        return { ...totals, revoked: true };
       }
-      timings[i * COMPLETE_N + F_START] = startMs;
-      const pending = runOne(i, meta[i * TAKE_N + T_AGE]! + startMs, lastEnd);
-      if (pending) {
-        await pending;
-        lastEnd = clock.now(); // other work may have run while the handler waited
+      // Session frames leave before the claim completes: the next event of a tag may run elsewhere.
+      flushEffects();
+      const result = core.complete(slot, n, timings);
+      if (result === R_REVOKED) return { ...totals, revoked: true };
+      if (result === R_MADE_READY) workReady();
+      // Awaiting events resume only when the thread's event loop runs.
+      const now = clock.now();
+      if (awaiting > 0 || now - lastYield >= task.budgetMs) {
+        await yieldToLoop();
+        loopTurn++;
+        lastYield = clock.now();
       }
-      if (timings[i * COMPLETE_N + F_FLAGS] === FLAG_FAILED) result.failed++;
+      continue;
     }
-    // Session frames leave before the batch completes: the next event of a tag may run elsewhere.
-    flushOut();
-    if (!core.complete(slot, n, timings)) {
-      result.revoked = true;
-      break;
-    }
-    result.ran += n;
-    const now = clock.now();
-    perEventMs = 0.5 * perEventMs + 0.5 * Math.max(0.0001, (now - batchStart) / n);
-    if (now >= deadline) break;
+    if (flushDue) flushEffects();
+    await waitForWork(seen);
+    loopTurn++;
+    lastYield = clock.now();
+    if (flushDue) flushEffects();
   }
-  return result;
+  // The epoch ended (pool replaced, server stopping): finish what awaits, then leave. Not
+  // through the shared sleep cells: this worker must not take wake-ups meant for serving ones.
+  while (awaiting > 0 && currentEpoch() !== -1) {
+    await new Promise<void>((resolve) => {
+      settled = resolve;
+      setTimeout(resolve, 50);
+    });
+    settled = null;
+    if (flushDue) flushEffects();
+  }
+  flushEffects();
+  return { ...totals };
+}
+
+/** This worker's thread context (tests of worker internals). */
+export function workerThread(): ThreadContext {
+  return thread;
 }

@@ -42,7 +42,7 @@ export interface Declarations {
   monitors: Array<{ plugin: string; category: string; name: string; threshold: number }>;
 }
 
-export interface HostContext {
+export interface RegistrationContext {
   runtime: EventRuntime;
   declarations: Declarations;
   /** Plugin that registered each event name (duplicate detection). */
@@ -69,7 +69,7 @@ function checkAmount(value: number): number {
 }
 
 /** Creates the API object for plugin `plugin`. */
-export function createPluginApi(plugin: string, host: HostContext): PluginApi {
+export function createPluginApi(plugin: string, host: RegistrationContext): PluginApi {
   const rt = host.runtime;
   const isMain = rt.role === 'main';
   const mainOnly = (what: string): void => {

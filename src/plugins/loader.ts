@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { isMainThread } from 'node:worker_threads';
 import { GsfError, describeError, gsfError } from '../errors.ts';
 import type { Manifest } from '../config/manifest.ts';
-import { createPluginApi, type HostContext } from './api.ts';
+import { createPluginApi, type RegistrationContext } from './api.ts';
 import type { PluginDefinition } from './types.ts';
 
 const ENTRY_FILES = ['index.ts', 'index.mts', 'index.js', 'index.mjs'];
@@ -78,7 +78,7 @@ export interface LoadedPlugin {
 }
 
 /** Imports and registers every plugin on this thread. */
-export async function loadPlugins(files: string[], host: HostContext): Promise<LoadedPlugin[]> {
+export async function loadPlugins(files: string[], host: RegistrationContext): Promise<LoadedPlugin[]> {
   const loaded: LoadedPlugin[] = [];
   const names = new Map<string, string>();
   host.registering = true;

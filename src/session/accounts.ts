@@ -10,7 +10,7 @@ import type { LoginResult } from './types.ts';
 
 export type LoginPolicy = 'replace' | 'refuse';
 
-export interface AccountHost {
+export interface AccountSessions {
   sessionExists(sessionId: number): boolean;
   closeSession(sessionId: number, code: number, reason: string): void;
 }
@@ -19,7 +19,7 @@ export class AccountManager {
   private readonly byAccount = new Map<string, number>();
   private readonly bySession = new Map<number, string>();
 
-  constructor(private readonly policy: LoginPolicy, private readonly host: AccountHost) {
+  constructor(private readonly policy: LoginPolicy, private readonly sessions: AccountSessions) {
     this.publish();
   }
 
@@ -29,7 +29,7 @@ export class AccountManager {
   }
 
   login(accountId: string, sessionId: number): LoginResult {
-    if (!this.host.sessionExists(sessionId)) return { ok: false, reason: 'no_session' };
+    if (!this.sessions.sessionExists(sessionId)) return { ok: false, reason: 'no_session' };
     const current = this.byAccount.get(accountId);
     if (current === sessionId) return { ok: true, replaced: null };
     if (current !== undefined && this.policy === 'refuse') return { ok: false, reason: 'already_logged_in', sessionId: current };
@@ -38,7 +38,7 @@ export class AccountManager {
     if (previousAccount !== undefined) this.byAccount.delete(previousAccount);
     if (current !== undefined) {
       this.bySession.delete(current);
-      this.host.closeSession(current, CloseCode.replaced, `account '${accountId}' logged in from another session`.slice(0, 123));
+      this.sessions.closeSession(current, CloseCode.replaced, `account '${accountId}' logged in from another session`.slice(0, 123));
     }
     this.byAccount.set(accountId, sessionId);
     this.bySession.set(sessionId, accountId);

@@ -4,22 +4,20 @@
  * outbound path from event workers, and closing sessions after event timeouts.
  */
 import path from 'node:path';
-import type { MessagePort } from 'node:worker_threads';
 import { native } from '../native.ts';
 import { ManifestError } from '../config/manifest.ts';
 import { registerMaintenanceRoutes } from '../api/maintenance.ts';
 import type { Feature } from '../features.ts';
 import type { TimeoutHandler } from '../events/types.ts';
 import { AccountManager, type LoginPolicy } from './accounts.ts';
+import { serveAccountCalls, type AccountOp } from './account-calls.ts';
 import { encodeFrame } from './codec.ts';
 import { loadMaintenanceFile, Maintenance, type MaintenanceState } from './maintenance.ts';
 import { setMainSessionTarget } from './ops.ts';
-import { OutboundReceiver, setNetworkLinger, type AccountOp, type AccountRequest, type AccountResponse, type OutboundBatch } from './outbound.ts';
+import { OutboundReader } from './outbound-reader.ts';
+import { setOutboundListening } from './outbound-writer.ts';
 import { CloseCode, EngineType, type MaintenanceNotice } from './protocol.ts';
-import { SessionService } from './service.ts';
-
-/** How long an idle event worker waits for the next client message before ending its task. */
-const NETWORK_LINGER_MS = 2;
+import { SessionListener } from './listener.ts';
 
 /** Runs one account operation on the main thread. */
 function accountOp(accounts: AccountManager, op: AccountOp, args: unknown[]): unknown {
@@ -37,11 +35,11 @@ function notice(state: MaintenanceState): MaintenanceNotice {
 }
 
 /** The running session service of this process (tests and embedders), or null. */
-export let activeSessions: { service: SessionService; accounts: AccountManager; maintenance: Maintenance } | null = null;
+export let activeSessions: { listener: SessionListener; accounts: AccountManager; maintenance: Maintenance } | null = null;
 
 export const sessionFeature: Feature = {
   name: 'sessions',
-  async start({ manifest, host, dispatcher, api }) {
+  async start({ manifest, thread, dispatcher, api }) {
     const m = manifest.components.Maintenance!;
     const file = m.maintenance_file as string;
     if (m.under_maintenance === true && file === '') {
@@ -64,7 +62,7 @@ export const sessionFeature: Feature = {
     if (idle > 0 && idle < 8) {
       throw new ManifestError(`${manifest.file}: SessionService.idle_timeout_in_sec must be 0 (off) or at least 8, got ${idle}`);
     }
-    const service = new SessionService(host, {
+    const listener = new SessionListener(thread, {
       address: args.websocket_address as string,
       port: args.websocket_port as number,
       maxMessageBytes: args.max_message_bytes as number,
@@ -73,77 +71,73 @@ export const sessionFeature: Feature = {
       sendPings: args.send_pings_automatically as boolean,
     });
     const accounts = new AccountManager(args.account_login_policy as LoginPolicy, {
-      sessionExists: (id) => service.has(id),
-      closeSession: (id, code, reason) => { service.end(id, code, reason); },
+      sessionExists: (id) => listener.has(id),
+      closeSession: (id, code, reason) => { listener.end(id, code, reason); },
     });
-    service.onSessionClosed = (id) => accounts.logoutSession(id);
+    listener.onSessionClosed = (id) => accounts.logoutSession(id);
 
     const applyMaintenance = (state: MaintenanceState, previous: MaintenanceState | null): void => {
       if (state.under_maintenance) {
         const body = notice(state);
-        service.maintenanceFrame = (codec) => encodeFrame(codec, EngineType.maintenance, body);
-        service.sendAll(service.maintenanceFrame);
-        host.log.info(`maintenance on: ${state.date_start} to ${state.date_end}: ${state.messages}`);
+        listener.maintenanceFrame = (codec) => encodeFrame(codec, EngineType.maintenance, body);
+        listener.sendAll(listener.maintenanceFrame);
+        thread.log.info(`maintenance on: ${state.date_start} to ${state.date_end}: ${state.messages}`);
       } else {
-        service.maintenanceFrame = null;
+        listener.maintenanceFrame = null;
         if (previous?.under_maintenance) {
           const body = notice(state);
-          service.sendAll((codec) => encodeFrame(codec, EngineType.maintenanceEnd, body));
-          host.log.info('maintenance off');
+          listener.sendAll((codec) => encodeFrame(codec, EngineType.maintenanceEnd, body));
+          thread.log.info('maintenance off');
         }
       }
     };
     maintenance.onChange(applyMaintenance);
     applyMaintenance(maintenance.snapshot(), null);
 
-    const receiver = new OutboundReceiver((batch) => service.applyOps(batch.ops, batch.text));
-    const ports = new Set<MessagePort>();
-    const onWorkerMessage = (message: unknown): void => {
-      const gsf = (message as { gsf?: string } | null)?.gsf;
-      if (gsf === 'session.out') {
-        receiver.receive(message as OutboundBatch);
-      } else if (gsf === 'session.accounts') {
-        const port = (message as { port: MessagePort }).port;
-        ports.add(port);
-        port.on('message', (req: AccountRequest) => {
-          let res: AccountResponse;
-          try {
-            res = { rid: req.rid, ok: true, value: accountOp(accounts, req.op, req.args) };
-          } catch (err) {
-            res = { rid: req.rid, ok: false, error: err instanceof Error ? err.message : String(err) };
-          }
-          port.postMessage(res);
-        });
-      }
-    };
-    dispatcher.workerMessageListeners.add(onWorkerMessage);
-    setMainSessionTarget({ applyOps: (ops) => service.applyOps(ops), account: (op, a) => accountOp(accounts, op, a) });
+    const reader = new OutboundReader(listener);
+    dispatcher.onChannel('session-out', (hello) => reader.accept(hello));
+    const removeEndHooks = dispatcher.addEndHooks(reader);
+    const accountPorts: Array<{ close(): void }> = [];
+    dispatcher.onChannel('accounts', (hello) => {
+      accountPorts.push(hello.port);
+      serveAccountCalls(hello.port, (op, a) => accountOp(accounts, op, a));
+    });
+    setMainSessionTarget({
+      send: (id, frame) => { listener.send(id, frame); },
+      broadcast: (ids, json, msgpack) => listener.broadcast(ids, json, msgpack),
+      close: (id, code, reason) => listener.close(id, code, reason),
+      group: (id, group, join) => listener.group(id, group, join),
+      publish: (group, json, msgpack) => listener.publish(group, json, msgpack),
+      account: (op, a) => accountOp(accounts, op, a),
+    });
 
     const closeOnTimeout = args.close_session_when_event_timeout as boolean;
     const timeoutEntry: { plugin: string; fn: TimeoutHandler } = {
       plugin: 'gsf',
       fn: (_name, _id, _tag, session) => {
-        if (closeOnTimeout && session !== null) service.end(session, CloseCode.eventTimeout, 'an event of this session timed out');
+        if (closeOnTimeout && session !== null) listener.end(session, CloseCode.eventTimeout, 'an event of this session timed out');
       },
     };
     // Appended last: plugins' timeout handlers run first, then the session closes (SPEC 6.3).
-    host.declarations.timeoutHandlers.push(timeoutEntry);
+    thread.declarations.timeoutHandlers.push(timeoutEntry);
 
-    await service.listen();
-    setNetworkLinger(NETWORK_LINGER_MS);
+    await listener.listen();
+    setOutboundListening(true);
     maintenance.start(m.under_maintenance as boolean);
-    activeSessions = { service, accounts, maintenance };
+    activeSessions = { listener, accounts, maintenance };
     return {
-      listening: { websocket: `${args.websocket_address as string}:${service.port}` },
+      listening: { websocket: `${args.websocket_address as string}:${listener.port}` },
       stop() {
-        setNetworkLinger(0);
+        setOutboundListening(false);
         maintenance.stop();
-        service.close();
-        receiver.stop();
-        dispatcher.workerMessageListeners.delete(onWorkerMessage);
-        for (const p of ports) p.close();
+        listener.shutdown();
+        reader.stop();
+        dispatcher.onChannel('session-out', null);
+        dispatcher.onChannel('accounts', null);
+        removeEndHooks();
+        for (const p of accountPorts) p.close();
         setMainSessionTarget(null);
-        const list = host.declarations.timeoutHandlers;
+        const list = thread.declarations.timeoutHandlers;
         if (list.includes(timeoutEntry)) list.splice(list.indexOf(timeoutEntry), 1);
         activeSessions = null;
       },

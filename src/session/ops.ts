@@ -1,31 +1,38 @@
 /**
- * Session operations as plugin code calls them, on any thread. Workers encode frames and
- * queue them for the main thread (`outbound.ts`); the main thread hands them to the running
- * session service directly. Both build the same `Op` records.
+ * Session operations as plugin code calls them, on any thread. On event workers they become
+ * records of the worker's outbound ring (`outbound-writer.ts`), on behalf of the event whose
+ * code runs; on the main thread they go to the running listener directly.
  */
-import type { EventRuntime } from '../events/runtime.ts';
+import type { EventRuntime, RunningEvent } from '../events/runtime.ts';
 import { encodeFrame, sessionCodec } from './codec.ts';
-import { accountCall, Op, queueOp, queueSend, type AccountOp } from './outbound.ts';
+import { accountCall, type AccountOp } from './account-calls.ts';
+import { OutboundWriter } from './outbound-writer.ts';
 
-/** What the main thread's session service offers to plugin code running there. */
+/** What the main thread's listener offers to plugin code running there. */
 export interface MainSessionTarget {
-  applyOps(ops: unknown[]): void;
+  send(sessionId: number, frame: string | Uint8Array): void;
+  broadcast(sessionIds: readonly number[] | null, json: Uint8Array, msgpack: Uint8Array): void;
+  close(sessionId: number, code: number, reason: string): void;
+  group(sessionId: number, group: string, join: boolean): void;
+  publish(group: string, json: Uint8Array, msgpack: Uint8Array): void;
   account(op: AccountOp, args: unknown[]): unknown;
 }
 
 // Module bindings are getters under the CommonJS transform event workers load with: the ones
 // used per message are read once.
-const encode = encodeFrame, codecOf = sessionCodec, queue = queueOp, queueOneSend = queueSend, SEND = Op.send;
+const encode = encodeFrame, codecOf = sessionCodec;
+const utf8 = new TextEncoder();
 
 let mainTarget: MainSessionTarget | null = null;
 
-/** Set by the session service while it runs (main thread only). */
+/** Set by the session feature while it runs (main thread only). */
 export function setMainSessionTarget(target: MainSessionTarget | null): void {
   mainTarget = target;
 }
 
 export interface SessionOps {
-  sendTo(sessionId: number, type: string, body: unknown, id?: number): void;
+  /** A frame to one session, on behalf of `event` (the running event when omitted). */
+  sendTo(sessionId: number, type: string, body: unknown, id?: number, event?: RunningEvent | null): void;
   broadcast(sessionIds: readonly number[] | null, type: string, body: unknown): void;
   close(sessionId: number, code: number, reason: string): void;
   join(sessionId: number, group: string, join: boolean): void;
@@ -35,49 +42,76 @@ export interface SessionOps {
 
 const cache = new WeakMap<EventRuntime, SessionOps>();
 
-/** The session operations of a thread. */
-export function sessionOps(rt: EventRuntime): SessionOps {
-  let ops = cache.get(rt);
-  if (ops) return ops;
-  const main = rt.role === 'main';
-  const submit = (op: unknown[]): void => {
-    if (!main) {
-      queue(op, rt.running !== null);
-      return;
-    }
-    if (mainTarget) mainTarget.applyOps(op);
-    else rt.log.vlog(1, 'session operation dropped: no SessionService is running');
+function mainOps(rt: EventRuntime): SessionOps {
+  const target = (): MainSessionTarget | null => {
+    if (mainTarget === null) rt.log.vlog(1, 'session operation dropped: no SessionService is running');
+    return mainTarget;
   };
-  ops = {
+  return {
     sendTo(sessionId, type, body, id) {
-      const frame = encode(codecOf(sessionId), type, body, id);
-      if (main) submit([SEND, sessionId, frame]);
-      else queueOneSend(sessionId, frame, rt.running !== null);
+      target()?.send(sessionId, encode(codecOf(sessionId), type, body, id));
     },
     broadcast(sessionIds, type, body) {
-      let json: string | Uint8Array | null = null;
-      let msgpack: string | Uint8Array | null = null;
-      const needJson = sessionIds === null || sessionIds.some((id) => id % 2 === 0);
-      const needMsgpack = sessionIds === null || sessionIds.some((id) => id % 2 === 1);
-      if (needJson) json = encodeFrame('json', type, body);
-      if (needMsgpack) msgpack = encodeFrame('msgpack', type, body);
-      submit([Op.broadcast, json, msgpack, sessionIds === null ? null : [...sessionIds]]);
+      target()?.broadcast(sessionIds === null ? null : [...sessionIds], utf8.encode(encode('json', type, body) as string),
+        encode('msgpack', type, body) as Uint8Array);
     },
     close(sessionId, code, reason) {
-      submit([Op.close, sessionId, code, reason]);
+      target()?.close(sessionId, code, reason);
     },
     join(sessionId, group, join) {
-      submit([join ? Op.join : Op.leave, sessionId, group]);
+      target()?.group(sessionId, group, join);
     },
     publish(group, type, body) {
-      submit([Op.publish, group, encodeFrame('json', type, body), encodeFrame('msgpack', type, body)]);
+      target()?.publish(group, utf8.encode(encode('json', type, body) as string), encode('msgpack', type, body) as Uint8Array);
     },
     async account(op, args) {
-      if (!main) return accountCall(op, args);
       if (!mainTarget) throw new Error('no SessionService is running');
       return mainTarget.account(op, args);
     },
   };
-  cache.set(rt, ops);
+}
+
+/** The writer of this worker, made (and connected to the main thread) with the first session registration. */
+let writer: OutboundWriter | null = null;
+
+function workerOps(rt: EventRuntime): SessionOps {
+  if (writer === null) {
+    writer = new OutboundWriter();
+    writer.connect();
+  }
+  const out = writer;
+  rt.effects = out;
+  return {
+    sendTo(sessionId, type, body, id, event) {
+      out.send(sessionId, encode(codecOf(sessionId), type, body, id), event === undefined ? rt.current() : event);
+    },
+    broadcast(sessionIds, type, body) {
+      const needJson = sessionIds === null || sessionIds.some((id) => id % 2 === 0);
+      const needMsgpack = sessionIds === null || sessionIds.some((id) => id % 2 === 1);
+      out.broadcast(sessionIds === null ? null : [...sessionIds], needJson ? encode('json', type, body) as string : null,
+        needMsgpack ? encode('msgpack', type, body) as Uint8Array : null, rt.current());
+    },
+    close(sessionId, code, reason) {
+      out.close(sessionId, code, reason, rt.current());
+    },
+    join(sessionId, group, join) {
+      out.group(sessionId, group, join, rt.current());
+    },
+    publish(group, type, body) {
+      out.publish(group, encode('json', type, body) as string, encode('msgpack', type, body) as Uint8Array, rt.current());
+    },
+    account(op, args) {
+      return accountCall(op, args);
+    },
+  };
+}
+
+/** The session operations of a thread. */
+export function sessionOps(rt: EventRuntime): SessionOps {
+  let ops = cache.get(rt);
+  if (!ops) {
+    ops = rt.role === 'main' ? mainOps(rt) : workerOps(rt);
+    cache.set(rt, ops);
+  }
   return ops;
 }

@@ -1,7 +1,7 @@
 /** `api.sessions` and `api.accounts` of one plugin (see `src/session/types.ts`). */
 import type { EventRuntime } from '../events/runtime.ts';
 import { gsfError } from '../errors.ts';
-import { sessionHandlers } from './handlers.ts';
+import { messageEntry, sessionHandlers } from './message-event.ts';
 import { sessionOps } from './ops.ts';
 import { CloseCode } from './protocol.ts';
 import type { AccountApi, LoginResult, SessionApi } from './types.ts';
@@ -26,7 +26,7 @@ export function createSessionApi(plugin: string, rt: EventRuntime): SessionApi {
       if (typeof handler !== 'function') throw gsfError('GSF_ERR_BAD_ARGUMENT', `sessions.onMessage('${type}'): handler must be a function`);
       const owner = handlers.messages.get(type);
       if (owner) throw gsfError('GSF_ERR_PLUGIN_DUPLICATE', plugin, 'message type', type, owner.plugin);
-      handlers.messages.set(type, { plugin, fn: handler as never });
+      handlers.messages.set(type, messageEntry(plugin, handler as never));
     },
     onOpen(handler) {
       if (typeof handler !== 'function') throw gsfError('GSF_ERR_BAD_ARGUMENT', 'sessions.onOpen: handler must be a function');
@@ -81,7 +81,7 @@ export function createAccountApi(rt: EventRuntime): AccountApi {
   return {
     login(accountId, sessionId) {
       const a = account('login', accountId);
-      const sid = sessionId ?? rt.running?.sessionId ?? undefined;
+      const sid = sessionId ?? rt.current()?.sessionId ?? undefined;
       checkSessionId('accounts.login (outside a session event, pass the session id)', sid);
       return ops.account('login', [a, sid]) as Promise<LoginResult>;
     },

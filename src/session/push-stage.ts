@@ -2,15 +2,19 @@
  * Client messages queued as network events in batches. The main thread copies each frame
  * into a staging buffer as it arrives and hands the whole set to the native queue once per
  * event-loop turn (`pushBatch`: one call and one lock for all of them, instead of one per
- * message), then wakes the event workers that wait for network events.
+ * message), then wakes an event worker if none is awake and looking for work.
  *
  * Order is kept: a tag's events enter the queue in arrival order, and every other push the
  * session service makes on a session tag (opened, closed) flushes the stage first.
  */
-import { native, EventKind, PUSH_STRIDE } from '../native.ts';
-import { wakeNetworkWorkers } from './outbound.ts';
+import { native, EventKind, PUSH_STRIDE, PushField } from '../native.ts';
+import { workReady } from '../events/wake.ts';
 
 const INITIAL_RECORDS = 1024;
+// Local copies: module exports are getters under the CommonJS transform.
+const F_TAG = PushField.tag, F_NAME = PushField.nameId, F_HANDLER = PushField.handlerId;
+const F_SESSION = PushField.sessionId, F_KIND = PushField.kind, F_LENGTH = PushField.payloadLength;
+const K_NETWORK = EventKind.network;
 const INITIAL_BYTES = 256 * 1024;
 
 export class PushStage {
@@ -18,15 +22,10 @@ export class PushStage {
   private bytes = new Uint8Array(INITIAL_BYTES);
   private count = 0;
   private used = 0;
-  /** Events handed to the queue since the last wake-up. */
-  private pushed = 0;
   private scheduled = false;
   private readonly endOfTurn = (): void => {
     this.scheduled = false;
     this.flush();
-    const pushed = this.pushed;
-    this.pushed = 0;
-    if (pushed > 0) wakeNetworkWorkers(pushed);
   };
 
   constructor(private readonly handlerId: number) {}
@@ -40,12 +39,12 @@ export class PushStage {
     }
     const r = this.count * PUSH_STRIDE;
     const records = this.records;
-    records[r] = sessionId;
-    records[r + 1] = nameId;
-    records[r + 2] = this.handlerId;
-    records[r + 3] = sessionId;
-    records[r + 4] = EventKind.network;
-    records[r + 5] = length;
+    records[r + F_TAG] = sessionId;
+    records[r + F_NAME] = nameId;
+    records[r + F_HANDLER] = this.handlerId;
+    records[r + F_SESSION] = sessionId;
+    records[r + F_KIND] = K_NETWORK;
+    records[r + F_LENGTH] = length;
     this.bytes.set(frame, this.used);
     this.used += length;
     this.count++;
@@ -62,6 +61,6 @@ export class PushStage {
     this.count = 0;
     this.used = 0;
     native.pushBatch(this.records, count, this.bytes);
-    this.pushed += count;
+    workReady();
   }
 }

@@ -13,7 +13,7 @@ export interface SessionServer extends TestServer {
 export async function startSessionServer(components: Components = {}, plugins = ['session-probe']): Promise<SessionServer> {
   const merged: Components = { ...components, SessionService: { websocket_address: '127.0.0.1', websocket_port: 0, ...components.SessionService } };
   const s = await startTestServer(merged, plugins);
-  const wsPort = activeSessions!.service.port;
+  const wsPort = activeSessions!.listener.port;
   const url = `ws://127.0.0.1:${wsPort}`;
   return {
     ...s, wsPort, url,

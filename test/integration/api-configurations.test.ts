@@ -34,7 +34,7 @@ test.serial('configuration REST: list, one flag, unknown flag, PUT, invalid valu
     const put = await api.put('/v1/configurations/v/2');
     t.is(put.status, 200);
     t.deepEqual(put.body, { v: { result: 'v set to 2\n' } });
-    t.is(s.server.host.flags.get('v'), 2);
+    t.is(s.server.thread.flags.get('v'), 2);
     const bad = await api.put('/v1/configurations/v/loud');
     t.is(bad.status, 400);
     t.deepEqual(bad.body, { v: { result: 'loud is not a valid value for v\n' } });
@@ -50,7 +50,7 @@ test.serial('configuration REST: list, one flag, unknown flag, PUT, invalid valu
     t.is((await api.put('/v1/configurations/alsologtostderr/maybe')).status, 400);
     t.deepEqual((await api.put('/v1/configurations/client_current_version/2.0.1')).body,
       { client_current_version: { result: 'client_current_version set to 2.0.1\n' } });
-    t.is(s.server.host.flags.get('client_current_version'), '2.0.1');
+    t.is(s.server.thread.flags.get('client_current_version'), '2.0.1');
   } finally {
     await s.stop();
   }
@@ -95,7 +95,7 @@ test.serial('compatible client versions: GET, POST replaces, and every 400', asy
     t.is(set.status, 200);
     t.deepEqual(set.body, { current_compatible_versions: ['0.9.1', '0.9.2'] });
     t.deepEqual((await api.get(path)).body, { current_compatible_versions: ['0.9.1', '0.9.2'] });
-    t.deepEqual(s.server.host.flags.get('client_compatible_versions'), ['0.9.1', '0.9.2']);
+    t.deepEqual(s.server.thread.flags.get('client_compatible_versions'), ['0.9.1', '0.9.2']);
     for (const [body, message] of [
       ['not json', 'body must be a JSON array of strings (it is not JSON)'],
       ['{"a":1}', 'body must be a JSON array of strings'],

@@ -26,14 +26,14 @@ test.serial('inheritance, names and the exceptions of SPEC 6.2.4', async (t) => 
     }, { tag: 4242424242 });
     // A timer handler runs on the timer tag; its children get random tags; a timer created in such
     // a derived event still runs on the timer tag.
-    s.server.host.runtime.addTimer(10, 0, 'probe.note', {
+    s.server.thread.runtime.addTimer(10, 0, 'probe.note', {
       file: f, label: 'timer',
       spawn: [{ payload: { file: f, label: 'timer-child', timers: [{ ms: 5, payload: leaf('timer-grandtimer') }] } }],
     });
     // API-service handlers and engine callbacks.
-    s.server.host.runtime.invokeEngine('api', 'probe.note', { file: f, label: 'api', spawn: [{ payload: leaf('api-child') }] });
-    s.server.host.runtime.invokeEngine('engine', 'probe.note', { file: f, label: 'engine1' });
-    s.server.host.runtime.invokeEngine('engine', 'probe.note', { file: f, label: 'engine2' });
+    s.server.thread.runtime.invokeEngine('api', 'probe.note', { file: f, label: 'api', spawn: [{ payload: leaf('api-child') }] });
+    s.server.thread.runtime.invokeEngine('engine', 'probe.note', { file: f, label: 'engine1' });
+    s.server.thread.runtime.invokeEngine('engine', 'probe.note', { file: f, label: 'engine2' });
 
     const r = await records(s, 14);
     t.true(isRandom(r.outside!.tag));

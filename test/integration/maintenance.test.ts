@@ -39,7 +39,7 @@ test.serial('from file and manifest: on at start, new sessions are told on conne
   const before = native.counterReadInt('engine', 'maintenance_dropped_messages') ?? 0;
   c.send('echo', 1);
   c.send('echo', 2);
-  await waitFor(() => activeSessions!.service.stats.droppedInMaintenance === 2, 5000, 'two dropped');
+  await waitFor(() => activeSessions!.listener.stats.droppedInMaintenance === 2, 5000, 'two dropped');
   t.is(native.counterReadInt('engine', 'maintenance_dropped_messages'), before + 2);
   t.is(s.logs().filter((l) => /maintenance: dropped a message from session \d+ \(\d+ bytes\)/.test(l)).length, 2);
   // Turning it off tells every session, and packets flow again.

@@ -40,7 +40,7 @@ test.serial('enable_event_profiler=false records nothing; turning it on live res
     s.server.invoke('probe.note', { file: s.notes, label: 'off' }, { name: 'unprofiled' });
     await waitFor(() => s.records().length === 1);
     t.is(native.profilerEvent('unprofiled'), null);
-    t.deepEqual(s.server.host.flags.setFromText('enable_event_profiler', '1'), { ok: true, value: true });
+    t.deepEqual(s.server.thread.flags.setFromText('enable_event_profiler', '1'), { ok: true, value: true });
     s.server.invoke('probe.note', { file: s.notes, label: 'on' }, { name: 'profiled' });
     await waitFor(() => s.records().length === 2);
     t.is(native.profilerEvent('profiled')?.all_time.execution_count, 1);

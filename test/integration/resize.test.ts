@@ -17,8 +17,8 @@ test.serial('event_threads_size resizes the pool while events flow: none lost, r
     };
     for (let round = 0; round < perTag; round++) {
       pushRound();
-      if (round === 10) t.deepEqual(s.server.host.flags.setFromText('event_threads_size', '1'), { ok: true, value: 1 });
-      if (round === 25) t.deepEqual(s.server.host.flags.setFromText('event_threads_size', '3'), { ok: true, value: 3 });
+      if (round === 10) t.deepEqual(s.server.thread.flags.setFromText('event_threads_size', '1'), { ok: true, value: 1 });
+      if (round === 25) t.deepEqual(s.server.thread.flags.setFromText('event_threads_size', '3'), { ok: true, value: 3 });
       await new Promise((r) => setImmediate(r));
     }
     const total = tags * perTag;
@@ -27,7 +27,7 @@ test.serial('event_threads_size resizes the pool while events flow: none lost, r
     t.is(native.counterReadInt('probe', 'notes'), total, 'nothing ran twice');
     t.is(native.counterReadInt('probe', 'order_violations'), null);
     t.is(s.server.dispatcher.size, 3);
-    t.deepEqual(s.server.host.flags.setFromText('event_threads_size', '0'), { ok: false, reason: 'invalid' });
+    t.deepEqual(s.server.thread.flags.setFromText('event_threads_size', '0'), { ok: false, reason: 'invalid' });
   } finally {
     await s.stop();
   }

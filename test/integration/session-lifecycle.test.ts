@@ -12,7 +12,7 @@ let file: string;
 test.before(async () => {
   s = await startSessionServer({ EventDispatcher: { event_threads_size: 4 } });
   file = path.join(s.dir, 'sessions.jsonl');
-  s.server.host.flags.set('session_probe_file', file);
+  s.server.thread.flags.set('session_probe_file', file);
 });
 test.after.always(async () => {
   await s?.stop();
@@ -65,7 +65,7 @@ test.serial('opened and closed handlers run on the session tag; engine/sessions 
 
 test.serial('session_message_logging_level 0/1/2 is read live', async (t) => {
   const c = await s.connect('json');
-  const flags = s.server.host.flags;
+  const flags = s.server.thread.flags;
   try {
     await c.request('echo', 'quiet');
     flags.set('session_message_logging_level', 1);

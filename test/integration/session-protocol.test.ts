@@ -149,7 +149,7 @@ test.serial('unknown codec is refused with close code 4002', async (t) => {
 
 test.serial('a client that does not read is closed with 4008 when its send buffer passes the limit', async (t) => {
   const c = await s.connect('json');
-  const closedBefore = activeSessions!.service.stats.backpressureCloses;
+  const closedBefore = activeSessions!.listener.stats.backpressureCloses;
   const socket = (c as unknown as { ws: { _socket: { pause(): void; resume(): void } } }).ws._socket;
   socket.pause();
   c.send('flood', { count: 3000, size: 8000 });
@@ -157,7 +157,7 @@ test.serial('a client that does not read is closed with 4008 when its send buffe
   socket.resume();
   const closed = await c.closed;
   t.deepEqual(closed, { code: CloseCode.backpressure, reason: 'send buffer limit exceeded' });
-  t.is(activeSessions!.service.stats.backpressureCloses, closedBefore + 1);
+  t.is(activeSessions!.listener.stats.backpressureCloses, closedBefore + 1);
 });
 
 test.serial('plugin close reaches the client with 4010 and the reason', async (t) => {

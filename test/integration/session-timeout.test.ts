@@ -11,7 +11,7 @@ test.serial('close_session_when_event_timeout: the timeout handler runs, then th
     SessionService: { close_session_when_event_timeout: true },
   });
   const file = path.join(s.dir, 'sessions.jsonl');
-  s.server.host.flags.set('session_probe_file', file);
+  s.server.thread.flags.set('session_probe_file', file);
   try {
     const c = await s.connect('json');
     const other = await s.connect('json');

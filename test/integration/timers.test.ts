@@ -6,7 +6,7 @@ import { startTestServer, waitFor } from './_server.ts';
 test.serial('one-shot and repeating timers run as events on the timer tag; cancel stops them', async (t) => {
   const s = await startTestServer({ EventDispatcher: { event_threads_size: 2 } });
   try {
-    const rt = s.server.host.runtime;
+    const rt = s.server.thread.runtime;
     const started = Date.now();
     rt.addTimer(150, 0, 'probe.note', { file: s.notes, label: 'once' });
     const repeating = rt.addTimer(0, 40, 'probe.count', undefined);

@@ -1,13 +1,13 @@
 import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createHost } from '../../src/host.ts';
+import { createThreadContext } from '../../src/thread-context.ts';
 import { emptyManifest } from '../../src/config/manifest.ts';
 import { resolvePluginFiles } from '../../src/plugins/loader.ts';
 import { fixtures } from '../integration/_server.ts';
 
 const bad = (name: string): string => path.join(fixtures, 'bad-plugins', name, 'index.ts');
-const host = (files: string[]) => createHost(emptyManifest(fixtures), 'main', files);
+const host = (files: string[]) => createThreadContext(emptyManifest(fixtures), 'main', files);
 
 test('a module without a default export', async (t) => {
   await t.throwsAsync(host([bad('no-default')]), {
@@ -54,7 +54,7 @@ test('plugin entries resolve to folders under plugins/ or to paths', (t) => {
 test('additional_configurations must name a defined flag', async (t) => {
   const m = emptyManifest(fixtures);
   m.components.RuntimeConfiguration!.additional_configurations = ['probe_level', 'nope'];
-  await t.throwsAsync(createHost(m, 'main', [path.join(fixtures, 'plugins', 'probe', 'index.ts')]), {
+  await t.throwsAsync(createThreadContext(m, 'main', [path.join(fixtures, 'plugins', 'probe', 'index.ts')]), {
     message: "(defaults): RuntimeConfiguration.additional_configurations names 'nope', which no plugin defines as a flag",
   });
 });

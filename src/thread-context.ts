@@ -1,5 +1,5 @@
 /**
- * One thread's gsf host: flags, logger, event runtime and the registered plugins. The main
+ * One thread's context: flags, logger, event runtime and the registered plugins. The main
  * thread and every event worker build one from the same manifest.
  */
 import path from 'node:path';
@@ -8,13 +8,13 @@ import { buildFlags } from './config/flag-setup.ts';
 import type { FlagRegistry } from './config/flags.ts';
 import { createLogger, type Logger } from './log/logger.ts';
 import { EventRuntime } from './events/runtime.ts';
-import { emptyDeclarations, type Declarations, type HostContext } from './plugins/api.ts';
+import { emptyDeclarations, type Declarations, type RegistrationContext } from './plugins/api.ts';
 import { loadPlugins, type LoadedPlugin } from './plugins/loader.ts';
 
-export type HostManifest = Pick<Manifest, 'file' | 'dir' | 'components' | 'plugins'>;
+export type ThreadManifest = Pick<Manifest, 'file' | 'dir' | 'components' | 'plugins'>;
 
-export interface ThreadHost {
-  manifest: HostManifest;
+export interface ThreadContext {
+  manifest: ThreadManifest;
   flags: FlagRegistry;
   log: Logger;
   runtime: EventRuntime;
@@ -23,13 +23,13 @@ export interface ThreadHost {
 }
 
 /** The log file path of a manifest ('' for standard output). */
-export function logFileOf(manifest: HostManifest): string {
+export function logFileOf(manifest: ThreadManifest): string {
   const file = manifest.components.Logging?.log_file as string | undefined;
   return file ? path.resolve(manifest.dir, file) : '';
 }
 
-/** Builds this thread's host and registers every plugin on it. */
-export async function createHost(manifest: HostManifest, role: 'main' | 'worker', pluginFiles: string[]): Promise<ThreadHost> {
+/** Builds this thread's context and registers every plugin on it. */
+export async function createThreadContext(manifest: ThreadManifest, role: 'main' | 'worker', pluginFiles: string[]): Promise<ThreadContext> {
   const flags = buildFlags(manifest.components);
   const log = createLogger(flags, {
     file: logFileOf(manifest),
@@ -37,7 +37,7 @@ export async function createHost(manifest: HostManifest, role: 'main' | 'worker'
   });
   const runtime = new EventRuntime(role, flags, log);
   const additional = new Set((manifest.components.RuntimeConfiguration?.additional_configurations as string[] | undefined) ?? []);
-  const context: HostContext = {
+  const context: RegistrationContext = {
     runtime,
     declarations: emptyDeclarations(),
     eventOwners: new Map(),

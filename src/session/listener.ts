@@ -5,8 +5,12 @@
  * checks, a peek at the type of canonical frames (to name the event and refuse unknown types
  * at once), and a copy of the raw bytes into the push stage, which queues the turn's messages
  * as network events on their sessions' tags in one native call (`push-stage.ts`).
- * Decoding, handlers and encoding run on event workers; their outbound operations come back
- * in `OutboundBatch`es and are written to the sockets here.
+ * Decoding, handlers and encoding run on event workers (`message-event.ts`); their outbound
+ * operations come back through the workers' rings (`outbound-reader.ts`) and are written to
+ * the sockets here.
+ *
+ * Every frame a session is sent, a reply, a send, a broadcast or a group publish, passes the
+ * same check: past `max_backpressure_bytes` of unsent data the session is closed with 4008.
  */
 import uWS from 'uWebSockets.js';
 import { listenUws, type Listening } from '../api/listen.ts';
@@ -14,11 +18,11 @@ import { native, EventKind } from '../native.ts';
 import { intern } from '../events/runtime.ts';
 import { randomTag } from '../events/tags.ts';
 import { encodePayload } from '../events/codec.ts';
-import type { ThreadHost } from '../host.ts';
+import type { ThreadContext } from '../thread-context.ts';
 import { DecodeError, decodeFrame, encodeFrame, peekTypeSpan, TYPE_SPAN, typeText, withCodecBit } from './codec.ts';
 import { logSessionMessage } from './message-log.ts';
-import { CLOSED_EVENT, MESSAGE_EVENT, OPENED_EVENT, sessionHandlers, type SessionHandlers } from './handlers.ts';
-import { applyOps } from './apply-ops.ts';
+import { CLOSED_EVENT, MESSAGE_EVENT, OPENED_EVENT, sessionHandlers, type SessionHandlers } from './message-event.ts';
+import type { OutboundTarget } from './outbound-reader.ts';
 import { PushStage } from './push-stage.ts';
 import { closeReason, CODECS, CloseCode, EngineType, ProtocolError, type CodecName, type ProtocolErrorBody } from './protocol.ts';
 import { checkClientVersion } from './version-gate.ts';
@@ -42,6 +46,8 @@ interface SessionData {
   open: boolean;
   /** The socket, once open (saves a native `getUserData` per outbound frame). */
   ws: Socket | null;
+  /** Groups the session is in. */
+  groups: Set<string> | null;
 }
 
 /**
@@ -62,12 +68,24 @@ export interface SessionStats {
   protocolErrors: number;
   droppedInMaintenance: number;
   backpressureCloses: number;
+  /** Frames not sent: the session had closed (or never existed). */
+  droppedNoSession: number;
+  /** Frames not sent: the session was closed for backpressure by this or an earlier frame. */
+  droppedBackpressure: number;
 }
 
-export class SessionService {
-  readonly stats: SessionStats = { opened: 0, closed: 0, refused: 0, messages: 0, protocolErrors: 0, droppedInMaintenance: 0, backpressureCloses: 0 };
+/** Why a frame was not sent (counter `engine/dropped_sends_<reason>`). */
+type DropReason = 'no_session' | 'backpressure';
+
+export class SessionListener implements OutboundTarget {
+  readonly stats: SessionStats = {
+    opened: 0, closed: 0, refused: 0, messages: 0, protocolErrors: 0, droppedInMaintenance: 0, backpressureCloses: 0,
+    droppedNoSession: 0, droppedBackpressure: 0,
+  };
   private readonly app = uWS.App();
   private readonly sessions = new Map<number, SessionData>();
+  /** Members of each group (sessions join and leave through plugin code). */
+  private readonly groups = new Map<string, Set<SessionData>>();
   private listening: Listening | null = null;
   private readonly handlers: SessionHandlers;
   private readonly messageHandlerId: number;
@@ -84,13 +102,13 @@ export class SessionService {
   /** Called after a session closed (the account manager logs it out); returns its account. */
   onSessionClosed: (sessionId: number) => string | null = () => null;
 
-  constructor(readonly host: ThreadHost, private readonly options: SessionServiceOptions) {
-    this.handlers = sessionHandlers(host.runtime);
+  constructor(private readonly thread: ThreadContext, private readonly options: SessionServiceOptions) {
+    this.handlers = sessionHandlers(thread.runtime);
     this.messageHandlerId = intern(MESSAGE_EVENT);
     this.messageNameId = intern(MESSAGE_EVENT);
     this.stage = new PushStage(this.messageHandlerId);
-    this.logLevel = host.flags.get<number>('session_message_logging_level');
-    host.flags.onChange('session_message_logging_level', (_n, v) => { this.logLevel = v as number; });
+    this.logLevel = thread.flags.get<number>('session_message_logging_level');
+    thread.flags.onChange('session_message_logging_level', (_n, v) => { this.logLevel = v as number; });
     const hardLimit = options.maxMessageBytes * 4 + 1024;
     this.app.ws<SessionData>('/*', {
       maxPayloadLength: hardLimit,
@@ -127,7 +145,7 @@ export class SessionService {
   }
 
   /** Stops listening and closes every session with 1001. */
-  close(): void {
+  shutdown(): void {
     this.listening?.close();
     this.stage.flush();
     for (const d of [...this.sessions.values()]) d.ws!.end(CloseCode.goingAway, 'server stopping');
@@ -140,10 +158,10 @@ export class SessionService {
     if (!CODECS.includes(codec as CodecName)) {
       refuse = { code: CloseCode.badCodec, reason: `codec must be json or msgpack (got '${codec}')` };
     } else {
-      const problem = checkClientVersion(this.host.flags, version);
+      const problem = checkClientVersion(this.thread.flags, version);
       if (problem !== null) refuse = { code: CloseCode.versionRefused, reason: problem };
     }
-    const data: SessionData = { id: 0, codec: (refuse ? 'json' : codec) as CodecName, version, refuse, open: false, ws: null };
+    const data: SessionData = { id: 0, codec: (refuse ? 'json' : codec) as CodecName, version, refuse, open: false, ws: null, groups: null };
     res.upgrade(data, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'),
       req.getHeader('sec-websocket-extensions'), context);
   }
@@ -153,7 +171,7 @@ export class SessionService {
     ws.session = d;
     if (d.refuse) {
       this.stats.refused++;
-      this.host.log.vlog(1, `session refused: close_code=${d.refuse.code}, ${d.refuse.reason}`);
+      this.thread.log.vlog(1, `session refused: close_code=${d.refuse.code}, ${d.refuse.reason}`);
       ws.end(d.refuse.code, closeReason(d.refuse.reason));
       return;
     }
@@ -169,7 +187,7 @@ export class SessionService {
       };
       this.pushEngine(OPENED_EVENT, d.id, info);
     }
-    if (this.maintenanceFrame) this.sendFrame(ws, d, this.maintenanceFrame(d.codec));
+    if (this.maintenanceFrame) this.sendFrame(ws, d, this.maintenanceFrame(d.codec), d.codec === 'msgpack');
   }
 
   private message(ws: Socket, message: ArrayBuffer, isBinary: boolean): void {
@@ -179,7 +197,7 @@ export class SessionService {
     if (this.maintenanceFrame !== null) {
       this.stats.droppedInMaintenance++;
       native.counterIncrease('engine', 'maintenance_dropped_messages', 1);
-      this.host.log.vlog(1, `maintenance: dropped a message from session ${d.id} (${message.byteLength} bytes)`);
+      this.thread.log.vlog(1, `maintenance: dropped a message from session ${d.id} (${message.byteLength} bytes)`);
       return;
     }
     const length = message.byteLength;
@@ -195,7 +213,7 @@ export class SessionService {
       return;
     }
     const bytes = new Uint8Array(message);
-    if (this.logLevel > 0) logSessionMessage(this.host.log, this.logLevel, 'in', d.id, bytes, isBinary);
+    if (this.logLevel > 0) logSessionMessage(this.thread.log, this.logLevel, 'in', d.id, bytes, isBinary);
     const span = peekTypeSpan(bytes, isBinary);
     let nameId = this.messageNameId;
     if (span < 0 && this.handlers.messages.size === 0) {
@@ -260,20 +278,34 @@ export class SessionService {
 
   private protocolError(ws: Socket, d: SessionData, body: ProtocolErrorBody, id?: number): void {
     this.stats.protocolErrors++;
-    this.sendFrame(ws, d, encodeFrame(d.codec, EngineType.error, body, id));
+    this.sendFrame(ws, d, encodeFrame(d.codec, EngineType.error, body, id), d.codec === 'msgpack');
   }
 
+  /** uWS: the connection is gone (closed by either side, or dropped). */
   private closed(ws: Socket, code: number, message: ArrayBuffer): void {
     const d = ws.getUserData();
     d.ws = null; // uWS frees the socket after this callback
+    this.closeSession(d, code, Buffer.from(message).toString('utf8'));
+  }
+
+  /**
+   * The one place a session's bookkeeping ends: it leaves the session table and its groups,
+   * its account is logged out and the session-closed handlers are queued. The socket itself
+   * is ended by the caller (or is already gone).
+   */
+  private closeSession(d: SessionData, code: number, reason: string): void {
     if (!d.open) return;
     d.open = false;
     this.sessions.delete(d.id);
+    if (d.groups !== null) {
+      for (const g of d.groups) this.leaveGroup(d, g);
+      d.groups = null;
+    }
     this.stats.closed++;
     this.publishCount();
     const account = this.onSessionClosed(d.id);
     if (this.handlers.closed.length > 0) {
-      const info: SessionClosedInfo = { sessionId: d.id, code, reason: Buffer.from(message).toString('utf8'), account };
+      const info: SessionClosedInfo = { sessionId: d.id, code, reason, account };
       this.pushEngine(CLOSED_EVENT, d.id, info);
     }
   }
@@ -290,68 +322,55 @@ export class SessionService {
     native.counterUpdate('engine', 'sessions', this.sessions.size, false, 'Connected client sessions');
   }
 
-  /** Writes one frame, then closes the session if its send buffer passed the limit. */
-  private sendFrame(ws: Socket, d: SessionData, frame: string | Uint8Array): void {
-    const binary = d.codec === 'msgpack';
-    if (this.logLevel > 0) logSessionMessage(this.host.log, this.logLevel, 'out', d.id, frame, binary);
-    // 1: written with nothing left buffered; otherwise look at how much is waiting.
-    if (ws.send(frame, binary) !== 1 && ws.getBufferedAmount() > this.options.maxBackpressureBytes && d.open) {
-      this.stats.backpressureCloses++;
-      this.host.log.warn(`session ${d.id} closed: send buffer of ${ws.getBufferedAmount()} bytes passed max_backpressure_bytes`);
-      d.open = false;
-      this.sessions.delete(d.id);
-      this.publishCount();
-      const account = this.onSessionClosed(d.id);
-      ws.end(CloseCode.backpressure, 'send buffer limit exceeded');
-      if (this.handlers.closed.length > 0) {
-        this.pushEngine(CLOSED_EVENT, d.id, { sessionId: d.id, code: CloseCode.backpressure, reason: 'send buffer limit exceeded', account });
-      }
-    }
+  private dropped(reason: DropReason, count = 1): void {
+    if (reason === 'no_session') this.stats.droppedNoSession += count;
+    else this.stats.droppedBackpressure += count;
+    native.counterIncrease('engine', `dropped_sends_${reason}`, count);
   }
 
   /**
-   * Writes one frame to a session by id; false if it is not connected. One frame needs no
-   * cork: uncorked, uWS writes it at once, in the one write a cork would have made.
+   * Writes one frame, then closes the session if its send buffer passed the limit: a client
+   * that stops reading is closed with 4008 and a log line, whatever the frame was.
    */
+  private sendFrame(ws: Socket, d: SessionData, frame: string | Uint8Array, binary: boolean): void {
+    if (!d.open) {
+      this.dropped('backpressure');
+      return;
+    }
+    if (this.logLevel > 0) logSessionMessage(this.thread.log, this.logLevel, 'out', d.id, frame, binary);
+    // 1: written with nothing left buffered; otherwise look at how much is waiting.
+    if (ws.send(frame, binary) !== 1 && ws.getBufferedAmount() > this.options.maxBackpressureBytes) {
+      this.stats.backpressureCloses++;
+      this.thread.log.warn(`session ${d.id} closed (4008): send buffer of ${ws.getBufferedAmount()} bytes passed max_backpressure_bytes`);
+      this.closeSession(d, CloseCode.backpressure, 'send buffer limit exceeded');
+      ws.end(CloseCode.backpressure, 'send buffer limit exceeded');
+    }
+  }
+
+  /** Writes one frame to a session by id; false if it is not connected. */
   send(sessionId: number, frame: string | Uint8Array): boolean {
     const d = this.sessions.get(sessionId);
-    if (d === undefined) return false;
-    this.sendFrame(d.ws!, d, frame);
+    if (d === undefined) {
+      this.dropped('no_session');
+      return false;
+    }
+    this.sendFrame(d.ws!, d, frame, d.codec === 'msgpack');
     return true;
   }
 
-  /** Writes the frames of a run of sends (`Op` records at `start`, `start + 3`, … before `end`) under one cork. */
-  sendRun(sessionId: number, ops: unknown[], start: number, end: number): void {
+  /** See `OutboundTarget.sendRun`: one frame is written as is (no cork needed), more under one cork. */
+  sendRun(sessionId: number, frames: (write: (frame: Uint8Array, binary: boolean) => void) => void): void {
     const d = this.sessions.get(sessionId);
-    if (d === undefined) return;
+    if (d === undefined) {
+      frames(() => this.dropped('no_session'));
+      return;
+    }
     const ws = d.ws!;
-    ws.cork(() => {
-      for (let i = start; i < end && d.open; i += 3) this.sendFrame(ws, d, ops[i + 2] as string | Uint8Array);
-    });
+    ws.cork(() => frames((frame, binary) => this.sendFrame(ws, d, frame, binary)));
   }
 
-  /** See `OpTarget.sendTextRun`: one frame is written as is, more under one cork. */
-  sendTextRun(sessionId: number, ops: unknown[], start: number, end: number, text: string, pos: number): number {
-    const d = this.sessions.get(sessionId);
-    let p = pos;
-    if (d === undefined) {
-      for (let i = start; i < end; i += 3) p += ops[i + 2] as number;
-      return p;
-    }
-    const ws = d.ws!;
-    if (end - start === 3) {
-      const length = ops[start + 2] as number;
-      this.sendFrame(ws, d, text.substring(p, p + length));
-      return p + length;
-    }
-    ws.cork(() => {
-      for (let i = start; i < end; i += 3) {
-        const length = ops[i + 2] as number;
-        if (d.open) this.sendFrame(ws, d, text.substring(p, p + length));
-        p += length;
-      }
-    });
-    return p;
+  error(message: string): void {
+    this.thread.log.error(message);
   }
 
   /** Closes a session by id with `code` and `reason`; false if it is not connected. */
@@ -362,34 +381,67 @@ export class SessionService {
     return true;
   }
 
+  /** `OutboundTarget.close`: a plugin closes a session. */
+  close(sessionId: number, code: number, reason: string): void {
+    this.end(sessionId, code, reason);
+  }
+
   /** Sends a per-codec frame to every session. */
   sendAll(frameOf: (codec: CodecName) => string | Uint8Array): void {
     const frames: Partial<Record<CodecName, string | Uint8Array>> = {};
-    for (const d of this.sessions.values()) {
-      const ws = d.ws!;
+    for (const d of [...this.sessions.values()]) {
       const frame = frames[d.codec] ??= frameOf(d.codec);
-      this.sendFrame(ws, d, frame);
+      this.sendFrame(d.ws!, d, frame, d.codec === 'msgpack');
     }
   }
 
-  /** Applies operations built by `ops.ts` (from a worker's batch or from the main thread). */
-  applyOps(ops: unknown[], text?: string): void {
-    applyOps(this, ops, text);
+  /** One message to many sessions (null: every session), each in its codec's encoding. */
+  broadcast(sessionIds: readonly number[] | null, json: Uint8Array, msgpack: Uint8Array): void {
+    if (sessionIds === null) {
+      this.sendAll((codec) => (codec === 'json' ? json : msgpack));
+      return;
+    }
+    for (const id of sessionIds) {
+      const d = this.sessions.get(id);
+      if (d === undefined) this.dropped('no_session');
+      else this.sendFrame(d.ws!, d, d.codec === 'json' ? json : msgpack, d.codec === 'msgpack');
+    }
   }
 
-  /** Subscribes or unsubscribes a session to a group (topics are per codec). */
+  /** Adds a session to a group or removes it. */
   group(sessionId: number, group: string, join: boolean): void {
     const d = this.sessions.get(sessionId);
-    if (!d) return;
-    const topic = `${d.codec}:${group}`;
-    if (join) d.ws!.subscribe(topic);
-    else d.ws!.unsubscribe(topic);
+    if (d === undefined) return;
+    if (join) {
+      let members = this.groups.get(group);
+      if (members === undefined) this.groups.set(group, members = new Set());
+      members.add(d);
+      (d.groups ??= new Set()).add(group);
+    } else if (d.groups?.delete(group)) {
+      this.leaveGroup(d, group);
+    }
   }
 
-  /** Writes one message to every member of a group: each codec's members get their encoding. */
-  publish(group: string, json: string | Uint8Array, msgpack: string | Uint8Array): void {
-    if (this.logLevel > 0) this.host.log.info(`session publish: group=${group}`);
-    this.app.publish(`json:${group}`, json, false);
-    this.app.publish(`msgpack:${group}`, msgpack, true);
+  private leaveGroup(d: SessionData, group: string): void {
+    const members = this.groups.get(group);
+    if (members === undefined) return;
+    members.delete(d);
+    if (members.size === 0) this.groups.delete(group);
+  }
+
+  /**
+   * Writes one message to every member of a group, each in its codec's encoding, with the
+   * same backpressure rule as any other frame.
+   */
+  publish(group: string, json: Uint8Array, msgpack: Uint8Array): void {
+    const members = this.groups.get(group);
+    if (this.logLevel > 0) this.thread.log.info(`session publish: group=${group}, members=${members?.size ?? 0}`);
+    if (members === undefined) return;
+    for (const d of [...members]) this.sendFrame(d.ws!, d, d.codec === 'json' ? json : msgpack, d.codec === 'msgpack');
+  }
+
+  /** Members of a group now (tests and diagnostics). */
+  groupSize(group: string): number {
+    return this.groups.get(group)?.size ?? 0;
   }
 }

@@ -1,0 +1,167 @@
+/**
+ * The worker side of a client message. Session handlers of one thread: plugins' message,
+ * opened and closed handlers, and the three engine events that run them on event workers:
+ * - `_session.message` (network events, session tag): decodes the raw frame, checks the
+ *   envelope, runs the handler for its type; bad input is answered with an `_error` frame;
+ * - `_session.opened` / `_session.closed` (engine events, session tag): run every plugin's
+ *   opened or closed handler, in plugin order.
+ */
+import { isAsyncFunction, type EventRuntime, type RunningEvent } from '../events/runtime.ts';
+import { PluginFailure } from '../events/failure.ts';
+import type { EventContext, NetworkFrame } from '../events/types.ts';
+import { DecodeError, decodeCanonicalJson, decodeFrame, sessionCodec } from './codec.ts';
+import { EngineType, ProtocolError, type ProtocolErrorBody } from './protocol.ts';
+import { sessionOps, type SessionOps } from './ops.ts';
+import type { MessageHandler, SessionClosedInfo, SessionHandler, SessionOpenedInfo, SessionMessage } from './types.ts';
+
+// Module bindings are getters under the CommonJS transform event workers load with: the ones
+// used per message are read once.
+const decode = decodeFrame, decodeCanonical = decodeCanonicalJson, codecOf = sessionCodec, DecodeFailure = DecodeError;
+
+export const MESSAGE_EVENT = '_session.message';
+export const OPENED_EVENT = '_session.opened';
+export const CLOSED_EVENT = '_session.closed';
+
+/** A plugin's handler of one message type. */
+export interface MessageEntry {
+  plugin: string;
+  fn: MessageHandler;
+  /** An `async function` (runs in its event's async context). */
+  async: boolean;
+}
+
+/** Registers a message handler entry (the plugin API checks names and duplicates first). */
+export function messageEntry(plugin: string, fn: MessageHandler): MessageEntry {
+  return { plugin, fn, async: isAsyncFunction(fn) };
+}
+
+export interface SessionHandlers {
+  messages: Map<string, MessageEntry>;
+  opened: Array<{ plugin: string; fn: SessionHandler<SessionOpenedInfo> }>;
+  closed: Array<{ plugin: string; fn: SessionHandler<SessionClosedInfo> }>;
+}
+
+const registries = new WeakMap<EventRuntime, SessionHandlers>();
+
+/** The session handlers of a thread's runtime; the first call registers the engine events. */
+export function sessionHandlers(rt: EventRuntime): SessionHandlers {
+  let reg = registries.get(rt);
+  if (reg) return reg;
+  const handlers: SessionHandlers = reg = { messages: new Map(), opened: [], closed: [] };
+  registries.set(rt, reg);
+  const ops = sessionOps(rt);
+  rt.addHandler('gsf', MESSAGE_EVENT, ((frame: NetworkFrame, ctx: RunningEvent) => runMessage(rt, handlers, ops, frame, ctx)) as never);
+  rt.addHandler('gsf', OPENED_EVENT, ((info: SessionOpenedInfo, ctx: EventContext) => runHandlers(handlers.opened, info, ctx, 'opened')) as never);
+  rt.addHandler('gsf', CLOSED_EVENT, ((info: SessionClosedInfo, ctx: EventContext) => runHandlers(handlers.closed, info, ctx, 'closed')) as never);
+  return reg;
+}
+
+/** The message a handler receives besides its body: who sent it and how to answer. */
+class Message implements SessionMessage {
+  constructor(private readonly ops: SessionOps, private readonly event: RunningEvent, readonly sessionId: number,
+    readonly type: string, readonly id: number | undefined) {}
+
+  reply(body?: unknown, type?: string): void {
+    this.ops.sendTo(this.sessionId, type ?? this.type, body, this.id, this.event);
+  }
+}
+
+function sendError(ops: SessionOps, sessionId: number, body: ProtocolErrorBody, id: number | undefined, event: RunningEvent): void {
+  ops.sendTo(sessionId, EngineType.error, body, id, event);
+}
+
+/** The last message type found and its handler: a batch's messages mostly share a type. */
+let lastHandlers: SessionHandlers | null = null;
+let lastType = '';
+let lastEntry: MessageEntry | undefined;
+
+function runMessage(rt: EventRuntime, handlers: SessionHandlers, ops: SessionOps, frame: NetworkFrame, ctx: RunningEvent): unknown {
+  const sessionId = ctx.sessionId ?? 0;
+  let envelope;
+  try {
+    // The frame is in the worker's claim buffer: decode before anything else. An event named
+    // after its type is a frame whose type the main thread matched in the canonical form.
+    const codec = codecOf(sessionId);
+    envelope = (codec === 'json' && ctx.name !== MESSAGE_EVENT && decodeCanonical(frame, ctx.name))
+      || decode(frame.bytes.subarray(frame.start, frame.end), codec);
+  } catch (err) {
+    if (!(err instanceof DecodeFailure)) throw err;
+    const body: ProtocolErrorBody = { code: err.code, message: err.message };
+    if (err.type !== undefined) body.type = err.type;
+    sendError(ops, sessionId, body, undefined, ctx);
+    return undefined;
+  }
+  const { type, id } = envelope;
+  let entry = lastEntry;
+  if (type !== lastType || handlers !== lastHandlers) {
+    entry = type.startsWith('_') ? undefined : handlers.messages.get(type);
+    // Entries are never replaced once registered: only found ones are remembered.
+    if (entry !== undefined) {
+      lastHandlers = handlers;
+      lastType = type;
+      lastEntry = entry;
+    }
+  }
+  if (entry === undefined) {
+    sendError(ops, sessionId, { code: ProtocolError.unknownType, message: `no handler for message type '${type}'`, type }, id, ctx);
+    return undefined;
+  }
+  if (ctx.name !== type) ctx.setEventName(type);
+  const message = new Message(ops, ctx, sessionId, type, id);
+  let result: unknown;
+  try {
+    result = rt.call(entry.async, ctx, entry.fn, envelope.body, message, ctx);
+  } catch (err) {
+    return handlerFailed(ops, ctx, entry.plugin, type, id, err);
+  }
+  if (result instanceof Promise) return result.catch((err: unknown) => handlerFailed(ops, ctx, entry.plugin, type, id, err));
+  return undefined;
+}
+
+/** Tells the client its request failed, then throws for the worker to log (naming the plugin, with its stack). */
+function handlerFailed(ops: SessionOps, ctx: RunningEvent, plugin: string, type: string, id: number | undefined, err: unknown): never {
+  sendError(ops, ctx.sessionId ?? 0, { code: ProtocolError.handlerFailed, message: `the handler of '${type}' failed`, type }, id, ctx);
+  throw new PluginFailure(plugin, 'message handler', type, err);
+}
+
+type Handlers<I> = ReadonlyArray<{ plugin: string; fn: SessionHandler<I> }>;
+
+/**
+ * Runs every plugin's opened or closed handler in plugin order; synchronously while they are
+ * synchronous (the event then needs no await), awaiting each from the first one that is not.
+ */
+function runHandlers<I>(list: Handlers<I>, info: I, ctx: EventContext, what: string): void | Promise<void> {
+  const errors: PluginFailure[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const { plugin, fn } = list[i]!;
+    try {
+      const result = fn(info, ctx);
+      if (result instanceof Promise) return finishAsync(list, i, result, info, ctx, what, errors);
+    } catch (err) {
+      errors.push(handlerFailure(plugin, what, info, err));
+    }
+  }
+  throwAll(errors, what);
+}
+
+async function finishAsync<I>(list: Handlers<I>, from: number, pending: Promise<void>, info: I, ctx: EventContext,
+  what: string, errors: PluginFailure[]): Promise<void> {
+  for (let i = from; i < list.length; i++) {
+    const { plugin, fn } = list[i]!;
+    try {
+      await (i === from ? pending : fn(info, ctx));
+    } catch (err) {
+      errors.push(handlerFailure(plugin, what, info, err));
+    }
+  }
+  throwAll(errors, what);
+}
+
+function handlerFailure<I>(plugin: string, what: string, info: I, err: unknown): PluginFailure {
+  return new PluginFailure(plugin, `session-${what} handler`, `session ${String((info as { sessionId?: number }).sessionId)}`, err);
+}
+
+function throwAll(errors: PluginFailure[], what: string): void {
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new AggregateError(errors, `${errors.length} session-${what} handlers failed`);
+}

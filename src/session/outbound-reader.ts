@@ -1,0 +1,226 @@
+/**
+ * Main-thread side of the outbound ring (`outbound-ring.ts`): applies the records of every
+ * worker's ring in flush order, and delivers what an ended worker's finished events produced.
+ *
+ * Flushes of different workers are put back in posting order by their sequence number,
+ * because messages on two ports may arrive in either order. A flush whose predecessor never
+ * arrives (its worker was ended between numbering and posting) is applied after `gapMs`.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { ChannelHello, WorkerEndHooks } from '../events/types.ts';
+import {
+  Control, CONTROL_BYTES, distance, FLAG_ALL, FLAG_BINARY, FLAG_JOIN, HEADER_BYTES, RingOp,
+  type OutboundFlush, type SessionOutMessage,
+} from './outbound-ring.ts';
+import { currentFlushSeq, nextFlushSeq } from './outbound-writer.ts';
+
+/** What applying records does: the session listener implements it. */
+export interface OutboundTarget {
+  /** Writes frames to one session; `frames` calls `write` for each, under one cork. */
+  sendRun(sessionId: number, frames: (write: (frame: Uint8Array, binary: boolean) => void) => void): void;
+  close(sessionId: number, code: number, reason: string): void;
+  group(sessionId: number, group: string, join: boolean): void;
+  publish(group: string, json: Uint8Array, msgpack: Uint8Array): void;
+  broadcast(sessionIds: readonly number[] | null, json: Uint8Array, msgpack: Uint8Array): void;
+  error(message: string): void;
+}
+
+/** One worker's ring as the main thread sees it. */
+class Ring {
+  readonly control: Int32Array;
+  readonly bytes: Uint8Array;
+  readonly i32: Int32Array;
+  readonly f64: Float64Array;
+  readonly mask: number;
+  /** Records before this position were applied. */
+  applied = 0;
+  /** The worker was ended: its ring is dropped once its last records are applied. */
+  ended = false;
+
+  constructor(buffer: SharedArrayBuffer) {
+    this.control = new Int32Array(buffer, 0, CONTROL_BYTES / 4);
+    const capacity = Atomics.load(this.control, Control.capacity);
+    this.bytes = new Uint8Array(buffer, CONTROL_BYTES, capacity);
+    this.i32 = new Int32Array(buffer, CONTROL_BYTES, capacity / 4);
+    this.f64 = new Float64Array(buffer, CONTROL_BYTES, capacity / 8);
+    this.mask = capacity - 1;
+    this.applied = Atomics.load(this.control, Control.consumed) >>> 0;
+  }
+}
+
+interface Batch {
+  seq: number;
+  ring: Ring | null;
+  end: number;
+  inline?: Uint8Array[];
+}
+
+const decoder = new TextDecoder();
+
+export class OutboundReader implements WorkerEndHooks {
+  private readonly rings = new Map<number, Ring>();
+  private readonly ports = new Set<MessagePort>();
+  private expected = currentFlushSeq();
+  private readonly early = new Map<number, Batch>();
+  private gapTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly target: OutboundTarget, private readonly gapMs = 50) {}
+
+  /** Takes a worker's session-out channel. */
+  accept(hello: ChannelHello): void {
+    const port = hello.port;
+    this.ports.add(port);
+    let ring: Ring | null = null;
+    port.on('message', (m: SessionOutMessage) => {
+      if (m.kind === 'ring') {
+        ring = new Ring(m.buffer);
+        this.rings.set(m.threadId, ring);
+      } else {
+        this.receive({ seq: m.seq, ring, end: m.end >>> 0, inline: (m as OutboundFlush).inline });
+      }
+    });
+  }
+
+  /** Before a worker's claim goes back to the queue: a place in the flush order for what it produced. */
+  reserve(threadId: number): unknown {
+    return { threadId, seq: nextFlushSeq() };
+  }
+
+  /** Delivers, in the reserved place, what the ended worker's finished events produced. */
+  recover(token: unknown, ended: boolean): void {
+    const { threadId, seq } = token as { threadId: number; seq: number };
+    const ring = ended ? this.rings.get(threadId) ?? null : null;
+    if (ring === null) {
+      this.receive({ seq, ring: null, end: 0 });
+      return;
+    }
+    ring.ended = true;
+    this.rings.delete(threadId);
+    this.receive({ seq, ring, end: Atomics.load(ring.control, Control.committed) >>> 0 });
+  }
+
+  private receive(batch: Batch): void {
+    if (batch.seq === this.expected) {
+      this.expected++;
+      this.apply(batch);
+      this.drainEarly();
+      return;
+    }
+    if (batch.seq < this.expected) {
+      this.apply(batch); // after a skipped gap: late, but not lost
+      return;
+    }
+    this.early.set(batch.seq, batch);
+    this.gapTimer ??= setTimeout(() => this.skipGap(), this.gapMs);
+  }
+
+  private drainEarly(): void {
+    for (let next = this.early.get(this.expected); next !== undefined; next = this.early.get(this.expected)) {
+      this.early.delete(this.expected);
+      this.expected++;
+      this.apply(next);
+    }
+    if (this.early.size === 0 && this.gapTimer !== null) {
+      clearTimeout(this.gapTimer);
+      this.gapTimer = null;
+    }
+  }
+
+  private skipGap(): void {
+    this.gapTimer = null;
+    if (this.early.size === 0) return;
+    this.expected = Math.min(...this.early.keys());
+    this.drainEarly();
+    if (this.early.size > 0) this.gapTimer = setTimeout(() => this.skipGap(), this.gapMs);
+  }
+
+  /** Applies a ring's records from where it stands to `batch.end`, then frees the space. */
+  private apply(batch: Batch): void {
+    const ring = batch.ring;
+    if (ring === null) return;
+    // A flush may announce records a recovery already applied (or the reverse): positions tell.
+    if (distance(ring.applied, batch.end) >= 0x80000000) return;
+    let pos = ring.applied;
+    while (pos !== batch.end) {
+      const p = pos & ring.mask;
+      const length = ring.i32[p / 4]!;
+      if (length <= 0 || length > ring.bytes.length) {
+        this.target.error(`session outbound: a corrupt record at ${pos}; the rest of this flush was dropped`);
+        pos = batch.end;
+        break;
+      }
+      pos = (pos + length) >>> 0;
+      if (ring.bytes[p + 4] === RingOp.send) pos = this.applySends(ring, p, pos, batch.end);
+      else this.applyOne(ring.bytes, ring.i32, ring.f64, p, batch.inline);
+    }
+    ring.applied = pos;
+    Atomics.store(ring.control, Control.consumed, pos | 0);
+    Atomics.notify(ring.control, Control.consumed);
+  }
+
+  /** A run of sends to one session, starting with the record at `p`: one cork for all. */
+  private applySends(ring: Ring, p: number, next: number, end: number): number {
+    const sessionId = ring.f64[p / 8 + 2]!;
+    let pos = next;
+    this.target.sendRun(sessionId, (write) => {
+      write(ring.bytes.subarray(p + HEADER_BYTES, p + HEADER_BYTES + ring.i32[p / 4 + 2]!), (ring.bytes[p + 5]! & FLAG_BINARY) !== 0);
+      while (pos !== end) {
+        const q = pos & ring.mask;
+        if (ring.bytes[q + 4] !== RingOp.send || ring.f64[q / 8 + 2] !== sessionId) break;
+        write(ring.bytes.subarray(q + HEADER_BYTES, q + HEADER_BYTES + ring.i32[q / 4 + 2]!), (ring.bytes[q + 5]! & FLAG_BINARY) !== 0);
+        pos = (pos + ring.i32[q / 4]!) >>> 0;
+      }
+    });
+    return pos;
+  }
+
+  private applyOne(bytes: Uint8Array, i32: Int32Array, f64: Float64Array, p: number, inline: Uint8Array[] | undefined): void {
+    const op = bytes[p + 4]!;
+    const flags = bytes[p + 5]!;
+    const len1 = i32[p / 4 + 2]!;
+    const len2 = i32[p / 4 + 3]!;
+    const num = f64[p / 8 + 2]!;
+    const at = p + HEADER_BYTES;
+    switch (op) {
+      case RingOp.pad:
+        return;
+      case RingOp.send:
+        this.target.sendRun(num, (write) => write(bytes.subarray(at, at + len1), (flags & FLAG_BINARY) !== 0));
+        return;
+      case RingOp.close:
+        this.target.close(num, len2, decoder.decode(bytes.subarray(at, at + len1)));
+        return;
+      case RingOp.group:
+        this.target.group(num, decoder.decode(bytes.subarray(at, at + len1)), (flags & FLAG_JOIN) !== 0);
+        return;
+      case RingOp.publish:
+        this.target.publish(decoder.decode(bytes.subarray(at, at + len1)), bytes.subarray(at + len1, at + len1 + len2),
+          bytes.subarray(at + len1 + len2, at + len1 + len2 + num));
+        return;
+      case RingOp.broadcast: {
+        const ids = (flags & FLAG_ALL) !== 0 ? null : Array.from(f64.subarray(at / 8, at / 8 + len1 / 8));
+        this.target.broadcast(ids, bytes.subarray(at + len1, at + len1 + len2), bytes.subarray(at + len1 + len2, at + len1 + len2 + num));
+        return;
+      }
+      case RingOp.inline: {
+        const record = inline?.[num];
+        if (record === undefined) {
+          this.target.error('session outbound: an inline record is missing from its flush');
+          return;
+        }
+        const buffer = record.buffer.slice(record.byteOffset, record.byteOffset + record.byteLength);
+        this.applyOne(new Uint8Array(buffer), new Int32Array(buffer), new Float64Array(buffer), 0, undefined);
+        return;
+      }
+      default:
+        this.target.error(`session outbound: unknown record ${op}`);
+    }
+  }
+
+  stop(): void {
+    if (this.gapTimer !== null) clearTimeout(this.gapTimer);
+    this.gapTimer = null;
+    for (const p of this.ports) p.close();
+    this.ports.clear();
+  }
+}

@@ -1,0 +1,338 @@
+/**
+ * Event-worker side of the outbound ring (`outbound-ring.ts`): session operations of plugin
+ * code become records in this worker's ring; the serve loop commits them between events and
+ * flushes them when a claim completes (this class is the loop's `WorkerEffects`).
+ *
+ * An awaiting event's operations are held on the event and written when it finishes, or
+ * dropped when it times out.
+ */
+import { MessageChannel, parentPort, threadId, type MessagePort } from 'node:worker_threads';
+import { featureCell } from '../events/wake.ts';
+import type { ChannelHello, HeldEffects, WorkerEffects } from '../events/types.ts';
+import {
+  align8, Control, CONTROL_BYTES, DEFAULT_CAPACITY, distance, FLAG_ALL, FLAG_BINARY, FLAG_JOIN, HEADER_BYTES, RingOp,
+  type OutboundFlush, type RingHello,
+} from './outbound-ring.ts';
+
+/** The process-wide flush sequence (shared cell): the main thread applies flushes in its order. */
+const seqCell = featureCell(0);
+/** 1 while a session listener reads the rings (shared cell); without one, operations are dropped. */
+const listeningCell = featureCell(1);
+
+/** Main thread: whether session operations of workers are read (the listener runs). */
+export function setOutboundListening(on: boolean): void {
+  Atomics.store(listeningCell.cells, listeningCell.index, on ? 1 : 0);
+}
+
+function listening(): boolean {
+  return Atomics.load(listeningCell.cells, listeningCell.index) === 1;
+}
+
+/** Takes the next flush sequence number (any thread). */
+export function nextFlushSeq(): number {
+  return Atomics.add(seqCell.cells, seqCell.index, 1);
+}
+
+/** The sequence number the next flush will get (main thread, at start). */
+export function currentFlushSeq(): number {
+  return Atomics.load(seqCell.cells, seqCell.index);
+}
+
+type Frame = string | Uint8Array;
+/** An operation held by an awaiting event, written when it finishes. */
+type HeldOp =
+  | { op: 'send'; session: number; frame: Frame }
+  | { op: 'close'; session: number; code: number; reason: string }
+  | { op: 'group'; session: number; group: string; join: boolean }
+  | { op: 'publish'; group: string; json: string; msgpack: Uint8Array }
+  | { op: 'broadcast'; ids: readonly number[] | null; json: string | null; msgpack: Uint8Array | null };
+
+type Utf8Buffer = Buffer & { utf8Write(text: string, offset: number, length: number): number };
+
+/** Largest record kept in the ring; larger ones travel with the flush message. */
+function inlineLimit(capacity: number): number {
+  return capacity >>> 2;
+}
+
+export class OutboundWriter implements WorkerEffects {
+  private readonly sab: SharedArrayBuffer;
+  private readonly control: Int32Array;
+  private readonly bytes: Uint8Array;
+  private readonly text: Utf8Buffer;
+  private readonly f64: Float64Array;
+  private readonly i32: Int32Array;
+  private readonly mask: number;
+  private readonly capacity: number;
+  /** Next write position. */
+  private write = 0;
+  /** Position up to which a flush was posted. */
+  private posted = 0;
+  private inline: Uint8Array[] = [];
+  private port: MessagePort | null = null;
+  private flushScheduled = false;
+  /** Set while plugin code runs outside events: its operations are flushed soon, not by a loop. */
+  private readonly flushSoon = (): void => {
+    this.flushScheduled = false;
+    this.flush();
+  };
+
+  constructor(capacity = DEFAULT_CAPACITY) {
+    this.capacity = capacity;
+    this.mask = capacity - 1;
+    this.sab = new SharedArrayBuffer(CONTROL_BYTES + capacity);
+    this.control = new Int32Array(this.sab, 0, CONTROL_BYTES / 4);
+    Atomics.store(this.control, Control.capacity, capacity);
+    this.bytes = new Uint8Array(this.sab, CONTROL_BYTES, capacity);
+    this.text = Buffer.from(this.sab, CONTROL_BYTES, capacity) as Utf8Buffer;
+    this.f64 = new Float64Array(this.sab, CONTROL_BYTES, capacity / 8);
+    this.i32 = new Int32Array(this.sab, CONTROL_BYTES, capacity / 4);
+  }
+
+  /** Opens the session-out channel to the main thread and hands it the ring. */
+  connect(): void {
+    if (this.port !== null || parentPort === null) return;
+    const { port1, port2 } = new MessageChannel();
+    const hello: ChannelHello = { type: 'channel', channel: 'session-out', threadId, port: port2 };
+    parentPort.postMessage(hello, [port2]);
+    const ring: RingHello = { kind: 'ring', threadId, buffer: this.sab };
+    port1.postMessage(ring);
+    port1.unref();
+    this.port = port1;
+  }
+
+  // ---- WorkerEffects ------------------------------------------------------------
+
+  commit(): void {
+    Atomics.store(this.control, Control.committed, this.write | 0);
+  }
+
+  flush(): void {
+    this.flushScheduled = false;
+    if (this.write === this.posted || this.port === null) return;
+    const message: OutboundFlush = { kind: 'flush', seq: nextFlushSeq(), end: this.write };
+    if (this.inline.length > 0) {
+      message.inline = this.inline;
+      this.inline = [];
+    }
+    this.port.postMessage(message);
+    this.posted = this.write;
+    Atomics.store(this.control, Control.posted, this.write | 0);
+  }
+
+  release(event: HeldEffects): void {
+    const held = event.held as HeldOp[] | null;
+    event.held = null;
+    if (held === null) return;
+    for (const h of held) this.writeHeld(h);
+    this.commit();
+  }
+
+  discard(event: HeldEffects): void {
+    event.held = null;
+  }
+
+  // ---- operations (plugin code) ---------------------------------------------------
+
+  /**
+   * A frame to a session. `event` is the event the operation belongs to (null outside
+   * events); an awaiting event's operations are held until it finishes.
+   */
+  send(session: number, frame: Frame, event: (HeldEffects & { parked: boolean }) | null): void {
+    if (!listening()) return;
+    if (event !== null && event.parked) {
+      this.hold(event, { op: 'send', session, frame: typeof frame === 'string' ? frame : frame.slice() });
+      return;
+    }
+    this.writeSend(session, frame);
+    this.after(event);
+  }
+
+  close(session: number, code: number, reason: string, event: (HeldEffects & { parked: boolean }) | null): void {
+    if (!listening()) return;
+    if (event !== null && event.parked) this.hold(event, { op: 'close', session, code, reason });
+    else {
+      this.writeClose(session, code, reason);
+      this.after(event);
+    }
+  }
+
+  group(session: number, group: string, join: boolean, event: (HeldEffects & { parked: boolean }) | null): void {
+    if (!listening()) return;
+    if (event !== null && event.parked) this.hold(event, { op: 'group', session, group, join });
+    else {
+      this.writeGroup(session, group, join);
+      this.after(event);
+    }
+  }
+
+  publish(group: string, json: string, msgpack: Uint8Array, event: (HeldEffects & { parked: boolean }) | null): void {
+    if (!listening()) return;
+    if (event !== null && event.parked) this.hold(event, { op: 'publish', group, json, msgpack: msgpack.slice() });
+    else {
+      this.writePublish(group, json, msgpack);
+      this.after(event);
+    }
+  }
+
+  broadcast(ids: readonly number[] | null, json: string | null, msgpack: Uint8Array | null,
+    event: (HeldEffects & { parked: boolean }) | null): void {
+    if (!listening()) return;
+    if (event !== null && event.parked) this.hold(event, { op: 'broadcast', ids, json, msgpack: msgpack?.slice() ?? null });
+    else {
+      this.writeBroadcast(ids, json, msgpack);
+      this.after(event);
+    }
+  }
+
+  private hold(event: HeldEffects, op: HeldOp): void {
+    (event.held ??= []).push(op);
+  }
+
+  /** Outside events nobody flushes for us: flush at the end of this turn. */
+  private after(event: object | null): void {
+    if (event === null && !this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(this.flushSoon);
+    }
+  }
+
+  private writeHeld(h: HeldOp): void {
+    switch (h.op) {
+      case 'send': this.writeSend(h.session, h.frame); break;
+      case 'close': this.writeClose(h.session, h.code, h.reason); break;
+      case 'group': this.writeGroup(h.session, h.group, h.join); break;
+      case 'publish': this.writePublish(h.group, h.json, h.msgpack); break;
+      case 'broadcast': this.writeBroadcast(h.ids, h.json, h.msgpack); break;
+    }
+  }
+
+  // ---- records ---------------------------------------------------------------------
+
+  private writeSend(session: number, frame: Frame): void {
+    if (typeof frame === 'string') {
+      const p = this.reserve(HEADER_BYTES + frame.length * 3);
+      if (p < 0) return this.writeInline((w) => w.writeSend(session, frame));
+      const n = this.text.utf8Write(frame, p + HEADER_BYTES, frame.length * 3);
+      this.finish(p, RingOp.send, 0, n, 0, session, HEADER_BYTES + n);
+    } else {
+      const p = this.reserve(HEADER_BYTES + frame.byteLength);
+      if (p < 0) return this.writeInline((w) => w.writeSend(session, frame));
+      this.bytes.set(frame, p + HEADER_BYTES);
+      this.finish(p, RingOp.send, FLAG_BINARY, frame.byteLength, 0, session, HEADER_BYTES + frame.byteLength);
+    }
+  }
+
+  private writeClose(session: number, code: number, reason: string): void {
+    const p = this.reserve(HEADER_BYTES + reason.length * 3);
+    if (p < 0) return this.writeInline((w) => w.writeClose(session, code, reason));
+    const n = this.text.utf8Write(reason, p + HEADER_BYTES, reason.length * 3);
+    this.finish(p, RingOp.close, 0, n, code, session, HEADER_BYTES + n);
+  }
+
+  private writeGroup(session: number, group: string, join: boolean): void {
+    const p = this.reserve(HEADER_BYTES + group.length * 3);
+    if (p < 0) return this.writeInline((w) => w.writeGroup(session, group, join));
+    const n = this.text.utf8Write(group, p + HEADER_BYTES, group.length * 3);
+    this.finish(p, RingOp.group, join ? FLAG_JOIN : 0, n, 0, session, HEADER_BYTES + n);
+  }
+
+  private writePublish(group: string, json: string, msgpack: Uint8Array): void {
+    const p = this.reserve(HEADER_BYTES + group.length * 3 + json.length * 3 + msgpack.byteLength);
+    if (p < 0) return this.writeInline((w) => w.writePublish(group, json, msgpack));
+    let at = p + HEADER_BYTES;
+    const g = this.text.utf8Write(group, at, group.length * 3);
+    at += g;
+    const j = this.text.utf8Write(json, at, json.length * 3);
+    at += j;
+    this.bytes.set(msgpack, at);
+    this.finish(p, RingOp.publish, 0, g, j, msgpack.byteLength, at + msgpack.byteLength - p);
+  }
+
+  private writeBroadcast(ids: readonly number[] | null, json: string | null, msgpack: Uint8Array | null): void {
+    const count = ids?.length ?? 0;
+    const jsonText = json ?? '';
+    const packed = msgpack ?? new Uint8Array(0);
+    const p = this.reserve(HEADER_BYTES + count * 8 + jsonText.length * 3 + packed.byteLength);
+    if (p < 0) return this.writeInline((w) => w.writeBroadcast(ids, json, msgpack));
+    for (let i = 0; i < count; i++) this.f64[(p + HEADER_BYTES) / 8 + i] = ids![i]!;
+    let at = p + HEADER_BYTES + count * 8;
+    const j = this.text.utf8Write(jsonText, at, jsonText.length * 3);
+    at += j;
+    this.bytes.set(packed, at);
+    this.finish(p, RingOp.broadcast, ids === null ? FLAG_ALL : 0, count * 8, j, packed.byteLength, at + packed.byteLength - p);
+  }
+
+  private finish(p: number, op: number, flags: number, len1: number, len2: number, num: number, used: number): void {
+    const length = align8(used);
+    this.i32[p / 4] = length;
+    this.bytes[p + 4] = op;
+    this.bytes[p + 5] = flags;
+    this.bytes[p + 6] = 0;
+    this.bytes[p + 7] = 0;
+    this.i32[p / 4 + 2] = len1;
+    this.i32[p / 4 + 3] = len2;
+    this.f64[p / 8 + 2] = num;
+    this.write = (this.write + length) >>> 0;
+  }
+
+  /**
+   * Room for a record of at most `need` bytes: its offset in the data area, or -1 when it is
+   * too large for the ring. Waits for the main thread when the ring is full.
+   */
+  private reserve(need: number): number {
+    const size = align8(need);
+    if (size > inlineLimit(this.capacity)) return -1;
+    for (;;) {
+      const phys = this.write & this.mask;
+      const pad = phys + size > this.capacity ? this.capacity - phys : 0;
+      const used = distance(Atomics.load(this.control, Control.consumed) >>> 0, this.write);
+      if (used + pad + size <= this.capacity) {
+        if (pad > 0) {
+          this.i32[phys / 4] = pad;
+          this.bytes[phys + 4] = RingOp.pad;
+          this.write = (this.write + pad) >>> 0;
+        }
+        return this.write & this.mask;
+      }
+      // Full: what is written must reach the main thread before it can make room.
+      this.commit();
+      this.flush();
+      Atomics.wait(this.control, Control.consumed, Atomics.load(this.control, Control.consumed), 100);
+    }
+  }
+
+  /** Writes one record into a private buffer carried by the next flush message. */
+  private writeInline(write: (w: OutboundWriter) => void): void {
+    // Sized for the record; a writer with one private ring does the encoding.
+    const probe = estimate(write);
+    const w = new OutboundWriter(ringSizeFor(probe));
+    write(w);
+    const record = new Uint8Array(w.sab, CONTROL_BYTES, w.write).slice();
+    this.inline.push(record);
+    const p = this.reserve(HEADER_BYTES);
+    this.finish(p, RingOp.inline, 0, 0, 0, this.inline.length - 1, HEADER_BYTES);
+  }
+}
+
+/** A generous size bound for a record, measured by writing it into a counting writer. */
+function estimate(write: (w: OutboundWriter) => void): number {
+  let bound = 0;
+  const counter = {
+    writeSend: (_s: number, f: Frame) => { bound = HEADER_BYTES + (typeof f === 'string' ? f.length * 3 : f.byteLength); },
+    writeClose: (_s: number, _c: number, r: string) => { bound = HEADER_BYTES + r.length * 3; },
+    writeGroup: (_s: number, g: string) => { bound = HEADER_BYTES + g.length * 3; },
+    writePublish: (g: string, j: string, m: Uint8Array) => { bound = HEADER_BYTES + (g.length + j.length) * 3 + m.byteLength; },
+    writeBroadcast: (ids: readonly number[] | null, j: string | null, m: Uint8Array | null) => {
+      bound = HEADER_BYTES + (ids?.length ?? 0) * 8 + (j?.length ?? 0) * 3 + (m?.byteLength ?? 0);
+    },
+  };
+  write(counter as unknown as OutboundWriter);
+  return bound;
+}
+
+/** The smallest power-of-two ring that keeps a record of `bytes` in it. */
+function ringSizeFor(bytes: number): number {
+  let size = 1024;
+  while (inlineLimit(size) < align8(bytes)) size *= 2;
+  return size;
+}
