@@ -156,6 +156,8 @@ export interface NativeCore {
   renameParked(eventId: number, nameId: number): void;
   /** Times out a parked event without ending its worker; null if it is not parked. */
   timeoutParked(eventId: number): TimeoutOutcome | null;
+  /** Ids of the events `slot` parked that are still parked. */
+  parkedOf(slot: number): number[];
   /** The layout constants the addon was built with. */
   layout(): NativeLayout;
   /** Number of queued events (not claimed). */

@@ -127,6 +127,13 @@ Napi::Value TimeoutParked(const Napi::CallbackInfo& info) {
   return o;
 }
 
+Napi::Value ParkedOf(const Napi::CallbackInfo& info) {
+  std::vector<uint64_t> ids = ProcessRuntime().queue.ParkedOf(SlotArg(info, 0));
+  Napi::Array out = Napi::Array::New(info.Env(), ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) out.Set(static_cast<uint32_t>(i), static_cast<double>(ids[i]));
+  return out;
+}
+
 // The layout of the arrays exchanged with Take, PushBatch and Complete, and of the progress
 // cells: src/native.ts checks its copies against these at load.
 Napi::Value Layout(const Napi::CallbackInfo& info) {
@@ -245,6 +252,7 @@ void TagQueueBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<FinishParked>(env, exports, "finishParked");
   Export<RenameParked>(env, exports, "renameParked");
   Export<TimeoutParked>(env, exports, "timeoutParked");
+  Export<ParkedOf>(env, exports, "parkedOf");
   Export<Layout>(env, exports, "layout");
   Export<Waiting>(env, exports, "waiting");
   Export<Ready>(env, exports, "ready");

@@ -175,6 +175,8 @@ class TagQueue {
   bool TimeoutParked(uint64_t event_id, std::vector<DroppedEvent>* dropped, uint32_t* name_id);
   /** Parked events now. */
   size_t ParkedCount() const;
+  /** Ids of the events `slot` parked that are still parked. */
+  std::vector<uint64_t> ParkedOf(int slot) const;
   /** Queued events that no slot has taken. */
   uint64_t Waiting() const;
   /** True if some tag could be taken right now. */

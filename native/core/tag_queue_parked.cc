@@ -119,6 +119,15 @@ size_t TagQueue::ParkedCount() const {
   return parked_.size();
 }
 
+std::vector<uint64_t> TagQueue::ParkedOf(int slot) const {
+  std::vector<uint64_t> out;
+  std::lock_guard<SpinMutex> lock(mu_);
+  for (const auto& [id, p] : parked_) {
+    if (p.slot == slot) out.push_back(id);
+  }
+  return out;
+}
+
 void TagQueue::AbandonParkedLocked(int slot, std::vector<AbandonedEvent>* abandoned, bool* made_ready) {
   for (auto it = parked_.begin(); it != parked_.end();) {
     const ParkedEvent& p = it->second;

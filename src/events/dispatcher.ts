@@ -64,6 +64,9 @@ export class Dispatcher {
 
   /** Starts the pool, waits until every worker has loaded, and starts serving. */
   async start(): Promise<void> {
+    native.counterUpdate('engine', 'events_awaiting', 0, false, 'Events whose handler awaits now (they hold their tag, not a thread)');
+    native.counterUpdate('engine', 'events_awaiting_peak', 0, false, 'Most events awaiting at once since start');
+    native.counterUpdate('engine', 'events_abandoned', 0, false, 'Awaiting events that never finished: their event thread was ended');
     this.epoch = nextEpoch();
     this.pool = this.createPool(this.threads);
     native.setWakeCallback(() => this.fireTimers());
@@ -176,6 +179,7 @@ export class Dispatcher {
     for (const a of abandoned) {
       this.totals.abandoned++;
       native.counterIncrease('engine', 'events_abandoned', 1);
+      native.counterIncrease('engine', 'events_awaiting', -1);
       this.thread.log.error(`GSF_ERR_EVENT_ABANDONED: event_name=${native.nameOf(a.nameId)}, event_id=${a.id}, ` +
         `event_tag=${a.tag}: it was awaiting on an event thread that was ended; its tag is free again`);
     }

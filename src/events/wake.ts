@@ -21,7 +21,8 @@ const EPOCH = 3; // serve loops of an older epoch stop (pool replaced, server st
 const FEATURE_BASE = 8;
 const FEATURE_CELLS = 8;
 const WORKER_BASE = FEATURE_BASE + FEATURE_CELLS; // + slot: 1 while that worker sleeps
-const CELLS = WORKER_BASE + MAX_WORKERS;
+const PARKED_BASE = WORKER_BASE + MAX_WORKERS; // + slot: bumped when an event that slot parked timed out
+const CELLS = PARKED_BASE + MAX_WORKERS;
 
 // Created once on the main thread before any worker exists (this module is imported with the
 // event system), so every worker inherits the same cells.
@@ -42,7 +43,7 @@ export function workReady(): void {
 
 /** Wakes one sleeping worker, if any; true if one was woken. */
 export function wakeOne(): boolean {
-  for (let i = WORKER_BASE; i < CELLS; i++) {
+  for (let i = WORKER_BASE; i < PARKED_BASE; i++) {
     if (Atomics.load(cells, i) === 1 && Atomics.compareExchange(cells, i, 1, 0) === 1) {
       Atomics.notify(cells, i, 1);
       return true;
@@ -53,7 +54,7 @@ export function wakeOne(): boolean {
 
 /** Wakes every sleeping worker (a new epoch: they check whether to stop). */
 export function wakeAll(): void {
-  for (let i = WORKER_BASE; i < CELLS; i++) {
+  for (let i = WORKER_BASE; i < PARKED_BASE; i++) {
     if (Atomics.load(cells, i) === 1 && Atomics.compareExchange(cells, i, 1, 0) === 1) Atomics.notify(cells, i, 1);
   }
 }
@@ -115,6 +116,18 @@ export async function sleep(slot: number, seen: number, maxMs: number): Promise<
 export function wakeSelf(slot: number): void {
   const cell = WORKER_BASE + slot;
   if (Atomics.compareExchange(cells, cell, 1, 0) === 1) Atomics.notify(cells, cell, 1);
+}
+
+/** Main thread: an event `slot` parked was timed out; the worker lets it go (and wakes to see it). */
+export function parkedEventGone(slot: number): void {
+  Atomics.add(cells, PARKED_BASE + slot, 1);
+  const cell = WORKER_BASE + slot;
+  if (Atomics.compareExchange(cells, cell, 1, 0) === 1) Atomics.notify(cells, cell, 1);
+}
+
+/** Worker: changes whenever an event this slot parked was timed out. */
+export function parkedGeneration(slot: number): number {
+  return Atomics.load(cells, PARKED_BASE + slot);
 }
 
 /** Sleeping workers now (tests and diagnostics). */

@@ -8,7 +8,7 @@ import { describeError } from '../errors.ts';
 import type { ThreadContext } from '../thread-context.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import type { TimeoutHandler } from './types.ts';
-import { workReady } from './wake.ts';
+import { parkedEventGone, workReady } from './wake.ts';
 
 export interface WatchdogSettings {
   timeoutMs: number;
@@ -113,7 +113,10 @@ export class Watchdog {
   /** An awaiting event passed the timeout: it is cancelled, its worker goes on. */
   private timeOutParked(s: SlotState): void {
     const outcome = native.timeoutParked(s.eventId);
-    if (outcome !== null) this.timedOut(s, outcome);
+    if (outcome === null) return;
+    native.counterIncrease('engine', 'events_awaiting', -1);
+    parkedEventGone(s.slot);
+    this.timedOut(s, outcome);
   }
 
   private timedOut(s: SlotState, outcome: TimeoutOutcome): void {

@@ -20,7 +20,7 @@ import type { ArgValue } from '../config/manifest.ts';
 import { decodePayload } from './codec.ts';
 import { RunningEvent, nameOf, type HandlerEntry } from './runtime.ts';
 import {
-  beginSeeking, currentEpoch, endSeeking, readyGeneration, sleep, wakeSelf, workReady,
+  beginSeeking, currentEpoch, endSeeking, parkedGeneration, readyGeneration, sleep, wakeSelf, workReady,
 } from './wake.ts';
 import type { NetworkFrame, ServeResult, ServeTask, WorkerEffects, WorkerInit } from './types.ts';
 
@@ -92,8 +92,10 @@ let lastNameId = -1;
 let lastName = '';
 /** When the last event finished (`clock.now()`): a synchronous event's end is the next one's start. */
 let lastEnd = 0;
-/** Events of this worker that await now. */
-let awaiting = 0;
+/** Events of this worker that await now, by id. */
+const awaitingEvents = new Map<number, RunningEvent>();
+/** `parkedGeneration` when this worker last let go of its timed-out awaiting events. */
+let seenParkedGeneration = 0;
 /** Tags of the open claim held by an event that parked in it: their later events are skipped. */
 const parkedTags = new Set<number>();
 /** Set when an awaiting event finished: its effects are waiting to be flushed. */
@@ -170,12 +172,13 @@ function park(i: number, ev: RunningEvent, entry: HandlerEntry, pending: Promise
   const handlerMs = Math.max(0, parkedAt - start - syncIoMs);
   if (!core.park(slot, i, ev.nameId)) return false;
   ev.parked = true;
-  awaiting++;
+  awaitingEvents.set(ev.id, ev);
+  countAwaiting(1);
   parkedTags.add(ev.tag);
   const startMs = timings[i * COMPLETE_N + F_START]!;
   const turn = loopTurn;
   const done = (err: unknown): void => {
-    awaiting--;
+    awaitingEvents.delete(ev.id);
     const awaitedMs = turn === loopTurn ? 0 : Math.max(0, clock.now() - parkedAt);
     const ioMs = syncIoMs + awaitedMs;
     const record = new Float64Array(COMPLETE_N);
@@ -186,10 +189,11 @@ function park(i: number, ev: RunningEvent, entry: HandlerEntry, pending: Promise
     if (err !== undefined) record[F_FLAGS] = FLAG_FAILED;
     const result = core.finishParked(ev.id, record, 0);
     if (result === R_REVOKED) {
-      // Timed out (or abandoned) while it waited: what it did since is dropped.
+      // Timed out while it waited (the watchdog counted it out): what it did since is dropped.
       effects?.discard(ev);
       log.vlog(1, `event_name=${ev.name}, event_id=${ev.id} finished after its timeout; its effects were dropped`);
     } else {
+      countAwaiting(-1);
       effects?.release(ev);
       if (err !== undefined) totals.failed++;
       totals.ran++;
@@ -202,6 +206,20 @@ function park(i: number, ev: RunningEvent, entry: HandlerEntry, pending: Promise
   };
   pending.then(() => done(undefined), (err: unknown) => done(err ?? new Error('handler rejected with a nullish value')));
   return true;
+}
+
+/**
+ * Counters `engine/events_awaiting` (now, all event threads) and `engine/events_awaiting_peak`.
+ * Several workers may raise the peak at once; each retries until the stored peak is at least
+ * what it saw.
+ */
+function countAwaiting(delta: number): void {
+  const now = core.counterIncrease('engine', 'events_awaiting', delta);
+  if (delta <= 0) return;
+  for (let peak = core.counterValue('engine', 'events_awaiting_peak') ?? 0; now > peak;
+    peak = core.counterValue('engine', 'events_awaiting_peak') ?? 0) {
+    core.counterUpdate('engine', 'events_awaiting_peak', now, false);
+  }
 }
 
 /**
@@ -302,6 +320,19 @@ function claim(maxBatch: number): number {
   return n;
 }
 
+/** Lets go of this worker's awaiting events that timed out (their promises may never settle). */
+function letGoOfTimedOut(): void {
+  const generation = parkedGeneration(slot);
+  if (generation === seenParkedGeneration) return;
+  seenParkedGeneration = generation;
+  const still = new Set(core.parkedOf(slot));
+  for (const [id, ev] of awaitingEvents) {
+    if (still.has(id)) continue;
+    awaitingEvents.delete(id);
+    effects?.discard(ev);
+  }
+}
+
 function flushEffects(): void {
   flushDue = false;
   effects?.flush();
@@ -316,7 +347,7 @@ const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(r
 async function waitForWork(seen: number): Promise<void> {
   const idleStart = clock.now();
   // Spinning blocks the thread's event loop: not while events of this worker await.
-  const spinMs = awaiting > 0 ? 0 : Math.min(MAX_SPIN_MS, idleGapMs * 2);
+  const spinMs = awaitingEvents.size > 0 ? 0 : Math.min(MAX_SPIN_MS, idleGapMs * 2);
   if (spinMs > 0) {
     beginSeeking();
     try {
@@ -340,6 +371,19 @@ async function waitForWork(seen: number): Promise<void> {
 export default async function serve(task: ServeTask): Promise<ServeResult> {
   if (slot < 0) await ready;
   if (task.warmup) return { ran: 0, failed: 0, revoked: false };
+  try {
+    return await serveLoop(task);
+  } catch (err) {
+    // A fault of the loop itself (never a handler's: those are caught per event) leaves a claim
+    // half done: ending this thread hands its unstarted events back to the queue, and what its
+    // finished events produced is still delivered (see WorkerEndHooks).
+    log.error(`GSF_ERR_INTERNAL: event worker ${threadId} failed and is replaced: ${describeError(err)}`,
+      { stack: err instanceof Error ? err.stack : undefined });
+    process.exit(1);
+  }
+}
+
+async function serveLoop(task: ServeTask): Promise<ServeResult> {
   ensureCapacity(task.maxBatch);
   core.slotAttachTask(slot, task.taskId);
   totals.ran = 0;
@@ -347,8 +391,11 @@ export default async function serve(task: ServeTask): Promise<ServeResult> {
   let lastYield = clock.now();
   while (currentEpoch() === task.epoch) {
     refreshFlags();
+    letGoOfTimedOut();
     const seen = readyGeneration();
-    const n = awaiting < task.maxAwaiting ? claim(task.maxBatch) : 0;
+    // Each claimed event may await: claim no more than the cap leaves room for.
+    const room = task.maxAwaiting - awaitingEvents.size;
+    const n = room > 0 ? claim(Math.min(task.maxBatch, room)) : 0;
     if (n === -1) return { ...totals, revoked: true };
     if (n > 0) {
       if (!runClaim(n)) {
@@ -362,7 +409,7 @@ export default async function serve(task: ServeTask): Promise<ServeResult> {
       if (result === R_MADE_READY) workReady();
       // Awaiting events resume only when the thread's event loop runs.
       const now = clock.now();
-      if (awaiting > 0 || now - lastYield >= task.budgetMs) {
+      if (awaitingEvents.size > 0 || now - lastYield >= task.budgetMs) {
         await yieldToLoop();
         loopTurn++;
         lastYield = clock.now();
@@ -377,12 +424,13 @@ export default async function serve(task: ServeTask): Promise<ServeResult> {
   }
   // The epoch ended (pool replaced, server stopping): finish what awaits, then leave. Not
   // through the shared sleep cells: this worker must not take wake-ups meant for serving ones.
-  while (awaiting > 0 && currentEpoch() !== -1) {
+  while (awaitingEvents.size > 0 && currentEpoch() !== -1) {
     await new Promise<void>((resolve) => {
       settled = resolve;
       setTimeout(resolve, 50);
     });
     settled = null;
+    letGoOfTimedOut();
     if (flushDue) flushEffects();
   }
   flushEffects();

@@ -341,6 +341,8 @@ export class SessionListener implements OutboundTarget {
     // 1: written with nothing left buffered; otherwise look at how much is waiting.
     if (ws.send(frame, binary) !== 1 && ws.getBufferedAmount() > this.options.maxBackpressureBytes) {
       this.stats.backpressureCloses++;
+      // The frame that passed the limit, like everything still buffered, never reaches the client.
+      this.dropped('backpressure');
       this.thread.log.warn(`session ${d.id} closed (4008): send buffer of ${ws.getBufferedAmount()} bytes passed max_backpressure_bytes`);
       this.closeSession(d, CloseCode.backpressure, 'send buffer limit exceeded');
       ws.end(CloseCode.backpressure, 'send buffer limit exceeded');

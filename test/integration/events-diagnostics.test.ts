@@ -107,3 +107,42 @@ test.serial('a throwing handler is logged once with plugin and event, and never 
     await s.stop();
   }
 });
+
+test.serial('at the default ratio (hang threshold = timeout) the hang line comes first, then the timeout, both under the final name', async (t) => {
+  // SPEC defaults scaled by 1/50: a hang after 30 s, repeated each minute; a timeout after 30 s.
+  const s = await startTestServer({
+    EventDispatcher: {
+      event_threads_size: 1, event_timeout_in_ms: 600, event_thread_hang_threshold_in_ms: 600,
+      event_thread_hang_report_interval_in_ms: 1200,
+    },
+  });
+  try {
+    const id = s.server.invoke('probe.note', { file: s.notes, label: 'stuck', setName: 'renamed-stuck', sleepSyncMs: 60000 },
+      { name: 'first-name' });
+    await waitFor(() => s.logs().some((l) => l.includes('Event timeout:')), 10000, 'timeout line');
+    const lines = s.logs();
+    const hang = lines.findIndex((l) => l.includes('event thread hang:'));
+    const timeout = lines.findIndex((l) => l.includes('Event timeout:'));
+    t.true(hang >= 0, 'a hang line was written');
+    t.true(hang < timeout, 'the hang line comes before the timeout line');
+    t.regex(lines[hang]!, new RegExp(`event thread hang: event_thread_index=\\d+, event_name=renamed-stuck, event_id=${id},`));
+    t.regex(lines[timeout]!, new RegExp(`Event timeout: event_name=renamed-stuck, event_id=${id}, event_tag=\\d+`));
+    t.is(native.profilerEvent('renamed-stuck')?.all_time.timeout_count, 1);
+    t.is(native.profilerEvent('first-name'), null);
+  } finally {
+    await s.stop();
+  }
+});
+
+test.serial('a failing handler is logged with its plugin and its own stack', async (t) => {
+  const s = await startTestServer();
+  try {
+    s.server.invoke('probe.note', { file: s.notes, label: 'boom', throw: 'stacked' });
+    const line = await waitFor(() => s.logs().find((l) => l.includes('stacked')), 10000, 'failure line');
+    t.true(line.includes("GSF_ERR_HANDLER_FAILED: plugin 'probe' event 'probe.note' failed: stacked"));
+    const stack = (JSON.parse(line.slice(line.indexOf(' {"') + 1)) as { stack: string }).stack;
+    t.regex(stack, /fixtures\/plugins\/probe\/index\.ts:\d+/);
+  } finally {
+    await s.stop();
+  }
+});
