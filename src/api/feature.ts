@@ -2,7 +2,7 @@
  * The API-service REST groups as a built-in feature: counters (with the built-in categories
  * and threshold monitors), event profiling, runtime configuration and Prometheus metrics.
  */
-import { gsfError, describeError } from '../errors.ts';
+import { PluginError } from '../errors.ts';
 import { counterRegistry } from '../counters/registry.ts';
 import { registerBuiltinCounters } from '../counters/builtins.ts';
 import { CounterMonitor } from '../counters/monitor.ts';
@@ -29,7 +29,7 @@ export const apiFeature: Feature = {
       } catch (err) {
         stopBuiltins();
         counterRegistry.clear();
-        throw gsfError('GSF_ERR_HANDLER_FAILED', m.plugin, 'monitor', `${m.category}/${m.name}`, describeError(err));
+        throw new PluginError(m.plugin, 'monitor', err, { subject: `${m.category}/${m.name}` });
       }
     }
     monitor.start();
