@@ -62,7 +62,11 @@ export function registerConfigurationRoutes(router: Router, flags: FlagRegistry)
     const value = req.params.value!;
     const result = flags.setFromText(name, value);
     if (!result.ok && result.reason !== 'invalid') return unknownFlag(flags, name);
-    if (!result.ok) return { status: 400, body: { [name]: { result: `${value} is not a valid value for ${name}\n` } } };
+    if (!result.ok) {
+      // SPEC 4.2's text, then why when the value is a number out of range.
+      const why = result.problem ? `: ${name} ${result.problem}` : '';
+      return { status: 400, body: { [name]: { result: `${value} is not a valid value for ${name}${why}\n` } } };
+    }
     return { status: 200, body: { [name]: { result: `${name} set to ${value}\n` } } };
   });
 }

@@ -133,10 +133,18 @@ export function checkValue(spec: ArgSpec, value: unknown): string | null {
     case 'uint64':
     case 'int32': {
       const min = spec.type === 'uint64' ? Math.max(0, spec.min ?? 0) : spec.min;
+      const max = spec.max;
       const ok = typeof value === 'number' && Number.isSafeInteger(value) && (min === undefined || value >= min)
+        && (max === undefined || value <= max)
         && (spec.type !== 'int32' || (value >= -2147483648 && value <= 2147483647));
       if (ok) return null;
-      if (spec.type === 'int32') return min === undefined ? 'must be a 32-bit integer' : `must be an integer >= ${min}`;
+      const integer = typeof value === 'number' && Number.isSafeInteger(value);
+      if (integer && max !== undefined && value > max) return `must be at most ${max}${spec.maxReason ? ` (${spec.maxReason})` : ''}`;
+      if (spec.type === 'int32') {
+        if (integer && (value < -2147483648 || value > 2147483647)) return 'must be a 32-bit integer';
+        if (min !== undefined && max !== undefined) return `must be an integer from ${min} to ${max}`;
+        return min === undefined ? 'must be a 32-bit integer' : `must be an integer >= ${min}`;
+      }
       return min === 1 ? 'must be a positive integer' : min ? `must be an integer >= ${min}` : 'must be a non-negative integer';
     }
     case 'double':
