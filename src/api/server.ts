@@ -10,6 +10,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { listenUws, type Listening } from './listen.ts';
 import { GsfError, describeError, gsfError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
+import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
 import { Router, errorResponse, type ApiRequest, type ApiResponse, type RouteHandler } from './router.ts';
 
 const STATUS_TEXT: Record<number, string> = {
@@ -41,12 +42,17 @@ function tokenMatches(presented: string, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** Failure lines written per request path and second; a handler failing on every request writes a summary instead. */
+const FAILURE_LINES_PER_SECOND = 5;
+
 export class ApiServer {
   readonly router = new Router();
   private readonly app = uWS.App();
   private listening: Listening | null = null;
+  private readonly failureLog: LineLimiter;
 
   constructor(private readonly options: ApiServerOptions) {
+    this.failureLog = createLineLimiter({ perKeyPerSecond: FAILURE_LINES_PER_SECOND, log: options.log });
     // One uWS route per common method, so the method is known without asking for it.
     this.app.get('/*', (res, req) => this.onRequest(res, req, 'GET'));
     this.app.head('/*', (res, req) => this.onRequest(res, req, 'HEAD'));
@@ -69,6 +75,7 @@ export class ApiServer {
 
   close(): void {
     this.listening?.close();
+    this.failureLog.close();
   }
 
   private onRequest(res: uWS.HttpResponse, req: uWS.HttpRequest, method: string): void {
@@ -166,7 +173,8 @@ export class ApiServer {
   /** A `GsfError` with an HTTP status answers as itself; anything else is a logged 500. */
   private failure(request: Request, err: unknown): ApiResponse {
     if (err instanceof GsfError && err.status > 0) return errorResponse(err);
-    this.options.log.error(`GSF_ERR_INTERNAL: ${request.method} ${request.path} failed: ${describeError(err)}`);
+    const where = `${request.method} ${request.path}`;
+    this.failureLog.error(where, `GSF_ERR_INTERNAL: ${where} failed: ${describeError(err)}`);
     return errorResponse(gsfError('GSF_ERR_INTERNAL', describeError(err)));
   }
 }

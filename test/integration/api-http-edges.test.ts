@@ -11,7 +11,7 @@ import { hasResponses, parseResponses, rawExchange } from './_raw-http.ts';
 
 const THING = { thing: 'a value', n: 42 };
 
-async function withServer(run: (port: number, logged: string[]) => Promise<void>): Promise<void> {
+async function withServer(run: (port: number, logged: string[]) => Promise<void>, after?: (logged: string[]) => void): Promise<void> {
   const logged: string[] = [];
   const log = createLogger({ get: (name) => (name === 'minloglevel' ? 0 : name === 'v' ? 0 : false) }, { file: '', format: 'text' });
   const api = new ApiServer({
@@ -35,6 +35,7 @@ async function withServer(run: (port: number, logged: string[]) => Promise<void>
   } finally {
     api.close();
   }
+  after?.(logged);
 }
 
 const req = (method: string, path: string, extra = ''): string => `${method} ${path} HTTP/1.1\r\nHost: t\r\n${extra}\r\n`;
@@ -167,5 +168,20 @@ test('heads uWebSockets.js waits on are closed unanswered at its idle timeout: H
       // Held open, not refused: uWS's 10 s idle timeout runs on a 4 s clock.
       t.true(r.ms >= 4000, `${what} closed after ${r.ms} ms`);
     }
+  });
+});
+
+test('a handler failing on every request writes at most 5 lines per second and a summary of the rest', async (t) => {
+  await withServer(async (port) => {
+    const answers = await Promise.all(Array.from({ length: 40 }, () => fetch(`http://127.0.0.1:${port}/broken`).then((r) => r.status)));
+    t.deepEqual(new Set(answers), new Set([500]));
+  }, (logged) => {
+    const exact = logged.filter((l) => l === 'GSF_ERR_INTERNAL: GET /broken failed: wires crossed');
+    const summaries = logged.filter((l) => l !== exact[0]);
+    const suppressed = summaries.map((l) => Number(/^suppressed (\d+) more line\(s\) of 'GET \/broken' in one second/.exec(l)![1]));
+    // The requests may straddle a second boundary: up to 5 lines for each second, the rest counted.
+    t.true(exact.length >= 5 && exact.length <= 15, `${exact.length} lines`);
+    t.true(summaries.length >= 1);
+    t.is(exact.length + suppressed.reduce((a, b) => a + b, 0), 40);
   });
 });
