@@ -65,8 +65,11 @@ function pad(n: number, w = 2): string {
 }
 
 // C0 controls, DEL, C1 controls (NEL is U+0085) and the Unicode line and paragraph separators.
+// Matching control characters is the point of these two expressions.
+/* eslint-disable no-control-regex */
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 const UNSAFE_TEST = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+/* eslint-enable no-control-regex */
 const SHORT: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 function escapeChar(c: string): string {
