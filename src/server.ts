@@ -87,13 +87,14 @@ export class GsfServer {
 
       await dispatcher.start();
       watchdog.start();
-      await api.listen();
+      const apiListed = manifest.listed.has('ApiService');
+      if (apiListed) await api.listen();
       for (const c of host.declarations.counters) {
         if (native.counterGet(c.category, c.name) === null) {
           native.counterUpdate(c.category, c.name, c.initial, !Number.isInteger(c.initial), c.description);
         }
       }
-      const listening: Record<string, string> = { api: `${apiArgs.api_service_address as string}:${api.port}`, websocket: 'none' };
+      const listening: Record<string, string> = { api: apiListed ? `${apiArgs.api_service_address as string}:${api.port}` : 'none', websocket: 'none' };
       for (const feature of FEATURES) {
         const started = (await feature.start({ manifest, host, dispatcher, watchdog, api })) ?? {};
         server.features.push({ name: feature.name, running: started });

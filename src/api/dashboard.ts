@@ -77,10 +77,10 @@ function servePage(page: string, req: ApiRequest): ApiResponse {
   };
 }
 
-/** The dashboard as a built-in feature. */
+/** The dashboard as a built-in feature: it shows counters, so it comes with `CounterService`. */
 export const dashboardFeature: Feature = {
   name: 'dashboard',
   start(ctx) {
-    registerDashboard(ctx.api.router);
+    if (ctx.manifest.listed.has('CounterService')) registerDashboard(ctx.api.router);
   },
 };

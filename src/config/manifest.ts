@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { COMPONENTS, type ArgSpec, type ComponentSchema } from './schema.ts';
+import { COMPONENTS, SERVICES, type ArgSpec, type ComponentSchema } from './schema.ts';
 
 export type ArgValue = boolean | number | string | string[];
 export type ComponentArgs = Record<string, ArgValue>;
@@ -17,7 +17,7 @@ export interface Manifest {
   dir: string;
   /** Every known component with its arguments (defaults filled in). */
   components: Record<string, ComponentArgs>;
-  /** Components the manifest listed. */
+  /** Components the manifest listed; a service component (`SERVICES`) runs only when listed. */
   listed: Set<string>;
   /** Plugin entries as written, or null to load every folder under `<dir>/plugins`. */
   plugins: string[] | null;
@@ -68,6 +68,11 @@ export function parseManifest(json: unknown, shown: string, dir: string): Manife
     }
   }
   const { components, listed } = parseComponentList(json.components, shown, COMPONENTS);
+  for (const service of listed) {
+    for (const needed of SERVICES[service] ?? []) {
+      if (!listed.has(needed)) throw new ManifestError(`${shown}: ${service} needs the ${needed} component; list ${needed} as well`);
+    }
+  }
 
   let plugins: string[] | null = null;
   if (json.plugins !== undefined) {

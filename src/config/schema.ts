@@ -117,6 +117,20 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
   },
 };
 
+/**
+ * Components that start a service, and the services each needs. A service runs only when the
+ * manifest lists its component (SPEC 9.3: a project lists what it uses); the other components
+ * configure parts every server has, and take their defaults when not listed. A listed service
+ * whose dependency is not listed stops the start (SPEC 4.2 and 8: runtime configuration and the
+ * counter service need the API service).
+ */
+export const SERVICES: Record<string, readonly string[]> = {
+  ApiService: [],
+  CounterService: ['ApiService'],
+  RuntimeConfiguration: ['ApiService'],
+  SessionService: [],
+};
+
 /** Flags that exist before the feature reading them has its component. */
 export const STANDALONE_FLAGS: Record<string, ArgSpec> = {
   session_message_logging_level: i32(0, 'Session message logging: 0 none, 1 type and length, 2 entire message', mutable, { min: 0, max: 2 }),
