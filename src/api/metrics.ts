@@ -147,7 +147,7 @@ function numberOrNull(v: unknown): number | null {
 
 function writeProfiler(out: Exposition): void {
   const { bounds, events } = native.profilerHistograms();
-  for (const [key, metric, help] of TIMES) out.family(metric, 'histogram', help);
+  for (const [, metric, help] of TIMES) out.family(metric, 'histogram', help);
   for (const [event, h] of events) {
     for (const [key, metric] of TIMES) out.histogram(metric, { event }, bounds, h[key].buckets, h[key].sum);
   }
