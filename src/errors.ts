@@ -39,9 +39,6 @@ export const ErrorTable = {
   GSF_ERR_COUNTER_UNKNOWN: at('plugin', "counter '%s' of '%s' is not registered; create it before monitoring it"),
   // API service answers: `{"error": code, "message": …}` with this status.
   GSF_ERR_BAD_REQUEST: http(400, '%s'),
-  GSF_ERR_UNKNOWN_FLAG: http(400, "unknown flag '%s'"),
-  GSF_ERR_FLAG_VALUE: http(400, '%s is not a valid value for %s'),
-  GSF_ERR_FLAG_IMMUTABLE: http(400, "flag '%s' cannot be changed at run time"),
   GSF_ERR_UNAUTHORIZED: http(401, 'missing or invalid bearer token'),
   GSF_ERR_NOT_FOUND: http(404, 'no route for %s %s'),
   GSF_ERR_COUNTER_NOT_FOUND: http(404, '%s'),

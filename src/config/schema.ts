@@ -46,7 +46,6 @@ export const MAX_EVENT_THREADS = 4 * CORES;
 /** Built-in components. Later features add theirs here. */
 export const COMPONENTS: Record<string, ComponentSchema> = {
   AppInfo: {
-    app_id: str('gsf-app', 'Application identifier'),
     client_current_version: str('1.0.0', 'Required client version for connecting', { flag: mutable }),
     client_compatible_versions: { ...list('Client versions accepted besides the current one'), flag: { mutable: false } },
   },
