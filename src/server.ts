@@ -11,7 +11,7 @@ import { resolvePluginFiles } from './plugins/loader.ts';
 import { Dispatcher } from './events/dispatcher.ts';
 import { Watchdog, type OutstandingEvents } from './events/watchdog.ts';
 import { ApiServer } from './api/server.ts';
-import { describeError } from './errors.ts';
+import { PluginError, describeError } from './errors.ts';
 import { FEATURES, type RunningFeature } from './features.ts';
 import type { InvokeOptions } from './events/types.ts';
 import type { WorkerInit } from './events/types.ts';
@@ -106,7 +106,7 @@ export class GsfServer {
         try {
           await fn();
         } catch (err) {
-          throw new Error(`plugin '${plugin}' start hook failed: ${describeError(err)}`, { cause: err });
+          throw new PluginError(plugin, 'start hook', err);
         }
       }
       log.info(`listening ${Object.entries(listening).map(([k, v]) => `${k}=${v}`).join(' ')}`,
@@ -164,7 +164,7 @@ export class GsfServer {
       try {
         await fn();
       } catch (err) {
-        host.log.error(`plugin '${plugin}' stop hook failed: ${describeError(err)}`);
+        host.log.error(`GSF_ERR_HANDLER_FAILED: ${new PluginError(plugin, 'stop hook', err).message}`);
       }
     }
     const limit = this.manifest.components.EventDispatcher!.shutdown_drain_timeout_in_ms as number;
