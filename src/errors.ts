@@ -1,48 +1,132 @@
 /**
- * The one table of gsf error codes. Each entry has a message template and, where the error
- * crosses the wire, the HTTP status it maps to. Templates use `%s` placeholders filled in order.
+ * The one table of gsf error codes: the server's own, the client protocol's (`_error` frames)
+ * and the native addon's. Each entry has a default message and where it surfaces: an HTTP
+ * status, a protocol frame, a start error, the plugin API or the native boundary. Templates use
+ * `%s` placeholders filled in order. The README's "Error codes" table is checked against this
+ * one by a test, so the two cannot drift apart.
+ *
+ * This module imports nothing, so the client SDK (browsers included) can share it.
  */
+
+/** Where an error surfaces, for the entries that have no HTTP status. */
+export type ErrorUse = 'http' | 'protocol' | 'start' | 'plugin' | 'auth' | 'native';
+
+export interface ErrorSpec {
+  /** Default message template (`%s` placeholders). */
+  readonly message: string;
+  /** HTTP status of an API-service answer; 0 when the error does not cross HTTP. */
+  readonly status: number;
+  readonly use: ErrorUse;
+}
+
+const http = (status: number, message: string): ErrorSpec => ({ message, status, use: 'http' });
+const protocol = (message: string): ErrorSpec => ({ message, status: 0, use: 'protocol' });
+const at = (use: ErrorUse, message: string): ErrorSpec => ({ message, status: 0, use });
+
 export const ErrorTable = {
-  GSF_ERR_MANIFEST: { message: '%s', status: 0 },
-  GSF_ERR_PLUGIN_LOAD: { message: "plugin '%s' failed to load: %s", status: 0 },
-  GSF_ERR_PLUGIN_EXPORT: { message: "plugin '%s' (%s) %s", status: 0 },
-  GSF_ERR_PLUGIN_DUPLICATE: { message: "plugin '%s' registers %s '%s', already registered by plugin '%s'", status: 0 },
-  GSF_ERR_HANDLER_FAILED: { message: "plugin '%s' %s '%s' failed: %s", status: 0 },
-  GSF_ERR_UNKNOWN_EVENT: { message: "no plugin registers an event named '%s'", status: 0 },
-  GSF_ERR_BAD_ARGUMENT: { message: '%s', status: 0 },
-  GSF_ERR_NOT_ON_WORKER: { message: '%s is only available on the main thread', status: 0 },
-  GSF_ERR_SHUTTING_DOWN: { message: 'the server is shutting down; %s refused', status: 0 },
-  GSF_ERR_UNKNOWN_FLAG: { message: "unknown flag '%s'", status: 400 },
-  GSF_ERR_FLAG_VALUE: { message: '%s is not a valid value for %s', status: 400 },
-  GSF_ERR_FLAG_IMMUTABLE: { message: "flag '%s' cannot be changed at run time", status: 400 },
-  GSF_ERR_NOT_FOUND: { message: 'no route for %s %s', status: 404 },
-  GSF_ERR_METHOD_NOT_ALLOWED: { message: 'method %s not allowed for %s', status: 405 },
-  GSF_ERR_BODY_TOO_LARGE: { message: 'request body exceeds %s bytes', status: 413 },
-  GSF_ERR_INTERNAL: { message: 'internal error: %s', status: 500 },
+  // Start: bad configuration, plugins that cannot be loaded.
+  GSF_ERR_MANIFEST: at('start', '%s'),
+  GSF_ERR_PLUGIN_LOAD: at('start', "plugin '%s' load failed: %s"),
+  GSF_ERR_PLUGIN_EXPORT: at('start', "plugin '%s' (%s) %s"),
+  GSF_ERR_PLUGIN_DUPLICATE: at('start', "plugin '%s' registers %s '%s', already registered by plugin '%s'"),
+  // Plugin code that threw, at any stage (see PluginError).
+  GSF_ERR_HANDLER_FAILED: at('plugin', "plugin '%s' %s failed: %s"),
+  // Wrong use of the plugin API.
+  GSF_ERR_UNKNOWN_EVENT: at('plugin', "no plugin registers an event named '%s'"),
+  GSF_ERR_BAD_ARGUMENT: at('plugin', '%s'),
+  GSF_ERR_NOT_ON_WORKER: at('plugin', '%s is only available on the main thread'),
+  GSF_ERR_SHUTTING_DOWN: at('plugin', 'the server is shutting down; %s refused'),
+  GSF_ERR_COUNTER_UNKNOWN: at('plugin', "counter '%s' of '%s' is not registered; create it before monitoring it"),
+  // API service answers: `{"error": code, "message": …}` with this status.
+  GSF_ERR_BAD_REQUEST: http(400, '%s'),
+  GSF_ERR_UNAUTHORIZED: http(401, 'missing or invalid bearer token'),
+  GSF_ERR_NOT_FOUND: http(404, 'no route for %s %s'),
+  GSF_ERR_COUNTER_NOT_FOUND: http(404, '%s'),
+  GSF_ERR_PROFILE_NOT_FOUND: http(404, "no profile for event '%s' (profiled events must be named and have run)"),
+  GSF_ERR_METHOD_NOT_ALLOWED: http(405, 'method %s not allowed for %s'),
+  GSF_ERR_PROFILER_DISABLED: http(409, 'event profiling is off; turn it on with PUT /v1/configurations/enable_event_profiler/true'),
+  GSF_ERR_BODY_TOO_LARGE: http(413, 'request body exceeds %s bytes'),
+  GSF_ERR_URI_TOO_LONG: http(414, 'request path exceeds %s bytes'),
+  GSF_ERR_INTERNAL: http(500, 'internal error: %s'),
   // AuthenticationClient system errors (distinct from a failed authentication).
-  GSF_ERR_AUTH_UNREACHABLE: { message: 'authenticator at %s is unreachable (%s)', status: 0 },
-  GSF_ERR_AUTH_TIMEOUT: { message: 'authenticator at %s did not answer within %s ms', status: 0 },
-  GSF_ERR_AUTH_BAD_ANSWER: { message: 'authenticator at %s gave an unexpected answer: %s', status: 0 },
-  GSF_ERR_COUNTER_UNKNOWN: { message: "counter '%s' of '%s' is not registered; create it before monitoring it", status: 404 },
-  GSF_ERR_COUNTER_NOT_FOUND: { message: '%s', status: 404 },
-  GSF_ERR_PROFILER_DISABLED: { message: 'event profiling is off; turn it on with PUT /v1/configurations/enable_event_profiler/true', status: 409 },
-  GSF_ERR_PROFILE_NOT_FOUND: { message: "no profile for event '%s' (profiled events must be named and have run)", status: 404 },
-  GSF_ERR_UNAUTHORIZED: { message: 'missing or invalid bearer token', status: 401 },
-  GSF_ERR_BAD_REQUEST: { message: '%s', status: 400 },
-} as const;
+  GSF_ERR_AUTH_UNREACHABLE: at('auth', 'authenticator at %s is unreachable (%s)'),
+  GSF_ERR_AUTH_TIMEOUT: at('auth', 'authenticator at %s did not answer within %s ms'),
+  GSF_ERR_AUTH_BAD_ANSWER: at('auth', 'authenticator at %s gave an unexpected answer: %s'),
+  // Client protocol: the `code` of an `_error` frame; the session stays open.
+  GSF_ERR_MESSAGE_UNKNOWN_TYPE: protocol("no handler for message type '%s'"),
+  GSF_ERR_MESSAGE_MALFORMED: protocol('%s'),
+  GSF_ERR_MESSAGE_BAD_JSON: protocol('message is not valid JSON: %s'),
+  GSF_ERR_MESSAGE_BAD_MSGPACK: protocol('message is not valid msgpack: %s'),
+  GSF_ERR_MESSAGE_TOO_BIG: protocol('message of %s bytes exceeds the limit of %s bytes'),
+  GSF_ERR_MESSAGE_WRONG_FRAME: protocol('%s'),
+  GSF_ERR_MESSAGE_HANDLER_FAILED: protocol("the handler of '%s' failed"),
+  // Native addon: the `code` of errors thrown at the C++ boundary (native/core/errors.h).
+  GSF_ERR_NATIVE_ARGUMENT: at('native', 'gsf native: %s'),
+  GSF_ERR_NATIVE_STATE: at('native', 'gsf native: %s'),
+  GSF_ERR_NATIVE_MEMORY: at('native', 'gsf native: out of memory'),
+  GSF_ERR_NATIVE: at('native', 'gsf native: %s'),
+} as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ErrorTable;
+
+/** The protocol codes by the names session code and the SDK use (`ProtocolError.unknownType`). */
+export const ProtocolErrorCodes = {
+  /** No plugin handles this message type (or the type is reserved: starts with `_`). */
+  unknownType: 'GSF_ERR_MESSAGE_UNKNOWN_TYPE',
+  /** The decoded message is not `{type: non-empty string, body?, id?: integer}`. */
+  malformed: 'GSF_ERR_MESSAGE_MALFORMED',
+  /** A text frame that is not valid JSON (json sessions). */
+  badJson: 'GSF_ERR_MESSAGE_BAD_JSON',
+  /** A binary frame that is not valid msgpack (msgpack sessions). */
+  badMsgpack: 'GSF_ERR_MESSAGE_BAD_MSGPACK',
+  /** The message is longer than `SessionService.max_message_bytes`. */
+  tooBig: 'GSF_ERR_MESSAGE_TOO_BIG',
+  /** A binary frame on a json session or a text frame on a msgpack session. */
+  wrongFrame: 'GSF_ERR_MESSAGE_WRONG_FRAME',
+  /** The message handler threw; details are in the server log. */
+  handlerFailed: 'GSF_ERR_MESSAGE_HANDLER_FAILED',
+} as const satisfies Record<string, ErrorCode>;
 
 /** An error carrying a `GSF_ERR_*` code and, when it maps to HTTP, a status. */
 export class GsfError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
+  /** Extra fields of the JSON error body (e.g. `allowed` of a 405, `field` of a 400). */
+  readonly details: Readonly<Record<string, unknown>>;
 
-  constructor(code: ErrorCode, args: readonly unknown[] = [], options?: { cause?: unknown }) {
-    super(format(ErrorTable[code].message, args), options);
+  constructor(code: ErrorCode, args: readonly unknown[] = [], options?: { cause?: unknown; details?: Record<string, unknown> }) {
+    super(format(ErrorTable[code].message, args), options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GsfError';
     this.code = code;
     this.status = ErrorTable[code].status;
+    this.details = options?.details ?? {};
+  }
+
+  /** The JSON body an HTTP answer carries: `{error, message, ...details}`. */
+  toBody(): Record<string, unknown> {
+    return { error: this.code, message: this.message, ...this.details };
+  }
+}
+
+/**
+ * Plugin code that threw, at any stage: loading, `register`, start and stop hooks, event,
+ * message, session and timeout handlers, monitors. Every such failure reads the same way:
+ * `plugin '<plugin>' <stage> ['<subject>'] failed: <cause>`, and keeps the original error as
+ * `cause` (its stack points into the plugin).
+ */
+export class PluginError extends GsfError {
+  readonly plugin: string;
+  readonly stage: string;
+  readonly subject: string | undefined;
+
+  constructor(plugin: string, stage: string, cause: unknown, options: { subject?: string; code?: 'GSF_ERR_HANDLER_FAILED' | 'GSF_ERR_PLUGIN_LOAD' } = {}) {
+    const what = options.subject === undefined ? stage : `${stage} '${options.subject}'`;
+    const code = options.code ?? 'GSF_ERR_HANDLER_FAILED';
+    super(code, code === 'GSF_ERR_PLUGIN_LOAD' ? [plugin, describeError(cause)] : [plugin, what, describeError(cause)], { cause });
+    this.name = 'PluginError';
+    this.plugin = plugin;
+    this.stage = stage;
+    this.subject = options.subject;
   }
 }
 

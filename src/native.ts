@@ -84,6 +84,18 @@ export interface ProfileEventWindow {
 }
 export interface ProfileEvent { all_time: ProfileEventWindow; last1min: ProfileEventWindow }
 
+/** One time of one event: counts per bucket (not cumulative; the last is above every bound) and the sum in seconds. */
+export interface LatencyHistogram { buckets: number[]; sum: number }
+
+/** All-time histograms of one event name's four times (SPEC 2.6), from one snapshot. */
+export interface EventHistograms {
+  count: number;
+  execution: LatencyHistogram; handler: LatencyHistogram; io_wait: LatencyHistogram; queue: LatencyHistogram;
+}
+
+/** `profilerHistograms()`: the bucket bounds (seconds, ascending) and every named event, by name. */
+export interface ProfileHistograms { bounds: number[]; events: Array<[string, EventHistograms]> }
+
 /** `event/performance/queue` figures plus totals. Rates are over the last whole second. */
 export interface QueueStats {
   inflow_per_sec: number; throughput_per_sec: number; waiting: number; outstanding: number;
@@ -240,6 +252,8 @@ export interface NativeCore {
   profilerSummary(): ProfileSummary;
   profilerEvent(name: string): ProfileEvent | null;
   profilerAll(order: ProfileOrderValue): Array<[string, ProfileEvent]>;
+  /** All-time latency histograms of every named event (fixed buckets, for Prometheus). */
+  profilerHistograms(): ProfileHistograms;
 
   // ---- shared configuration snapshot -------------------------------------------
   /** Replaces the process-wide flag snapshot (JSON text); bumps the version. */

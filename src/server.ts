@@ -11,7 +11,7 @@ import { resolvePluginFiles } from './plugins/loader.ts';
 import { Dispatcher } from './events/dispatcher.ts';
 import { Watchdog, type OutstandingEvents } from './events/watchdog.ts';
 import { ApiServer } from './api/server.ts';
-import { describeError } from './errors.ts';
+import { PluginError, describeError } from './errors.ts';
 import { FEATURES, type RunningFeature } from './features.ts';
 import type { InvokeOptions } from './events/types.ts';
 import type { WorkerInit } from './events/types.ts';
@@ -87,13 +87,14 @@ export class GsfServer {
 
       await dispatcher.start();
       watchdog.start();
-      await api.listen();
+      const apiListed = manifest.listed.has('ApiService');
+      if (apiListed) await api.listen();
       for (const c of thread.declarations.counters) {
         if (native.counterGet(c.category, c.name) === null) {
           native.counterUpdate(c.category, c.name, c.initial, !Number.isInteger(c.initial), c.description);
         }
       }
-      const listening: Record<string, string> = { api: `${apiArgs.api_service_address as string}:${api.port}`, websocket: 'none' };
+      const listening: Record<string, string> = { api: apiListed ? `${apiArgs.api_service_address as string}:${api.port}` : 'none', websocket: 'none' };
       for (const feature of FEATURES) {
         const started = (await feature.start({ manifest, thread, dispatcher, watchdog, api })) ?? {};
         server.features.push({ name: feature.name, running: started });
@@ -104,7 +105,7 @@ export class GsfServer {
         try {
           await fn();
         } catch (err) {
-          throw new Error(`plugin '${plugin}' start hook failed: ${describeError(err)}`, { cause: err });
+          throw new PluginError(plugin, 'start hook', err);
         }
       }
       log.info(`listening ${Object.entries(listening).map(([k, v]) => `${k}=${v}`).join(' ')}`,
@@ -162,7 +163,7 @@ export class GsfServer {
       try {
         await fn();
       } catch (err) {
-        thread.log.error(`plugin '${plugin}' stop hook failed: ${describeError(err)}`);
+        thread.log.error(`GSF_ERR_HANDLER_FAILED: ${new PluginError(plugin, 'stop hook', err).message}`);
       }
     }
     const limit = this.manifest.components.EventDispatcher!.shutdown_drain_timeout_in_ms as number;

@@ -11,11 +11,11 @@
 
 namespace gsf::binding {
 
-/** Error codes carried by the `code` property of errors thrown by the addon. */
-constexpr const char* kErrArgument = "GSF_ERR_NATIVE_ARGUMENT";
-constexpr const char* kErrState = "GSF_ERR_NATIVE_STATE";
-constexpr const char* kErrMemory = "GSF_ERR_NATIVE_MEMORY";
-constexpr const char* kErrInternal = "GSF_ERR_NATIVE";
+/** Codes carried by the `code` property of errors thrown by the addon (core/errors.h). */
+constexpr const char* kErrArgument = gsf::ArgumentError::kCode;
+constexpr const char* kErrState = gsf::StateError::kCode;
+constexpr const char* kErrMemory = gsf::kErrMemoryCode;
+constexpr const char* kErrInternal = gsf::kErrInternalCode;
 
 enum class ErrorKind { kError, kTypeError, kRangeError };
 

@@ -1,7 +1,10 @@
 // Profile figures become REST output verbatim, so the keys below are part of
 // the public API (SPEC 2.6) and follow native.ts exactly.
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "../core/runtime.h"
 #include "bindings.h"
@@ -126,6 +129,44 @@ Napi::Value ProfilerAll(const Napi::CallbackInfo& info) {
   return out;
 }
 
+Napi::Object HistogramToJs(Napi::Env env, const HistogramView& h) {
+  Napi::Object o = Napi::Object::New(env);
+  Napi::Array buckets = Napi::Array::New(env, h.buckets.size());
+  for (size_t i = 0; i < h.buckets.size(); ++i) buckets.Set(static_cast<uint32_t>(i), static_cast<double>(h.buckets[i]));
+  o.Set("buckets", buckets);
+  o.Set("sum", h.sum);
+  return o;
+}
+
+// {bounds, events: [[name, {count, execution, handler, io_wait, queue}], ...]} in name order.
+Napi::Value ProfilerHistograms(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Runtime& rt = ProcessRuntime();
+  std::vector<std::pair<std::string, EventHistograms>> all;
+  for (EventHistograms& h : rt.profiler.Histograms()) all.emplace_back(rt.names.NameOf(h.name_id), h);
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  Napi::Array bounds = Napi::Array::New(env, kHistogramBounds.size());
+  for (size_t i = 0; i < kHistogramBounds.size(); ++i) bounds.Set(static_cast<uint32_t>(i), kHistogramBounds[i]);
+  Napi::Array events = Napi::Array::New(env, all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    const EventHistograms& h = all[i].second;
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("count", static_cast<double>(h.count));
+    o.Set("execution", HistogramToJs(env, h.execution));
+    o.Set("handler", HistogramToJs(env, h.handler));
+    o.Set("io_wait", HistogramToJs(env, h.io_wait));
+    o.Set("queue", HistogramToJs(env, h.queue));
+    Napi::Array pair = Napi::Array::New(env, 2);
+    pair.Set(0u, all[i].first);
+    pair.Set(1u, o);
+    events.Set(static_cast<uint32_t>(i), pair);
+  }
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("bounds", bounds);
+  out.Set("events", events);
+  return out;
+}
+
 }  // namespace
 
 void ProfilerBinding::Init(Napi::Env env, Napi::Object exports) {
@@ -138,6 +179,7 @@ void ProfilerBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<ProfilerSummary>(env, exports, "profilerSummary");
   Export<ProfilerEvent>(env, exports, "profilerEvent");
   Export<ProfilerAll>(env, exports, "profilerAll");
+  Export<ProfilerHistograms>(env, exports, "profilerHistograms");
 }
 
 }  // namespace gsf::binding

@@ -76,8 +76,22 @@ struct Profiler::EventAccum {
   }
 };
 
+/** Bucket counts of the four times (execution, handler, io_wait, queue). */
+struct HistogramCounts {
+  std::array<std::array<uint64_t, kHistogramBuckets>, 4> buckets{};
+
+  void Merge(const HistogramCounts& o) {
+    for (size_t m = 0; m < buckets.size(); ++m) {
+      for (size_t b = 0; b < kHistogramBuckets; ++b) buckets[m][b] += o.buckets[m][b];
+    }
+  }
+};
+
 struct Profiler::EventStats {
   EventAccum all_time;
+  // All-time only: a scraper takes windows by differences, so last-minute buckets would only
+  // cost memory and merge time.
+  HistogramCounts histogram;
   uint64_t timeouts = 0;
   std::array<std::pair<int64_t, EventAccum>, kWindowSec> last;
 
@@ -153,6 +167,7 @@ struct GroupPass {
   static constexpr size_t kMetrics = 5;  // execution, handler, io_wait, queue, rollbacks
   std::array<double, kMetrics> shift{}, sum{}, sumsq{}, max{};
   std::array<double, 6> object_sums{};
+  HistogramCounts histogram;  // the four times
   size_t count = 0;
 
   static std::array<double, kMetrics> Values(const ProfileSample& s) {
@@ -172,6 +187,7 @@ struct GroupPass {
         sumsq[k] += d * d;
         max[k] = std::max(max[k], v[k]);
       }
+      for (size_t k = 0; k < 4; ++k) histogram.buckets[k][HistogramBucket(v[k])]++;
       for (size_t k = 0; k < object_sums.size(); ++k) object_sums[k] += s.objects[k];
     }
   }
@@ -221,6 +237,7 @@ void Profiler::RecordBatch(const ProfileSample* samples, size_t n) {
   }
   SummaryAccum summary;
   std::vector<EventAccum> locals(groups.size());
+  std::vector<HistogramCounts> histograms(groups.size());
   for (size_t g = 0; g < groups.size(); ++g) {
     GroupPass pass(samples, idx.data() + groups[g].begin, groups[g].count);
     EventAccum& a = locals[g];
@@ -230,6 +247,7 @@ void Profiler::RecordBatch(const ProfileSample* samples, size_t n) {
     a.queue = pass.Stat(3);
     a.rollbacks = pass.Stat(4);
     a.object_sums = pass.object_sums;
+    histograms[g] = pass.histogram;
     summary.execution.Merge(a.execution);
     summary.io_wait.Merge(a.io_wait);
     summary.queue.Merge(a.queue);
@@ -242,6 +260,7 @@ void Profiler::RecordBatch(const ProfileSample* samples, size_t n) {
     if (groups[g].name_id == 0) continue;
     EventStats* stats = StatsFor(groups[g].name_id);
     stats->all_time.Merge(locals[g]);
+    stats->histogram.Merge(histograms[g]);
     BucketFor(stats->last, sec).Merge(locals[g]);
   }
 }
@@ -315,6 +334,26 @@ std::vector<EventView> Profiler::All() const {
   std::vector<EventView> out;
   for (uint32_t id = 1; id < events_.size(); ++id) {
     if (events_[id]) out.push_back(ViewOf(id, *events_[id], now_sec));
+  }
+  return out;
+}
+
+std::vector<EventHistograms> Profiler::Histograms() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<EventHistograms> out;
+  for (uint32_t id = 1; id < events_.size(); ++id) {
+    if (!events_[id]) continue;
+    const EventStats& s = *events_[id];
+    EventHistograms h;
+    h.name_id = id;
+    h.count = s.all_time.execution.count;
+    const RunningStat* stats[4] = {&s.all_time.execution, &s.all_time.handler, &s.all_time.io_wait, &s.all_time.queue};
+    HistogramView* views[4] = {&h.execution, &h.handler, &h.io_wait, &h.queue};
+    for (size_t m = 0; m < 4; ++m) {
+      views[m]->buckets = s.histogram.buckets[m];
+      views[m]->sum = stats[m]->mean * static_cast<double>(stats[m]->count);
+    }
+    out.push_back(h);
   }
   return out;
 }

@@ -69,6 +69,36 @@ struct EventView {
   uint64_t timeout_count = 0;  // all-time only
 };
 
+/**
+ * Upper bounds (seconds) of the fixed latency histogram buckets, for Prometheus: from half a
+ * millisecond, where a game message's handling starts, to 10 s, past which an event is a stall.
+ * One more bucket counts everything above the last bound.
+ */
+constexpr std::array<double, 14> kHistogramBounds = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                                     0.1,    0.25,  0.5,    1,     2.5,   5,    10};
+constexpr size_t kHistogramBuckets = kHistogramBounds.size() + 1;
+
+/** The bucket of a value: the first whose bound is >= it (Prometheus `le`), or the overflow bucket. */
+inline size_t HistogramBucket(double seconds) {
+  size_t i = 0;
+  // Most events are fast, so a scan from the smallest bound ends early.
+  while (i < kHistogramBounds.size() && seconds > kHistogramBounds[i]) ++i;
+  return i;
+}
+
+/** Per-bucket counts (not cumulative) and the sum of one time metric of one event name. */
+struct HistogramView {
+  std::array<uint64_t, kHistogramBuckets> buckets{};
+  double sum = 0;
+};
+
+/** All-time latency histograms of one event name, in SPEC 2.6's four times. */
+struct EventHistograms {
+  uint32_t name_id = 0;
+  uint64_t count = 0;
+  HistogramView execution, handler, io_wait, queue;
+};
+
 /** profilerAll orders (SPEC 4.5). */
 enum class ProfileOrder : int {
   kName = 0,
@@ -104,6 +134,8 @@ class Profiler {
   bool Event(uint32_t name_id, EventView* out) const;
   /** Every named event with statistics, in name-id order. */
   std::vector<EventView> All() const;
+  /** All-time histograms of every named event, in name-id order (one consistent snapshot). */
+  std::vector<EventHistograms> Histograms() const;
 
  private:
   struct EventAccum;

@@ -9,7 +9,8 @@
  */
 import type { FlagRegistry } from '../config/flags.ts';
 import { flagText } from '../config/flags.ts';
-import { errorBody, type ApiResponse, type Router } from './router.ts';
+import { gsfError } from '../errors.ts';
+import type { ApiResponse, Router } from './router.ts';
 
 const VERSIONS = 'client_compatible_versions';
 
@@ -40,10 +41,10 @@ export function registerConfigurationRoutes(router: Router, flags: FlagRegistry)
     try {
       list = JSON.parse(req.body.toString('utf8'));
     } catch {
-      return { status: 400, body: errorBody('GSF_ERR_BAD_REQUEST', 'body must be a JSON array of strings (it is not JSON)') };
+      throw gsfError('GSF_ERR_BAD_REQUEST', 'body must be a JSON array of strings (it is not JSON)');
     }
     if (!Array.isArray(list) || !list.every((v) => typeof v === 'string')) {
-      return { status: 400, body: errorBody('GSF_ERR_BAD_REQUEST', 'body must be a JSON array of strings') };
+      throw gsfError('GSF_ERR_BAD_REQUEST', 'body must be a JSON array of strings');
     }
     flags.set(VERSIONS, list as string[]);
     return { status: 200, body: { current_compatible_versions: flags.get<string[]>(VERSIONS) } };
@@ -61,7 +62,11 @@ export function registerConfigurationRoutes(router: Router, flags: FlagRegistry)
     const value = req.params.value!;
     const result = flags.setFromText(name, value);
     if (!result.ok && result.reason !== 'invalid') return unknownFlag(flags, name);
-    if (!result.ok) return { status: 400, body: { [name]: { result: `${value} is not a valid value for ${name}\n` } } };
+    if (!result.ok) {
+      // SPEC 4.2's text, then why when the value is a number out of range.
+      const why = result.problem ? `: ${name} ${result.problem}` : '';
+      return { status: 400, body: { [name]: { result: `${value} is not a valid value for ${name}${why}\n` } } };
+    }
     return { status: 200, body: { [name]: { result: `${name} set to ${value}\n` } } };
   });
 }

@@ -6,7 +6,8 @@
  *   GET /v1/counters/{category}/{counter}/description/  {"category", "counter", "description"}
  * Category and counter names may contain `/`: the longest known category prefix wins.
  */
-import { errorBody, type ApiResponse, type Router } from './router.ts';
+import { gsfError } from '../errors.ts';
+import type { ApiResponse, Router } from './router.ts';
 import type { CounterReading, CounterRegistry, LayoutStamp } from '../counters/registry.ts';
 
 /** How a counter path splits into category and counter, with the JSON text before the value. */
@@ -36,8 +37,8 @@ function readingResponse(r: Resolved, value: CounterReading | null): ApiResponse
   return value === undefined ? NO_CONTENT : counterResponse(r, value);
 }
 
-function notFound(message: string): ApiResponse {
-  return { status: 404, body: errorBody('GSF_ERR_COUNTER_NOT_FOUND', message) };
+function notFound(message: string): never {
+  throw gsfError('GSF_ERR_COUNTER_NOT_FOUND', message);
 }
 
 /** The longest registered category that `segments` starts with, or null. */

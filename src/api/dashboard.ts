@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Feature } from '../features.ts';
-import { errorBody, type ApiRequest, type ApiResponse, type Router } from './router.ts';
+import { gsfError } from '../errors.ts';
+import type { ApiRequest, ApiResponse, Router } from './router.ts';
 
 /** One file the dashboard serves, read once when the feature starts. */
 interface Asset {
@@ -52,7 +53,7 @@ export function registerDashboard(router: Router): void {
   router.get('/dashboard/', (req) => servePage(page, req));
   router.get('/dashboard/assets/{name}', (req) => {
     const asset = assets.get(req.params.name ?? '');
-    if (!asset) return { status: 404, body: errorBody('GSF_ERR_NOT_FOUND', `no route for GET ${req.path}`) };
+    if (!asset) throw gsfError('GSF_ERR_NOT_FOUND', 'GET', req.path);
     return {
       status: 200, body: asset.body, contentType: asset.contentType,
       headers: { ...SECURITY_HEADERS, 'Cache-Control': 'no-cache' },
@@ -76,10 +77,10 @@ function servePage(page: string, req: ApiRequest): ApiResponse {
   };
 }
 
-/** The dashboard as a built-in feature. */
+/** The dashboard as a built-in feature: it shows counters, so it comes with `CounterService`. */
 export const dashboardFeature: Feature = {
   name: 'dashboard',
   start(ctx) {
-    registerDashboard(ctx.api.router);
+    if (ctx.manifest.listed.has('CounterService')) registerDashboard(ctx.api.router);
   },
 };

@@ -1,13 +1,18 @@
 /**
- * The API-service REST groups as a built-in feature: counters (with the built-in categories
- * and threshold monitors), event profiling, runtime configuration and Prometheus metrics.
+ * The API-service REST groups as a built-in feature. What runs follows the manifest's list:
+ *   ApiService            event profiling (SPEC 4.5) and `/v1/status`
+ *   CounterService        counters (SPEC 4.4) with the built-in categories, threshold monitors,
+ *                         Prometheus metrics and the dashboard
+ *   RuntimeConfiguration  runtime configuration (SPEC 4.2)
+ * The manifest check makes sure the last two are listed only with ApiService.
  */
-import { gsfError, describeError } from '../errors.ts';
+import { PluginError } from '../errors.ts';
+import { ManifestError } from '../config/manifest.ts';
 import { counterRegistry } from '../counters/registry.ts';
 import { registerBuiltinCounters } from '../counters/builtins.ts';
 import { CounterMonitor } from '../counters/monitor.ts';
 import { setActiveMonitor } from '../plugins/api.ts';
-import type { Feature } from '../features.ts';
+import type { Feature, FeatureContext, RunningFeature } from '../features.ts';
 import { registerCounterRoutes } from './counters.ts';
 import { registerProfilingRoutes } from './profiling.ts';
 import { registerConfigurationRoutes } from './configurations.ts';
@@ -15,37 +20,54 @@ import { registerMetricsRoute } from './metrics.ts';
 
 export const apiFeature: Feature = {
   name: 'api-service',
-  start({ manifest, thread, api }) {
-    const cs = manifest.components.CounterService!;
-    const { flags, log } = thread;
-    const stopBuiltins = registerBuiltinCounters(counterRegistry, cs.refresh_interval_in_sec as number);
-    const monitor = new CounterMonitor(counterRegistry, log, cs.counter_monitoring_interval_in_sec as number);
-    monitor.add('event', 'event_queue_length', cs.warning_threshold_event_queue_length as number, true);
-    monitor.add('object', 'outstanding_fetch_query', cs.warning_threshold_outstanding_fetch_query as number, true);
-    monitor.add('object', 'outstanding_update_query', cs.warning_threshold_outstanding_update_query as number, true);
-    for (const m of thread.declarations.monitors) {
-      try {
-        monitor.add(m.category, m.name, m.threshold);
-      } catch (err) {
-        stopBuiltins();
-        counterRegistry.clear();
-        throw gsfError('GSF_ERR_HANDLER_FAILED', m.plugin, 'monitor', `${m.category}/${m.name}`, describeError(err));
-      }
+  start(ctx) {
+    const { manifest, thread, api } = ctx;
+    if (manifest.listed.has('ApiService')) registerProfilingRoutes(api.router, thread.flags);
+    if (manifest.listed.has('RuntimeConfiguration')) registerConfigurationRoutes(api.router, thread.flags);
+    if (manifest.listed.has('CounterService')) return startCounterService(ctx);
+    // Callable counters that plugins registered are still the process's; a stop forgets them.
+    const forget = (): void => counterRegistry.clear();
+    const monitored = thread.declarations.monitors[0];
+    if (monitored !== undefined) {
+      forget();
+      throw new ManifestError(`${manifest.file}: plugin '${monitored.plugin}' monitors counter '${monitored.category}/${monitored.name}', ` +
+        'which needs the CounterService component; list CounterService');
     }
-    monitor.start();
-    setActiveMonitor(monitor);
-
-    registerCounterRoutes(api.router, counterRegistry);
-    registerProfilingRoutes(api.router, flags);
-    registerConfigurationRoutes(api.router, flags);
-    registerMetricsRoute(api.router, counterRegistry, () => flags.get<boolean>('enable_event_profiler'));
-    return {
-      stop() {
-        monitor.stop();
-        setActiveMonitor(null);
-        stopBuiltins();
-        counterRegistry.clear();
-      },
-    };
+    return { stop: forget };
   },
 };
+
+/** Built-in counters, monitors, the counter routes and `/metrics` (component `CounterService`). */
+function startCounterService({ manifest, thread, api, watchdog }: FeatureContext): RunningFeature {
+  const cs = manifest.components.CounterService!;
+  const { flags, log } = thread;
+  const stopBuiltins = registerBuiltinCounters(counterRegistry, cs.refresh_interval_in_sec as number, {
+    listRunning: manifest.components.EventDispatcher!.enable_outstanding_event_profiler as boolean,
+    outstanding: (listRunning) => watchdog.outstanding(listRunning),
+  });
+  const monitor = new CounterMonitor(counterRegistry, log, cs.counter_monitoring_interval_in_sec as number);
+  monitor.add('event', 'event_queue_length', cs.warning_threshold_event_queue_length as number, true);
+  monitor.add('object', 'outstanding_fetch_query', cs.warning_threshold_outstanding_fetch_query as number, true);
+  monitor.add('object', 'outstanding_update_query', cs.warning_threshold_outstanding_update_query as number, true);
+  for (const m of thread.declarations.monitors) {
+    try {
+      monitor.add(m.category, m.name, m.threshold);
+    } catch (err) {
+      stopBuiltins();
+      counterRegistry.clear();
+      throw new PluginError(m.plugin, 'monitor', err, { subject: `${m.category}/${m.name}` });
+    }
+  }
+  monitor.start();
+  setActiveMonitor(monitor);
+  registerCounterRoutes(api.router, counterRegistry);
+  registerMetricsRoute(api.router, counterRegistry, () => flags.get<boolean>('enable_event_profiler'));
+  return {
+    stop() {
+      monitor.stop();
+      setActiveMonitor(null);
+      stopBuiltins();
+      counterRegistry.clear();
+    },
+  };
+}

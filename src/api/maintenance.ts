@@ -7,7 +7,7 @@
  * field, a wrong type, a date not in `YYYY/MM/DD HH:MM`, or `date_end` before `date_start`.
  */
 import type { Router } from './router.ts';
-import { errorBody } from './router.ts';
+import { GsfError, gsfError } from '../errors.ts';
 import { checkRecord, type Maintenance, type MaintenanceRecord } from '../session/maintenance.ts';
 
 export function registerMaintenanceRoutes(router: Router, maintenance: Maintenance): void {
@@ -16,12 +16,12 @@ export function registerMaintenanceRoutes(router: Router, maintenance: Maintenan
     try {
       body = JSON.parse(req.body.toString('utf8'));
     } catch {
-      return { status: 400, body: errorBody('GSF_ERR_BAD_REQUEST', 'request body is not valid JSON') };
+      throw gsfError('GSF_ERR_BAD_REQUEST', 'request body is not valid JSON');
     }
     const problem = checkRecord(body, true);
     if (problem) {
       const message = problem.field === undefined ? `request body ${problem.message}` : problem.message;
-      return { status: 400, body: errorBody('GSF_ERR_BAD_REQUEST', message, problem.field === undefined ? {} : { field: problem.field }) };
+      throw new GsfError('GSF_ERR_BAD_REQUEST', [message], { details: problem.field === undefined ? {} : { field: problem.field } });
     }
     const b = body as MaintenanceRecord & { under_maintenance?: boolean };
     const state = maintenance.update({ date_start: b.date_start, date_end: b.date_end, messages: b.messages }, b.under_maintenance);

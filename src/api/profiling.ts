@@ -7,8 +7,8 @@
  *   POST /v1/counters/engine/event/profiling/reset           {"reset": true}
  */
 import { native, ProfileOrder, type ProfileOrderValue } from '../native.ts';
-import { ErrorTable } from '../errors.ts';
-import { errorBody, type ApiResponse, type RouteHandler, type Router } from './router.ts';
+import { gsfError } from '../errors.ts';
+import type { ApiResponse, RouteHandler, Router } from './router.ts';
 import type { FlagRegistry } from '../config/flags.ts';
 
 const BASE = '/v1/counters/engine/event/profiling';
@@ -24,9 +24,7 @@ export const ORDERINGS: Record<string, ProfileOrderValue> = {
 
 export function registerProfilingRoutes(router: Router, flags: FlagRegistry): void {
   const guarded = (handler: RouteHandler): RouteHandler => (req) => {
-    if (!flags.get<boolean>('enable_event_profiler')) {
-      return { status: 409, body: errorBody('GSF_ERR_PROFILER_DISABLED', ErrorTable.GSF_ERR_PROFILER_DISABLED.message) };
-    }
+    if (!flags.get<boolean>('enable_event_profiler')) throw gsfError('GSF_ERR_PROFILER_DISABLED');
     return handler(req);
   };
 
@@ -34,9 +32,7 @@ export function registerProfilingRoutes(router: Router, flags: FlagRegistry): vo
   router.get(`${BASE}/each/{event*}`, guarded((req): ApiResponse => {
     const name = req.params.event!.replace(/\/$/, '');
     const profile = native.profilerEvent(name);
-    if (!profile) {
-      return { status: 404, body: errorBody('GSF_ERR_PROFILE_NOT_FOUND', ErrorTable.GSF_ERR_PROFILE_NOT_FOUND.message.replace('%s', name)) };
-    }
+    if (!profile) throw gsfError('GSF_ERR_PROFILE_NOT_FOUND', name);
     return { status: 200, body: { [name]: profile } };
   }));
   router.get(`${BASE}/all`, guarded(() => ({ status: 200, body: Object.fromEntries(native.profilerAll(ProfileOrder.none)) })));

@@ -1,7 +1,10 @@
 /**
  * A small path router for the API service. Patterns use `{name}` for one path segment and a
- * final `{name*}` for the rest of the path (counter names may contain `/`).
+ * final `{name*}` for the rest of the path (counter names may contain `/`). Every GET route
+ * also answers HEAD (the server sends its status and headers without the body).
  */
+import { GsfError } from '../errors.ts';
+
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
 export interface ApiRequest {
@@ -16,12 +19,13 @@ export interface ApiRequest {
 
 export interface ApiResponse {
   status: number;
-  /** Objects and arrays are sent as JSON; strings as given. Omitted for 204. */
+  /** Objects and arrays are sent as JSON; strings as given. Never sent with 204, 304 or to HEAD. */
   body?: unknown;
   contentType?: string;
   headers?: Record<string, string>;
 }
 
+/** A route handler; it may also throw (or reject with) a `GsfError`, answered with its status. */
 export type RouteHandler = (req: ApiRequest) => ApiResponse | Promise<ApiResponse>;
 
 interface Route {
@@ -33,7 +37,7 @@ interface Route {
 
 export type RouteMatch =
   | { kind: 'found'; handler: RouteHandler; params: Record<string, string> }
-  | { kind: 'method'; allowed: Method[] }
+  | { kind: 'method'; allowed: string[] }
   | { kind: 'none' };
 
 function split(path: string): string[] {
@@ -66,7 +70,7 @@ export class Router {
   post(pattern: string, handler: RouteHandler): void { this.add('POST', pattern, handler); }
   put(pattern: string, handler: RouteHandler): void { this.add('PUT', pattern, handler); }
 
-  /** Finds the handler for a request; literal segments win over parameters. */
+  /** Finds the handler for a request (HEAD finds GET routes); literal segments win over parameters. */
   match(method: string, path: string): RouteMatch {
     let byPath = this.cache.get(method);
     if (byPath === undefined) {
@@ -85,13 +89,15 @@ export class Router {
 
   private matchUncached(method: string, path: string): RouteMatch {
     const parts = split(path);
+    const wanted = method === 'HEAD' ? 'GET' : method;
     let best: { route: Route; params: Record<string, string>; score: number } | null = null;
-    const allowed = new Set<Method>();
+    const allowed = new Set<string>();
     for (const route of this.routes) {
       const params = matchSegments(route.segments, parts);
       if (params === null) continue;
       allowed.add(route.method);
-      if (route.method !== method) continue;
+      if (route.method === 'GET') allowed.add('HEAD');
+      if (route.method !== wanted) continue;
       const score = route.segments.filter((s) => !s.startsWith('{')).length;
       if (best === null || score > best.score) best = { route, params, score };
     }
@@ -118,12 +124,12 @@ function matchSegments(pattern: string[], parts: string[]): Record<string, strin
   return parts.length === pattern.length ? params : null;
 }
 
-/** A JSON response. */
-export function json(status: number, body: unknown): ApiResponse {
-  return { status, body };
-}
-
-/** The JSON error body every gsf route uses. */
+/** The JSON error body every gsf route uses (for listeners that build answers by hand). */
 export function errorBody(code: string, message: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { error: code, message, ...extra };
+}
+
+/** The answer for a `GsfError` with an HTTP status: that status and `{error, message, ...details}`. */
+export function errorResponse(err: GsfError, headers?: Record<string, string>): ApiResponse {
+  return { status: err.status, body: err.toBody(), headers };
 }

@@ -1,20 +1,30 @@
 /**
  * The API-service listener (component `ApiService`) on uWebSockets.js: REST groups add their
  * routes to its router; it reads bodies with a size limit and answers JSON errors for
- * unknown paths (404), wrong methods (405), big bodies (413) and failing handlers (500).
+ * unknown paths (404), wrong methods (405), big bodies (413), long paths (414) and failing
+ * handlers (500). A handler that throws a `GsfError` gets that error's status and body. HEAD
+ * is served by every GET route, and no answer to HEAD, 204 or 304 carries a body.
  */
 import uWS from 'uWebSockets.js';
 import { timingSafeEqual } from 'node:crypto';
 import { listenUws, type Listening } from './listen.ts';
-import { describeError, gsfError } from '../errors.ts';
+import { GsfError, describeError, gsfError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
-import { Router, errorBody, type ApiRequest, type ApiResponse, type RouteHandler } from './router.ts';
+import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
+import { Router, errorResponse, type ApiRequest, type ApiResponse, type RouteHandler } from './router.ts';
 
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden',
-  404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large', 500: 'Internal Server Error',
-  503: 'Service Unavailable',
+  200: 'OK', 201: 'Created', 204: 'No Content', 304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden',
+  404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large', 414: 'URI Too Long',
+  500: 'Internal Server Error', 503: 'Service Unavailable',
 };
+
+/**
+ * Longest request path answered. uWebSockets.js keeps at most 4 KiB of a request head that
+ * arrives in more than one read, so a longer path is not reliably served at all; gsf refuses
+ * the ones that do arrive with 414 rather than serving them only sometimes.
+ */
+export const MAX_PATH_BYTES = 4096;
 
 export interface ApiServerOptions {
   address: string;
@@ -32,12 +42,17 @@ function tokenMatches(presented: string, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** Failure lines written per request path and second; a handler failing on every request writes a summary instead. */
+const FAILURE_LINES_PER_SECOND = 5;
+
 export class ApiServer {
   readonly router = new Router();
   private readonly app = uWS.App();
   private listening: Listening | null = null;
+  private readonly failureLog: LineLimiter;
 
   constructor(private readonly options: ApiServerOptions) {
+    this.failureLog = createLineLimiter({ perKeyPerSecond: FAILURE_LINES_PER_SECOND, log: options.log });
     // One uWS route per common method, so the method is known without asking for it.
     this.app.get('/*', (res, req) => this.onRequest(res, req, 'GET'));
     this.app.head('/*', (res, req) => this.onRequest(res, req, 'HEAD'));
@@ -60,6 +75,7 @@ export class ApiServer {
 
   close(): void {
     this.listening?.close();
+    this.failureLog.close();
   }
 
   private onRequest(res: uWS.HttpResponse, req: uWS.HttpRequest, method: string): void {
@@ -67,29 +83,34 @@ export class ApiServer {
     // runs (see Request), and a synchronous answer is written at once (keeps uWS corking and
     // pipelining intact).
     const path = req.getUrl();
+    const head = method === 'HEAD';
+    if (path.length > MAX_PATH_BYTES) {
+      writeResponse(res, errorResponse(gsfError('GSF_ERR_URI_TOO_LONG', MAX_PATH_BYTES)), head);
+      return;
+    }
     const token = this.options.token ?? '';
     if (token !== '') {
       const auth = req.getHeader('authorization');
       const presented = auth.startsWith('Bearer ') ? auth.slice(7)
         : path.startsWith('/dashboard') ? new URLSearchParams(req.getQuery() ?? '').get('token') ?? '' : '';
       if (!tokenMatches(presented, token)) {
-        writeResponse(res, UNAUTHORIZED);
+        writeResponse(res, UNAUTHORIZED, head);
         return;
       }
     }
     const match = this.router.match(method, path);
+    // A HEAD answer is the GET answer without its body, Content-Length included.
+    const asMethod = head ? 'GET' : method;
     if (match.kind === 'none') {
-      writeResponse(res, { status: 404, body: errorBody('GSF_ERR_NOT_FOUND', `no route for ${method} ${path}`) });
+      writeResponse(res, errorResponse(gsfError('GSF_ERR_NOT_FOUND', asMethod, path)), head);
       return;
     }
     if (match.kind === 'method') {
-      writeResponse(res, {
-        status: 405, headers: { Allow: match.allowed.join(', ') },
-        body: errorBody('GSF_ERR_METHOD_NOT_ALLOWED', `method ${method} not allowed for ${path}`, { allowed: match.allowed }),
-      });
+      const err = new GsfError('GSF_ERR_METHOD_NOT_ALLOWED', [asMethod, path], { details: { allowed: match.allowed } });
+      writeResponse(res, errorResponse(err, { Allow: match.allowed.join(', ') }), head);
       return;
     }
-    if (method === 'GET' || method === 'HEAD') {
+    if (method === 'GET' || head) {
       // Headers are read from uWS while the callback runs, and copied only if the handler goes async.
       this.dispatch(res, match.handler, new Request(method, path, match.params, null, req, EMPTY), null);
       return;
@@ -132,35 +153,37 @@ export class ApiServer {
       result = this.failure(request, err);
     }
     request.detach(result instanceof Promise);
+    const head = request.method === 'HEAD';
     if (!(result instanceof Promise)) {
-      if (state === null) writeResponse(res, result);
-      else if (!state.aborted) res.cork(() => writeResponse(res, result));
+      if (state === null) writeResponse(res, result, head);
+      else if (!state.aborted) res.cork(() => writeResponse(res, result, head));
       return;
     }
     const live = state ?? { aborted: false };
     if (state === null) res.onAborted(() => { live.aborted = true; });
     result.then(
-      (r) => { if (!live.aborted) res.cork(() => writeResponse(res, r)); },
+      (r) => { if (!live.aborted) res.cork(() => writeResponse(res, r, head)); },
       (err: unknown) => {
         const r = this.failure(request, err);
-        if (!live.aborted) res.cork(() => writeResponse(res, r));
+        if (!live.aborted) res.cork(() => writeResponse(res, r, head));
       },
     );
   }
 
+  /** A `GsfError` with an HTTP status answers as itself; anything else is a logged 500. */
   private failure(request: Request, err: unknown): ApiResponse {
-    this.options.log.error(`GSF_ERR_INTERNAL: ${request.method} ${request.path} failed: ${describeError(err)}`);
-    return { status: 500, body: errorBody('GSF_ERR_INTERNAL', `internal error: ${describeError(err)}`) };
+    if (err instanceof GsfError && err.status > 0) return errorResponse(err);
+    const where = `${request.method} ${request.path}`;
+    this.failureLog.error(where, `GSF_ERR_INTERNAL: ${where} failed: ${describeError(err)}`);
+    return errorResponse(gsfError('GSF_ERR_INTERNAL', describeError(err)));
   }
 }
 
 const EMPTY = Buffer.alloc(0);
-const UNAUTHORIZED: ApiResponse = {
-  status: 401, headers: { 'WWW-Authenticate': 'Bearer' }, body: errorBody('GSF_ERR_UNAUTHORIZED', 'missing or invalid bearer token'),
-};
+const UNAUTHORIZED: ApiResponse = errorResponse(gsfError('GSF_ERR_UNAUTHORIZED'), { 'WWW-Authenticate': 'Bearer' });
 
 function tooBig(limit: number): ApiResponse {
-  return { status: 413, body: errorBody('GSF_ERR_BODY_TOO_LARGE', `request body exceeds ${limit} bytes`) };
+  return errorResponse(gsfError('GSF_ERR_BODY_TOO_LARGE', limit));
 }
 
 /**
@@ -235,18 +258,40 @@ function statusLine(status: number): string {
   return line;
 }
 
-function writeResponse(res: uWS.HttpResponse, r: ApiResponse): void {
+/**
+ * Writes an answer. 204 and 304 never carry a body (nor a Content-Length); a HEAD answer
+ * carries the GET answer's status and headers, Content-Length included, but no body.
+ */
+function writeResponse(res: uWS.HttpResponse, r: ApiResponse, head = false): void {
   res.writeStatus(statusLine(r.status));
   if (r.headers !== undefined) for (const k in r.headers) res.writeHeader(k, r.headers[k]!);
-  if (r.status === 204 || r.body === undefined) {
-    res.end();
+  if (r.status === 204 || r.status === 304) {
+    res.endWithoutBody();
     return;
   }
+  if (r.body === undefined) {
+    if (head) {
+      res.writeHeader('Content-Length', '0');
+      res.endWithoutBody();
+    } else {
+      res.end();
+    }
+    return;
+  }
+  let body: string | Buffer;
   if (typeof r.body === 'string' || Buffer.isBuffer(r.body)) {
     res.writeHeader('Content-Type', r.contentType ?? 'text/plain; charset=utf-8');
-    res.end(r.body);
+    body = r.body;
+  } else {
+    res.writeHeader('Content-Type', r.contentType ?? 'application/json');
+    body = JSON.stringify(r.body);
+  }
+  if (!head) {
+    res.end(body);
     return;
   }
-  res.writeHeader('Content-Type', r.contentType ?? 'application/json');
-  res.end(JSON.stringify(r.body));
+  // uWS's endWithoutBody(length) leaves the response open in this version, so the length is
+  // written as a header and the answer ends with no body.
+  res.writeHeader('Content-Length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.length));
+  res.endWithoutBody();
 }

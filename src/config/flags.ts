@@ -16,8 +16,11 @@ export interface FlagInfo {
 
 export type FlagListener = (name: string, value: ArgValue, previous: ArgValue) => void;
 
-/** Outcome of setting a flag from text. */
-export type SetResult = { ok: true; value: ArgValue } | { ok: false; reason: 'unknown' | 'immutable' | 'invalid' };
+/** Outcome of setting a flag from text; an invalid value comes with why (`must be …`) when known. */
+export type SetResult =
+  | { ok: true; value: ArgValue }
+  | { ok: false; reason: 'unknown' | 'immutable' }
+  | { ok: false; reason: 'invalid'; problem: string | null };
 
 export class FlagRegistry {
   private readonly flags = new Map<string, FlagInfo>();
@@ -52,21 +55,14 @@ export class FlagRegistry {
     return [...this.flags.values()].filter((f) => f.mutable).sort((a, b) => a.name.localeCompare(b.name)).map((f) => ({ ...f }));
   }
 
-  /** Marks a defined flag mutable (user flags listed in `additional_configurations`). */
-  makeMutable(name: string): boolean {
-    const f = this.flags.get(name);
-    if (!f || f.type === 'string_list') return false;
-    f.mutable = true;
-    return true;
-  }
-
   /** Parses `text` by the flag's type and, if valid and mutable, applies it. */
   setFromText(name: string, text: string): SetResult {
     const flag = this.flags.get(name);
     if (!flag) return { ok: false, reason: 'unknown' };
     if (!flag.mutable) return { ok: false, reason: 'immutable' };
-    const value = parseFlagText(this.specs.get(name)!, text);
-    if (value === undefined) return { ok: false, reason: 'invalid' };
+    const spec = this.specs.get(name)!;
+    const value = parseFlagText(spec, text);
+    if (value === undefined) return { ok: false, reason: 'invalid', problem: rangeProblem(spec, text) };
     this.apply(flag, value);
     return { ok: true, value };
   }
@@ -114,6 +110,12 @@ export class FlagRegistry {
       for (const fn of this.listeners.get(key) ?? []) fn(flag.name, value, previous);
     }
   }
+}
+
+/** Why a well-formed number is out of the flag's range (null for text that is not a number at all). */
+function rangeProblem(spec: ArgSpec, text: string): string | null {
+  if ((spec.type !== 'int32' && spec.type !== 'uint64') || !/^[-+]?\d+$/.test(text)) return null;
+  return checkValue(spec, Number(text));
 }
 
 /** Text form of a value, as runtime configuration shows it. */

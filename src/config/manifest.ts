@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { COMPONENTS, type ArgSpec, type ComponentSchema } from './schema.ts';
+import { COMPONENTS, SERVICES, type ArgSpec, type ComponentSchema } from './schema.ts';
 
 export type ArgValue = boolean | number | string | string[];
 export type ComponentArgs = Record<string, ArgValue>;
@@ -17,7 +17,7 @@ export interface Manifest {
   dir: string;
   /** Every known component with its arguments (defaults filled in). */
   components: Record<string, ComponentArgs>;
-  /** Components the manifest listed. */
+  /** Components the manifest listed; a service component (`SERVICES`) runs only when listed. */
   listed: Set<string>;
   /** Plugin entries as written, or null to load every folder under `<dir>/plugins`. */
   plugins: string[] | null;
@@ -68,6 +68,11 @@ export function parseManifest(json: unknown, shown: string, dir: string): Manife
     }
   }
   const { components, listed } = parseComponentList(json.components, shown, COMPONENTS);
+  for (const service of listed) {
+    for (const needed of SERVICES[service] ?? []) {
+      if (!listed.has(needed)) throw new ManifestError(`${shown}: ${service} needs the ${needed} component; list ${needed} as well`);
+    }
+  }
 
   let plugins: string[] | null = null;
   if (json.plugins !== undefined) {
@@ -133,10 +138,18 @@ export function checkValue(spec: ArgSpec, value: unknown): string | null {
     case 'uint64':
     case 'int32': {
       const min = spec.type === 'uint64' ? Math.max(0, spec.min ?? 0) : spec.min;
+      const max = spec.max;
       const ok = typeof value === 'number' && Number.isSafeInteger(value) && (min === undefined || value >= min)
+        && (max === undefined || value <= max)
         && (spec.type !== 'int32' || (value >= -2147483648 && value <= 2147483647));
       if (ok) return null;
-      if (spec.type === 'int32') return min === undefined ? 'must be a 32-bit integer' : `must be an integer >= ${min}`;
+      const integer = typeof value === 'number' && Number.isSafeInteger(value);
+      if (integer && max !== undefined && value > max) return `must be at most ${max}${spec.maxReason ? ` (${spec.maxReason})` : ''}`;
+      if (spec.type === 'int32') {
+        if (integer && (value < -2147483648 || value > 2147483647)) return 'must be a 32-bit integer';
+        if (min !== undefined && max !== undefined) return `must be an integer from ${min} to ${max}`;
+        return min === undefined ? 'must be a 32-bit integer' : `must be an integer >= ${min}`;
+      }
       return min === 1 ? 'must be a positive integer' : min ? `must be an integer >= ${min}` : 'must be a non-negative integer';
     }
     case 'double':

@@ -1,7 +1,8 @@
 /**
- * The components a manifest may list, their arguments, types and defaults.
+ * The components a manifest may list, their arguments, types, defaults and ranges.
  * Every argument has a default, so an empty manifest runs.
  */
+import os from 'node:os';
 
 /** Value types of manifest arguments and flags (names as shown by runtime configuration). */
 export type ArgType = 'bool' | 'int32' | 'uint64' | 'double' | 'string' | 'string_list';
@@ -12,6 +13,9 @@ export interface ArgSpec {
   desc: string;
   /** Smallest allowed value for numbers (uint64 is always >= 0). */
   min?: number;
+  /** Largest allowed value for numbers, and why, shown when a value is refused. */
+  max?: number;
+  maxReason?: string;
   /** Allowed values for strings. */
   oneOf?: readonly string[];
   /** When set, the argument is also a flag in the flag registry under this name. */
@@ -22,20 +26,34 @@ export type ComponentSchema = Record<string, ArgSpec>;
 
 const bool = (def: boolean, desc: string, flag?: ArgSpec['flag']): ArgSpec => ({ type: 'bool', default: def, desc, flag });
 const u64 = (def: number, desc: string, min = 0, flag?: ArgSpec['flag']): ArgSpec => ({ type: 'uint64', default: def, desc, min, flag });
-const i32 = (def: number, desc: string, flag?: ArgSpec['flag']): ArgSpec => ({ type: 'int32', default: def, desc, flag });
+const i32 = (def: number, desc: string, flag?: ArgSpec['flag'], range: { min?: number; max?: number } = {}): ArgSpec =>
+  ({ type: 'int32', default: def, desc, flag, ...range });
 const str = (def: string, desc: string, extra: Partial<ArgSpec> = {}): ArgSpec => ({ type: 'string', default: def, desc, ...extra });
 const list = (desc: string): ArgSpec => ({ type: 'string_list', default: [], desc });
 const mutable = { mutable: true } as const;
 
+/** Cores this process may use (the cgroup or affinity limit where one applies). */
+export const CORES = os.availableParallelism();
+
+/**
+ * Most event threads: 4 per core. Threads past the cores help only handlers that block their
+ * thread (a synchronous authenticator call, a long computation), and each costs about 25 MB
+ * of memory (77 threads took a server from 125 MB to 1.6 GB), so the bound keeps a mistyped
+ * value from taking the machine down. 4 per core keeps SPEC's default of 4 valid on one core.
+ */
+export const MAX_EVENT_THREADS = 4 * CORES;
+
 /** Built-in components. Later features add theirs here. */
 export const COMPONENTS: Record<string, ComponentSchema> = {
   AppInfo: {
-    app_id: str('gsf-app', 'Application identifier'),
     client_current_version: str('1.0.0', 'Required client version for connecting', { flag: mutable }),
     client_compatible_versions: { ...list('Client versions accepted besides the current one'), flag: { mutable: false } },
   },
   EventDispatcher: {
-    event_threads_size: u64(4, 'Number of main event threads', 1, mutable),
+    event_threads_size: {
+      ...u64(4, 'Number of main event threads', 1, mutable),
+      max: MAX_EVENT_THREADS, maxReason: `4 event threads per core, ${CORES} core${CORES === 1 ? '' : 's'}`,
+    },
     enable_event_profiler: bool(true, 'Event profiling on/off', mutable),
     slow_event_log_threshold_in_ms: u64(300, 'Slow-event log threshold', 0, { mutable: false }),
     event_timeout_in_ms: u64(30000, 'Time until an event is timed out', 1, { mutable: false }),
@@ -91,16 +109,30 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
     authenticator_request_timeout_in_ms: u64(10000, 'How long a request to the agent may take before it is a system error', 1, { mutable: false }),
   },
   Logging: {
-    minloglevel: i32(0, 'Minimum log level: 0 INFO, 1 WARNING, 2 ERROR, 3 FATAL', mutable),
-    v: i32(0, 'Log verbosity: verbose lines up to this level are written', mutable),
+    minloglevel: i32(0, 'Minimum log level: 0 INFO, 1 WARNING, 2 ERROR, 3 FATAL', mutable, { min: 0, max: 3 }),
+    v: i32(0, 'Log verbosity: verbose lines up to this level are written', mutable, { min: 0 }),
     alsologtostderr: bool(false, 'Also log to standard error', mutable),
     log_file: str('', 'Append log lines to this file instead of standard output'),
     log_format: str('text', 'Log line format', { oneOf: ['text', 'json'] }),
   },
 };
 
+/**
+ * Components that start a service, and the services each needs. A service runs only when the
+ * manifest lists its component (SPEC 9.3: a project lists what it uses); the other components
+ * configure parts every server has, and take their defaults when not listed. A listed service
+ * whose dependency is not listed stops the start (SPEC 4.2 and 8: runtime configuration and the
+ * counter service need the API service).
+ */
+export const SERVICES: Record<string, readonly string[]> = {
+  ApiService: [],
+  CounterService: ['ApiService'],
+  RuntimeConfiguration: ['ApiService'],
+  SessionService: [],
+};
+
 /** Flags that exist before the feature reading them has its component. */
 export const STANDALONE_FLAGS: Record<string, ArgSpec> = {
-  session_message_logging_level: i32(0, 'Session message logging: 0 none, 1 type and length, 2 entire message', mutable),
-  rpc_message_logging_level: i32(0, 'Server-to-server RPC message logging: 0 none, 1 type and length, 2 entire message', mutable),
+  session_message_logging_level: i32(0, 'Session message logging: 0 none, 1 type and length, 2 entire message', mutable, { min: 0, max: 2 }),
+  rpc_message_logging_level: i32(0, 'Server-to-server RPC message logging: 0 none, 1 type and length, 2 entire message', mutable, { min: 0, max: 2 }),
 };

@@ -3,11 +3,29 @@
  * `event/profiling/{summary,all,reset,outstanding}`. Process and OS figures are sampled every
  * `refresh_interval_in_sec`; queue and profiler figures are read live from the native core.
  * `engine` (sessions) and the object/RPC categories belong to the features that fill them.
+ *
+ * `event/profiling/outstanding` always has `count` (events claimed and not completed, SPEC
+ * 2.5). With `enable_outstanding_event_profiler` (SPEC 6.4: profile currently running events)
+ * it also has `running` and, per event thread running an event, `running/<thread>/event_name`,
+ * `event_id`, `event_tag` and `elapsed_time_in_sec`; without it those do not exist (404).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import { native, ProfileOrder } from '../native.ts';
 import type { CategoryProvider, CounterReading, CounterRegistry } from './registry.ts';
+
+/** Outstanding events as the watchdog reports them (`Watchdog.outstanding`). */
+export interface OutstandingReport {
+  count: number;
+  running: Array<{ event_name: string; event_id: number; event_tag: number; event_thread_index: number; elapsed_time_in_sec: number }>;
+}
+
+export interface BuiltinOptions {
+  /** `enable_outstanding_event_profiler`: list the running events. */
+  listRunning: boolean;
+  /** Reads the outstanding events (the watchdog's view). */
+  outstanding: (listRunning: boolean) => OutstandingReport;
+}
 
 type Table = Map<string, CounterReading>;
 
@@ -37,6 +55,11 @@ const OS_DESC: Record<string, string> = {
   refresh_interval: 'Counter refresh interval (seconds)',
 };
 
+const OUTSTANDING_DESC: Record<string, string> = {
+  count: 'Events claimed by event threads and not completed',
+  running: 'Events running now (enable_outstanding_event_profiler)',
+};
+
 function vszBytes(): number {
   try {
     const m = /VmSize:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'));
@@ -60,7 +83,7 @@ function meminfo(): Record<string, number> {
 }
 
 /** Samples process and OS figures every `intervalSec`; returns a stop function. */
-export function registerBuiltinCounters(registry: CounterRegistry, intervalSec: number): () => void {
+export function registerBuiltinCounters(registry: CounterRegistry, intervalSec: number, options: BuiltinOptions): () => void {
   const proc: Table = new Map();
   const system: Table = new Map();
   let last = { at: performance.now(), cpu: process.cpuUsage() };
@@ -132,9 +155,19 @@ export function registerBuiltinCounters(registry: CounterRegistry, intervalSec: 
     resetting: '1 while event profiling is being reset',
   }));
   registry.provide('event/profiling/outstanding', tableProvider(() => {
-    const q = native.queueStats();
-    return new Map([['count', q.outstanding], ['running', native.slotsRunning().length]]);
-  }, { count: 'Events claimed by event threads and not completed', running: 'Events running now' }));
+    const o = options.outstanding(options.listRunning);
+    const t: Table = new Map([['count', o.count]]);
+    if (!options.listRunning) return t;
+    t.set('running', o.running.length);
+    for (const r of o.running) {
+      const at = `running/${r.event_thread_index}/`;
+      t.set(`${at}event_name`, r.event_name);
+      t.set(`${at}event_id`, r.event_id);
+      t.set(`${at}event_tag`, r.event_tag);
+      t.set(`${at}elapsed_time_in_sec`, r.elapsed_time_in_sec);
+    }
+    return t;
+  }, (name) => OUTSTANDING_DESC[name] ?? `Event running on event thread ${name.split('/')[1]}: ${name.split('/')[2]}`));
 
   return () => clearInterval(timer);
 }

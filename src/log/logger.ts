@@ -4,6 +4,12 @@
  * Lines are written synchronously with one write() per line, so lines from different threads
  * never interleave (O_APPEND on a log file; a pipe write under PIPE_BUF on stdout). The levels
  * and `v` are read on every call from the flag registry, so REST changes apply at once.
+ *
+ * Messages carry client-supplied text (player ids, session frames, counter and path names).
+ * So that no client can write a line of its own, the text form escapes every character that
+ * could end or disguise a line: C0 controls (line feed, carriage return, tab, escape …), DEL,
+ * C1 controls (NEL among them) and the Unicode line and paragraph separators. The JSON form
+ * escapes them by its own rules, and U+2028/U+2029 as well.
  */
 import fs from 'node:fs';
 import { threadId, isMainThread } from 'node:worker_threads';
@@ -58,16 +64,42 @@ function pad(n: number, w = 2): string {
   return String(n).padStart(w, '0');
 }
 
+// C0 controls, DEL, C1 controls (NEL is U+0085) and the Unicode line and paragraph separators.
+// Matching control characters is the point of these two expressions.
+/* eslint-disable no-control-regex */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+const UNSAFE_TEST = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+/* eslint-enable no-control-regex */
+const SHORT: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function escapeChar(c: string): string {
+  return SHORT[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * Makes `text` safe to write inside one log line: `\n`, `\r` and `\t` become those two
+ * characters, every other unsafe character `\uXXXX` (both are JSON escapes, so escaped JSON
+ * stays JSON). Backslashes are left as they are.
+ */
+export function escapeLogText(text: string): string {
+  return UNSAFE_TEST.test(text) ? text.replace(UNSAFE, escapeChar) : text;
+}
+
 function textLine(level: number, thread: string, msg: string, fields?: LogFields): string {
   const d = new Date();
   const stamp = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())} ` +
     `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}`;
-  const extra = fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
-  return `${LEVEL_NAMES[level]![0]}${stamp} ${thread}] ${msg}${extra}\n`;
+  const extra = fields && Object.keys(fields).length > 0 ? ` ${escapeLogText(JSON.stringify(fields))}` : '';
+  return `${LEVEL_NAMES[level]![0]}${stamp} ${thread}] ${escapeLogText(msg)}${extra}\n`;
 }
 
+const RESERVED = ['time', 'level', 'thread', 'msg'];
+
 function jsonLine(level: number, thread: string, msg: string, fields?: LogFields): string {
-  return JSON.stringify({ time: new Date().toISOString(), level: LEVEL_NAMES[level], thread, msg, ...fields }) + '\n';
+  const record: Record<string, unknown> = { time: new Date().toISOString(), level: LEVEL_NAMES[level], thread, msg };
+  // A field never overwrites the record's own keys; a clashing one is kept as `field_<name>`.
+  if (fields) for (const k in fields) record[RESERVED.includes(k) ? `field_${k}` : k] = fields[k];
+  return JSON.stringify(record).replace(/[\u2028\u2029]/g, escapeChar) + '\n';
 }
 
 /** Creates a logger for this thread. */

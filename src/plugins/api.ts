@@ -32,7 +32,7 @@ export interface TimerDeclaration {
   name?: string;
 }
 
-/** What the plugins of one thread declared, to be acted on by the host. */
+/** What the plugins of one thread declared, to be acted on by the thread context. */
 export interface Declarations {
   timers: TimerDeclaration[];
   counters: Array<{ category: string; name: string; description: string; initial: number }>;
@@ -69,16 +69,16 @@ function checkAmount(value: number): number {
 }
 
 /** Creates the API object for plugin `plugin`. */
-export function createPluginApi(plugin: string, host: RegistrationContext): PluginApi {
-  const rt = host.runtime;
+export function createPluginApi(plugin: string, reg: RegistrationContext): PluginApi {
+  const rt = reg.runtime;
   const isMain = rt.role === 'main';
   const mainOnly = (what: string): void => {
-    if (!isMain && !host.registering) throw gsfError('GSF_ERR_NOT_ON_WORKER', what);
+    if (!isMain && !reg.registering) throw gsfError('GSF_ERR_NOT_ON_WORKER', what);
   };
   const timer = (delayMs: number, intervalMs: number, event: string, payload: unknown, options?: TimerOptions): number => {
-    if (host.registering) {
+    if (reg.registering) {
       checkName('timer event', event);
-      host.declarations.timers.push({ plugin, delayMs, intervalMs, event, payload, name: options?.name });
+      reg.declarations.timers.push({ plugin, delayMs, intervalMs, event, payload, name: options?.name });
       return 0;
     }
     return rt.addTimer(delayMs, intervalMs, event, payload, options?.name);
@@ -97,9 +97,9 @@ export function createPluginApi(plugin: string, host: RegistrationContext): Plug
     event(name, handler) {
       checkName('event name', name);
       if (typeof handler !== 'function') throw gsfError('GSF_ERR_BAD_ARGUMENT', `event '${name}': handler must be a function`);
-      const owner = host.eventOwners.get(name);
+      const owner = reg.eventOwners.get(name);
       if (owner !== undefined) throw gsfError('GSF_ERR_PLUGIN_DUPLICATE', plugin, 'event', name, owner);
-      host.eventOwners.set(name, plugin);
+      reg.eventOwners.set(name, plugin);
       rt.addHandler(plugin, name, handler as never);
     },
     invoke: (event, payload, options) => rt.invoke(event, payload, options),
@@ -128,7 +128,7 @@ export function createPluginApi(plugin: string, host: RegistrationContext): Plug
       monitor(category, name, threshold) {
         checkName('counter category', category);
         checkName('counter name', name);
-        if (host.registering) host.declarations.monitors.push({ plugin, category, name, threshold });
+        if (reg.registering) reg.declarations.monitors.push({ plugin, category, name, threshold });
         else if (isMain) {
           if (!activeMonitor) throw gsfError('GSF_ERR_NOT_ON_WORKER', 'counter monitoring before the server started');
           activeMonitor.add(category, name, threshold);
@@ -137,21 +137,21 @@ export function createPluginApi(plugin: string, host: RegistrationContext): Plug
       define(category, name, description, initial = 0) {
         checkName('counter category', category);
         checkName('counter name', name);
-        if (host.registering) host.declarations.counters.push({ category, name, description, initial });
+        if (reg.registering) reg.declarations.counters.push({ category, name, description, initial });
         else if (native.counterGet(category, name) === null) update(category, name, initial, !Number.isInteger(initial), description);
       },
     },
     flags: {
       define(name: string, spec: FlagSpec) {
         checkName('flag name', name);
-        const owner = host.flagOwners.get(name) ?? (rt.flags.has(name) ? 'gsf' : undefined);
+        const owner = reg.flagOwners.get(name) ?? (rt.flags.has(name) ? 'gsf' : undefined);
         if (owner !== undefined) throw gsfError('GSF_ERR_PLUGIN_DUPLICATE', plugin, 'flag', name, owner);
         const argSpec = { type: spec.type as ArgType, default: spec.default, desc: spec.desc };
         const problem = ['bool', 'int32', 'uint64', 'double', 'string'].includes(spec.type)
           ? checkValue(argSpec, spec.default) : `type must be one of bool, int32, uint64, double, string`;
         if (problem) throw gsfError('GSF_ERR_BAD_ARGUMENT', `plugin '${plugin}' flag '${name}': default ${problem}`);
-        rt.flags.define(name, argSpec, spec.default, host.additionalConfigurations.has(name));
-        host.flagOwners.set(name, plugin);
+        rt.flags.define(name, argSpec, spec.default, reg.additionalConfigurations.has(name));
+        reg.flagOwners.set(name, plugin);
       },
       get: (name) => rt.flags.get(name),
     },
@@ -161,15 +161,15 @@ export function createPluginApi(plugin: string, host: RegistrationContext): Plug
     auth: createAuthApi(rt),
     onEventTimeout(fn) {
       mainOnly('onEventTimeout');
-      host.declarations.timeoutHandlers.push({ plugin, fn });
+      reg.declarations.timeoutHandlers.push({ plugin, fn });
     },
     onStart(fn) {
       mainOnly('onStart');
-      host.declarations.onStart.push({ plugin, fn });
+      reg.declarations.onStart.push({ plugin, fn });
     },
     onStop(fn) {
       mainOnly('onStop');
-      host.declarations.onStop.push({ plugin, fn });
+      reg.declarations.onStop.push({ plugin, fn });
     },
   };
 }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { isMainThread } from 'node:worker_threads';
-import { GsfError, describeError, gsfError } from '../errors.ts';
+import { GsfError, PluginError, gsfError } from '../errors.ts';
 import type { Manifest } from '../config/manifest.ts';
 import { createPluginApi, type RegistrationContext } from './api.ts';
 import type { PluginDefinition } from './types.ts';
@@ -59,7 +59,7 @@ export async function importPlugin(file: string): Promise<PluginDefinition> {
       ? await import(pathToFileURL(file).href) as Record<string, unknown>
       : createRequire(import.meta.url)(file) as Record<string, unknown>;
   } catch (err) {
-    throw new GsfError('GSF_ERR_PLUGIN_LOAD', [label, describeError(err)], { cause: err });
+    throw new PluginError(label, 'load', err, { code: 'GSF_ERR_PLUGIN_LOAD' });
   }
   const def = mod.default as Partial<PluginDefinition> | undefined;
   const bad = (what: string): GsfError => gsfError('GSF_ERR_PLUGIN_EXPORT', label, file, what);
@@ -78,10 +78,10 @@ export interface LoadedPlugin {
 }
 
 /** Imports and registers every plugin on this thread. */
-export async function loadPlugins(files: string[], host: RegistrationContext): Promise<LoadedPlugin[]> {
+export async function loadPlugins(files: string[], reg: RegistrationContext): Promise<LoadedPlugin[]> {
   const loaded: LoadedPlugin[] = [];
   const names = new Map<string, string>();
-  host.registering = true;
+  reg.registering = true;
   try {
     for (const file of files) {
       const def = await importPlugin(file);
@@ -89,15 +89,15 @@ export async function loadPlugins(files: string[], host: RegistrationContext): P
       if (previous !== undefined) throw gsfError('GSF_ERR_PLUGIN_DUPLICATE', pluginLabel(file), 'plugin name', def.name, previous);
       names.set(def.name, pluginLabel(file));
       try {
-        await def.register(createPluginApi(def.name, host));
+        await def.register(createPluginApi(def.name, reg));
       } catch (err) {
         if (err instanceof GsfError && err.code !== 'GSF_ERR_BAD_ARGUMENT' && err.code !== 'GSF_ERR_UNKNOWN_EVENT') throw err;
-        throw new GsfError('GSF_ERR_HANDLER_FAILED', [def.name, 'stage', 'register', describeError(err)], { cause: err });
+        throw new PluginError(def.name, 'register', err);
       }
       loaded.push({ name: def.name, version: def.version, file });
     }
   } finally {
-    host.registering = false;
+    reg.registering = false;
   }
   return loaded;
 }

@@ -9,6 +9,8 @@
  * message with the same `id`, which is how the SDK correlates requests and responses.
  */
 
+import { ProtocolErrorCodes } from '../errors.ts';
+
 /** The two codecs a client can pick at connect time. */
 export type CodecName = 'json' | 'msgpack';
 export const CODECS: readonly CodecName[] = ['json', 'msgpack'];
@@ -41,24 +43,9 @@ export interface MaintenanceNotice {
 
 /**
  * Protocol error codes carried in `_error` frames. The session stays open after each of
- * them; the offending message is dropped.
+ * them; the offending message is dropped. Defined in gsf's one error table (`src/errors.ts`).
  */
-export const ProtocolError = {
-  /** No plugin handles this message type (or the type is reserved: starts with `_`). */
-  unknownType: 'GSF_ERR_MESSAGE_UNKNOWN_TYPE',
-  /** The decoded message is not `{type: non-empty string, body?, id?: integer}`. */
-  malformed: 'GSF_ERR_MESSAGE_MALFORMED',
-  /** A text frame that is not valid JSON (json sessions). */
-  badJson: 'GSF_ERR_MESSAGE_BAD_JSON',
-  /** A binary frame that is not valid msgpack (msgpack sessions). */
-  badMsgpack: 'GSF_ERR_MESSAGE_BAD_MSGPACK',
-  /** The message is longer than `SessionService.max_message_bytes`. */
-  tooBig: 'GSF_ERR_MESSAGE_TOO_BIG',
-  /** A binary frame on a json session or a text frame on a msgpack session. */
-  wrongFrame: 'GSF_ERR_MESSAGE_WRONG_FRAME',
-  /** The message handler threw; details are in the server log. */
-  handlerFailed: 'GSF_ERR_MESSAGE_HANDLER_FAILED',
-} as const;
+export const ProtocolError = ProtocolErrorCodes;
 export type ProtocolErrorCode = (typeof ProtocolError)[keyof typeof ProtocolError];
 
 /** Body of an `_error` frame. */

@@ -33,6 +33,9 @@ export async function startTestServer(components: Components = {}, plugins = ['p
     ...components,
   };
   merged.ApiService = { api_service_port: 0, ...components.ApiService };
+  // The REST groups most tests read; a service runs only when its component is listed.
+  merged.CounterService = { ...components.CounterService };
+  merged.RuntimeConfiguration = { ...components.RuntimeConfiguration };
   merged.Logging = { log_file: logFile, ...components.Logging };
   const manifest = {
     components: Object.entries(merged).map(([name, args]) => ({ name, arguments: args })),

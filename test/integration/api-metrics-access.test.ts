@@ -26,17 +26,20 @@ test.serial('/metrics exposes every counter and the profiler, matching the count
     t.is(r.status, 200);
     t.is(r.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
     const m = parse(r.text);
-    t.is(m.get('gsf_counter{category="probe",name="notes"}'), 10);
-    t.is(m.get('gsf_counter{category="probe",name="quote\\"and\\\\slash"}'), 5);
-    t.is(m.get('gsf_counter{category="mon",name="twice_level"}'), 100);
-    t.is(m.get('gsf_counter_info{category="os",name="type",value="Linux"}'), 1);
+    t.is(m.get('gsf_plugin_value{category="probe",name="notes"}'), 10);
+    t.is(m.get('gsf_plugin_value{category="probe",name="quote\\"and\\\\slash"}'), 5);
+    t.is(m.get('gsf_plugin_value{category="mon",name="twice_level"}'), 100);
+    t.is(m.get('gsf_os_info{type="Linux"}'), 1);
     t.false([...m.keys()].some((k) => k.includes('average/empty')), 'a callable without a value is left out');
     const rest = (await api.get('/v1/counters/process/maxrss/')).body as { value: number };
-    t.true(Math.abs(m.get('gsf_counter{category="process",name="maxrss"}')! - rest.value) <= rest.value * 0.1);
-    t.is(m.get('gsf_event_execution_count{event="metric_event",window="all_time"}'), 10);
-    t.true(m.has('gsf_event_handler_time_mean_seconds{event="metric_event",window="last1min"}'));
-    t.true(m.get('gsf_event_summary_count{window="all_time"}')! >= 10);
-    t.true(r.text.includes('# TYPE gsf_counter gauge'));
+    t.true(Math.abs(m.get('gsf_process_max_resident_memory_bytes')! - rest.value * 1024) <= rest.value * 1024 * 0.1);
+    t.is(m.get('gsf_event_execution_seconds_count{event="metric_event"}'), 10);
+    t.is(m.get('gsf_event_execution_seconds_bucket{event="metric_event",le="+Inf"}'), 10);
+    t.true(m.has('gsf_event_handler_seconds_sum{event="metric_event"}'));
+    t.is(m.get('gsf_event_timeouts_total{event="metric_event"}'), 0);
+    t.true(m.get('gsf_events_completed_total')! >= 10);
+    t.true(r.text.includes('# TYPE gsf_plugin_value gauge'));
+    t.true(r.text.includes('# TYPE gsf_event_execution_seconds histogram'));
   } finally {
     await s.stop();
   }

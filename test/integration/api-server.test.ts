@@ -62,13 +62,14 @@ test('every method reaches the router: wrong ones get 405 with Allow, unknown pa
     for (const method of ['POST', 'OPTIONS']) {
       const r = await fetch(`${base}/thing`, { method });
       t.is(r.status, 405, method);
-      t.is(r.headers.get('allow'), 'DELETE, GET, PATCH, PUT');
+      t.is(r.headers.get('allow'), 'DELETE, GET, HEAD, PATCH, PUT');
       t.deepEqual(await r.json(), {
-        error: 'GSF_ERR_METHOD_NOT_ALLOWED', message: `method ${method} not allowed for /thing`, allowed: ['DELETE', 'GET', 'PATCH', 'PUT'],
+        error: 'GSF_ERR_METHOD_NOT_ALLOWED', message: `method ${method} not allowed for /thing`, allowed: ['DELETE', 'GET', 'HEAD', 'PATCH', 'PUT'],
       });
     }
     const head = await fetch(`${base}/thing`, { method: 'HEAD' });
-    t.is(head.status, 405);
+    t.is(head.status, 200);
+    t.is(head.headers.get('content-length'), String('{"method":"GET"}'.length));
     const none = await fetch(`${base}/nothing`);
     t.is(none.status, 404);
     t.deepEqual(await none.json(), { error: 'GSF_ERR_NOT_FOUND', message: 'no route for GET /nothing' });

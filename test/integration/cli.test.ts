@@ -57,8 +57,8 @@ test('gsf start serves the API port, answers JSON errors, and stops on SIGTERM w
     t.deepEqual(await missing.json(), { error: 'GSF_ERR_NOT_FOUND', message: 'no route for GET /nope' });
     const wrong = await fetch(`${base}/v1/status`, { method: 'POST', body: '{}' });
     t.is(wrong.status, 405);
-    t.is(wrong.headers.get('allow'), 'GET');
-    t.deepEqual(await wrong.json(), { error: 'GSF_ERR_METHOD_NOT_ALLOWED', message: 'method POST not allowed for /v1/status', allowed: ['GET'] });
+    t.is(wrong.headers.get('allow'), 'GET, HEAD');
+    t.deepEqual(await wrong.json(), { error: 'GSF_ERR_METHOD_NOT_ALLOWED', message: 'method POST not allowed for /v1/status', allowed: ['GET', 'HEAD'] });
   } finally {
     p.child.kill('SIGTERM');
   }

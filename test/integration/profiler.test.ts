@@ -39,10 +39,12 @@ test.serial('enable_event_profiler=false records nothing; turning it on live res
     native.profilerReset();
     s.server.invoke('probe.note', { file: s.notes, label: 'off' }, { name: 'unprofiled' });
     await waitFor(() => s.records().length === 1);
+    await waitFor(() => native.queueStats().outstanding === 0, 5000, 'the event to complete');
     t.is(native.profilerEvent('unprofiled'), null);
     t.deepEqual(s.server.thread.flags.setFromText('enable_event_profiler', '1'), { ok: true, value: true });
     s.server.invoke('probe.note', { file: s.notes, label: 'on' }, { name: 'profiled' });
-    await waitFor(() => s.records().length === 2);
+    // The sample is recorded when the event completes, just after its handler wrote the note.
+    await waitFor(() => native.profilerEvent('profiled'), 5000, 'the profile');
     t.is(native.profilerEvent('profiled')?.all_time.execution_count, 1);
   } finally {
     await s.stop();

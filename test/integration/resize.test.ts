@@ -27,7 +27,7 @@ test.serial('event_threads_size resizes the pool while events flow: none lost, r
     t.is(native.counterReadInt('probe', 'notes'), total, 'nothing ran twice');
     t.is(native.counterReadInt('probe', 'order_violations'), null);
     t.is(s.server.dispatcher.size, 3);
-    t.deepEqual(s.server.thread.flags.setFromText('event_threads_size', '0'), { ok: false, reason: 'invalid' });
+    t.deepEqual(s.server.thread.flags.setFromText('event_threads_size', '0'), { ok: false, reason: 'invalid', problem: 'must be a positive integer' });
   } finally {
     await s.stop();
   }

@@ -34,7 +34,7 @@ test('registry: set from text, immutability, listeners, snapshot', (t) => {
   const seen: Array<[string, unknown, unknown]> = [];
   flags.onChange('*', (n, v, p) => seen.push([n, v, p]));
   t.deepEqual(flags.setFromText('a', '7'), { ok: true, value: 7 });
-  t.deepEqual(flags.setFromText('a', 'x'), { ok: false, reason: 'invalid' });
+  t.deepEqual(flags.setFromText('a', 'x'), { ok: false, reason: 'invalid', problem: null });
   t.deepEqual(flags.setFromText('b', 'true'), { ok: false, reason: 'immutable' });
   t.deepEqual(flags.setFromText('zzz', '1'), { ok: false, reason: 'unknown' });
   t.is(flags.get('a'), 7);

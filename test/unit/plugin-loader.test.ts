@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createThreadContext } from '../../src/thread-context.ts';
 import { emptyManifest } from '../../src/config/manifest.ts';
 import { resolvePluginFiles } from '../../src/plugins/loader.ts';
+import { PluginError } from '../../src/errors.ts';
 import { fixtures } from '../integration/_server.ts';
 
 const bad = (name: string): string => path.join(fixtures, 'bad-plugins', name, 'index.ts');
@@ -25,7 +26,10 @@ test('malformed definitions name the plugin and what is missing', async (t) => {
 });
 
 test('a module that fails to import', async (t) => {
-  await t.throwsAsync(host([bad('throws-on-import')]), { message: "plugin 'throws-on-import' failed to load: kaput" });
+  const err = await t.throwsAsync(host([bad('throws-on-import')]), { message: "plugin 'throws-on-import' load failed: kaput" });
+  t.true(err instanceof PluginError);
+  t.like(err as PluginError, { code: 'GSF_ERR_PLUGIN_LOAD', plugin: 'throws-on-import', stage: 'load' });
+  t.is(((err as PluginError).cause as Error).message, 'kaput');
 });
 
 test('duplicate plugin names and duplicate events', async (t) => {
@@ -38,7 +42,10 @@ test('duplicate plugin names and duplicate events', async (t) => {
 });
 
 test('a register function that throws', async (t) => {
-  await t.throwsAsync(host([bad('register-throws')]), { message: "plugin 'regthrows' stage 'register' failed: no config" });
+  const err = await t.throwsAsync(host([bad('register-throws')]), { message: "plugin 'regthrows' register failed: no config" });
+  t.like(err as PluginError, { code: 'GSF_ERR_HANDLER_FAILED', plugin: 'regthrows', stage: 'register' });
+  // The cause keeps the plugin's own stack, pointing into its file.
+  t.regex(((err as PluginError).cause as Error).stack ?? '', /register-throws[/\\]index\.ts/);
 });
 
 test('plugin entries resolve to folders under plugins/ or to paths', (t) => {
@@ -47,7 +54,7 @@ test('plugin entries resolve to folders under plugins/ or to paths', (t) => {
   t.deepEqual(resolvePluginFiles({ dir: fixtures, file: 'M', plugins: null }),
     fs.readdirSync(path.join(fixtures, 'plugins')).sort().map((p) => path.join(fixtures, 'plugins', p, 'index.ts')));
   t.throws(() => resolvePluginFiles({ dir: fixtures, file: 'M', plugins: ['nope'] }), {
-    message: `plugin 'nope' failed to load: not found at ${path.join(fixtures, 'plugins', 'nope')} (listed in M)`,
+    message: `plugin 'nope' load failed: not found at ${path.join(fixtures, 'plugins', 'nope')} (listed in M)`,
   });
 });
 

@@ -26,7 +26,18 @@ test('wrong method reports the allowed ones; unknown path is none', (t) => {
   const r = new Router();
   r.get('/v1/x', ok);
   r.put('/v1/x', ok);
-  t.deepEqual(r.match('POST', '/v1/x'), { kind: 'method', allowed: ['GET', 'PUT'] });
+  t.deepEqual(r.match('POST', '/v1/x'), { kind: 'method', allowed: ['GET', 'HEAD', 'PUT'] });
   t.deepEqual(r.match('GET', '/v1/y'), { kind: 'none' });
   t.throws(() => r.get('/v1/x', ok), { message: 'route GET /v1/x is already registered' });
+});
+
+test('HEAD finds the GET route of a path, and only GET routes', (t) => {
+  const r = new Router();
+  const get = () => ({ status: 200 });
+  r.get('/v1/x/{id}', get);
+  r.post('/v1/y', ok);
+  const m = r.match('HEAD', '/v1/x/7');
+  t.is(m.kind === 'found' && m.handler, get);
+  t.deepEqual(m.kind === 'found' && m.params, { id: '7' });
+  t.deepEqual(r.match('HEAD', '/v1/y'), { kind: 'method', allowed: ['POST'] });
 });
