@@ -9,7 +9,7 @@
  */
 
 /** Where an error surfaces, for the entries that have no HTTP status. */
-export type ErrorUse = 'http' | 'protocol' | 'start' | 'plugin' | 'auth' | 'native';
+export type ErrorUse = 'http' | 'protocol' | 'start' | 'plugin' | 'event' | 'auth' | 'native';
 
 export interface ErrorSpec {
   /** Default message template (`%s` placeholders). */
@@ -37,6 +37,8 @@ export const ErrorTable = {
   GSF_ERR_NOT_ON_WORKER: at('plugin', '%s is only available on the main thread'),
   GSF_ERR_SHUTTING_DOWN: at('plugin', 'the server is shutting down; %s refused'),
   GSF_ERR_COUNTER_UNKNOWN: at('plugin', "counter '%s' of '%s' is not registered; create it before monitoring it"),
+  // The event system's own log lines about events that could not finish.
+  GSF_ERR_EVENT_ABANDONED: at('event', 'event_name=%s, event_id=%s, event_tag=%s: it awaited on an event thread that was ended; its tag is free again'),
   // API service answers: `{"error": code, "message": …}` with this status.
   GSF_ERR_BAD_REQUEST: http(400, '%s'),
   GSF_ERR_UNAUTHORIZED: http(401, 'missing or invalid bearer token'),

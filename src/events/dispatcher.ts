@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { Piscina } from 'piscina';
 import { native } from '../native.ts';
-import { describeError } from '../errors.ts';
+import { describeError, gsfError } from '../errors.ts';
 import type { ThreadContext } from '../thread-context.ts';
 import { currentEpoch, nextEpoch, stopAllEpochs, workReady } from './wake.ts';
 import type {
@@ -180,8 +180,8 @@ export class Dispatcher {
       this.totals.abandoned++;
       native.counterIncrease('engine', 'events_abandoned', 1);
       native.counterIncrease('engine', 'events_awaiting', -1);
-      this.thread.log.error(`GSF_ERR_EVENT_ABANDONED: event_name=${native.nameOf(a.nameId)}, event_id=${a.id}, ` +
-        `event_tag=${a.tag}: it was awaiting on an event thread that was ended; its tag is free again`);
+      const err = gsfError('GSF_ERR_EVENT_ABANDONED', native.nameOf(a.nameId), a.id, a.tag);
+      this.thread.log.error(`${err.code}: ${err.message}`);
     }
   }
 

@@ -15,7 +15,8 @@ import {
 } from '../native.ts';
 import { createThreadContext, type ThreadContext } from '../thread-context.ts';
 import { describeError } from '../errors.ts';
-import { pluginFailure } from './failure.ts';
+import { pluginFailure, pluginStack } from './failure.ts';
+import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
 import type { ArgValue } from '../config/manifest.ts';
 import { decodePayload } from './codec.ts';
 import { RunningEvent, nameOf, type HandlerEntry } from './runtime.ts';
@@ -65,6 +66,8 @@ const ready = createThreadContext(init.manifest, 'worker', init.pluginFiles).the
   slot = native.slotRegister(threadId);
   cell = slot * PROGRESS_STRIDE;
   runtime.onRename = publishRename;
+  failureLines = createLineLimiter({ perKeyPerSecond: 10, log });
+  slowLines = createLineLimiter({ perKeyPerSecond: 10, log });
   process.on('unhandledRejection', (reason) => {
     log.error(`unhandled rejection in an event worker: ${describeError(reason)}`);
   });
@@ -133,16 +136,24 @@ function publishRename(ev: RunningEvent): void {
   else if (runtime.running === ev) progress[cell + P_NAME] = ev.nameId;
 }
 
+/**
+ * Per-event lines, at most 10 per event name and second each: one stalled second must not
+ * write hundreds of identical lines (a summary line says how many were left out).
+ */
+let failureLines!: LineLimiter;
+let slowLines!: LineLimiter;
+
 /** Writes the failure and slow-event lines of a finished event. */
 function report(ev: RunningEvent, entry: HandlerEntry, err: unknown, queueMs: number, handlerMs: number, ioMs: number,
   awaitedMs = 0): void {
   if (err !== undefined) {
     const failure = pluginFailure(entry.plugin, 'event', entry.event, err);
-    log.error(failure.message, { event_name: ev.name, event_id: ev.id, event_tag: ev.tag, stack: failure.pluginStack });
+    failureLines.error(ev.name, `${failure.code}: ${failure.message}`,
+      { event_name: ev.name, event_id: ev.id, event_tag: ev.tag, stack: pluginStack(failure) });
   }
   const executionMs = queueMs + handlerMs + ioMs;
   if (executionMs > slowMs) {
-    log.warn(`Slow event: event_name=${ev.name}, event_id=${ev.id}, execution_time=${executionMs.toFixed(3)}`,
+    slowLines.warn(ev.name, `Slow event: event_name=${ev.name}, event_id=${ev.id}, execution_time=${executionMs.toFixed(3)}`,
       awaitedMs > 0 ? { awaited_ms: Number(awaitedMs.toFixed(3)) } : undefined);
   }
 }

@@ -11,8 +11,8 @@
 
 /** Where limited lines go (a `Logger` fits). */
 export interface LimitedLog {
-  warn(msg: string): void;
-  error(msg: string): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
 }
 
 export interface LineLimiterOptions {
@@ -28,10 +28,10 @@ export interface LineLimiterOptions {
 }
 
 export interface LineLimiter {
-  /** Writes a WARNING line unless its key used up this second's lines. */
-  warn(key: string, line: string): void;
-  /** Writes an ERROR line unless its key used up this second's lines. */
-  error(key: string, line: string): void;
+  /** Writes a WARNING line (with its fields) unless its key used up this second's lines. */
+  warn(key: string, line: string, fields?: Record<string, unknown>): void;
+  /** Writes an ERROR line (with its fields) unless its key used up this second's lines. */
+  error(key: string, line: string, fields?: Record<string, unknown>): void;
   /** Writes the summaries of seconds that are over, and forgets idle keys. */
   flush(): void;
   /** Writes every pending summary, the current second's too, and stops the timer. */
@@ -66,7 +66,7 @@ export function createLineLimiter(options: LineLimiterOptions): LineLimiter {
     s.level = 0;
   };
 
-  const write = (level: number, key: string, line: string): void => {
+  const write = (level: number, key: string, line: string, fields?: Record<string, unknown>): void => {
     const second = Math.floor(now() / 1000);
     let s = keys.get(key);
     if (s === undefined && keys.size >= maxKeys) {
@@ -83,8 +83,8 @@ export function createLineLimiter(options: LineLimiterOptions): LineLimiter {
     }
     if (s.written < limit) {
       s.written++;
-      if (level === ERROR) log.error(line);
-      else log.warn(line);
+      if (level === ERROR) log.error(line, fields);
+      else log.warn(line, fields);
       return;
     }
     s.suppressed++;
@@ -104,8 +104,8 @@ export function createLineLimiter(options: LineLimiterOptions): LineLimiter {
   timer?.unref();
 
   return {
-    warn: (key, line) => write(WARNING, key, line),
-    error: (key, line) => write(ERROR, key, line),
+    warn: (key, line, fields) => write(WARNING, key, line, fields),
+    error: (key, line, fields) => write(ERROR, key, line, fields),
     flush,
     close: () => {
       if (timer !== null) clearInterval(timer);

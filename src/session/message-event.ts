@@ -7,7 +7,7 @@
  *   opened or closed handler, in plugin order.
  */
 import { isAsyncFunction, type EventRuntime, type RunningEvent } from '../events/runtime.ts';
-import { PluginFailure } from '../events/failure.ts';
+import { PluginError } from '../errors.ts';
 import type { EventContext, NetworkFrame } from '../events/types.ts';
 import { DecodeError, decodeCanonicalJson, decodeFrame, sessionCodec } from './codec.ts';
 import { EngineType, ProtocolError, type ProtocolErrorBody } from './protocol.ts';
@@ -121,7 +121,7 @@ function runMessage(rt: EventRuntime, handlers: SessionHandlers, ops: SessionOps
 /** Tells the client its request failed, then throws for the worker to log (naming the plugin, with its stack). */
 function handlerFailed(ops: SessionOps, ctx: RunningEvent, plugin: string, type: string, id: number | undefined, err: unknown): never {
   sendError(ops, ctx.sessionId ?? 0, { code: ProtocolError.handlerFailed, message: `the handler of '${type}' failed`, type }, id, ctx);
-  throw new PluginFailure(plugin, 'message handler', type, err);
+  throw new PluginError(plugin, 'message handler', err, { subject: type });
 }
 
 type Handlers<I> = ReadonlyArray<{ plugin: string; fn: SessionHandler<I> }>;
@@ -131,7 +131,7 @@ type Handlers<I> = ReadonlyArray<{ plugin: string; fn: SessionHandler<I> }>;
  * synchronous (the event then needs no await), awaiting each from the first one that is not.
  */
 function runHandlers<I>(list: Handlers<I>, info: I, ctx: EventContext, what: string): void | Promise<void> {
-  const errors: PluginFailure[] = [];
+  const errors: PluginError[] = [];
   for (let i = 0; i < list.length; i++) {
     const { plugin, fn } = list[i]!;
     try {
@@ -145,7 +145,7 @@ function runHandlers<I>(list: Handlers<I>, info: I, ctx: EventContext, what: str
 }
 
 async function finishAsync<I>(list: Handlers<I>, from: number, pending: Promise<void>, info: I, ctx: EventContext,
-  what: string, errors: PluginFailure[]): Promise<void> {
+  what: string, errors: PluginError[]): Promise<void> {
   for (let i = from; i < list.length; i++) {
     const { plugin, fn } = list[i]!;
     try {
@@ -157,11 +157,11 @@ async function finishAsync<I>(list: Handlers<I>, from: number, pending: Promise<
   throwAll(errors, what);
 }
 
-function handlerFailure<I>(plugin: string, what: string, info: I, err: unknown): PluginFailure {
-  return new PluginFailure(plugin, `session-${what} handler`, `session ${String((info as { sessionId?: number }).sessionId)}`, err);
+function handlerFailure<I>(plugin: string, what: string, info: I, err: unknown): PluginError {
+  return new PluginError(plugin, `session-${what} handler`, err, { subject: `session ${String((info as { sessionId?: number }).sessionId)}` });
 }
 
-function throwAll(errors: PluginFailure[], what: string): void {
+function throwAll(errors: PluginError[], what: string): void {
   if (errors.length === 1) throw errors[0];
   if (errors.length > 1) throw new AggregateError(errors, `${errors.length} session-${what} handlers failed`);
 }

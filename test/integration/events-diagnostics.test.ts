@@ -146,3 +146,26 @@ test.serial('a failing handler is logged with its plugin and its own stack', asy
     await s.stop();
   }
 });
+
+test.serial('a flood of slow events writes at most 10 lines per event name and second, and says how many it left out', async (t) => {
+  const s = await startTestServer({ EventDispatcher: { event_threads_size: 1, slow_event_log_threshold_in_ms: 0 } });
+  try {
+    for (let i = 0; i < 100; i++) s.server.invoke('probe.note', { file: '', label: 'f', spinMs: 1 }, { name: 'flood' });
+    const total = (): number => {
+      const lines = s.logs();
+      const written = lines.filter((l) => l.includes('Slow event: event_name=flood,')).length;
+      const left = lines.map((l) => /suppressed (\d+) more line\(s\) of 'flood'/.exec(l)).reduce((n, m) => n + (m ? Number(m[1]) : 0), 0);
+      return written + left;
+    };
+    await waitFor(() => total() === 100, 10000, 'every slow event written or counted');
+    const seconds = new Map<string, number>();
+    for (const l of s.logs().filter((x) => x.includes('Slow event: event_name=flood,'))) {
+      const second = l.slice(1, 18);
+      seconds.set(second, (seconds.get(second) ?? 0) + 1);
+    }
+    t.true([...seconds.values()].every((n) => n <= 10), JSON.stringify([...seconds]));
+    t.true(s.logs().some((l) => l.includes("more line(s) of 'flood'")));
+  } finally {
+    await s.stop();
+  }
+});

@@ -9,7 +9,7 @@ import { native } from '../../src/native.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USE: Record<ErrorSpec['use'], string> = {
-  http: '', start: 'stops the start', plugin: 'plugin API, log', auth: 'AuthenticationClient system error',
+  http: '', start: 'stops the start', plugin: 'plugin API, log', event: 'event log line', auth: 'AuthenticationClient system error',
   protocol: '`_error` frame', native: 'native addon',
 };
 
