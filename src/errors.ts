@@ -29,6 +29,13 @@ export const ErrorTable = {
   GSF_ERR_PROFILE_NOT_FOUND: { message: "no profile for event '%s' (profiled events must be named and have run)", status: 404 },
   GSF_ERR_UNAUTHORIZED: { message: 'missing or invalid bearer token', status: 401 },
   GSF_ERR_BAD_REQUEST: { message: '%s', status: 400 },
+  // Object model: declarations (at start), values and calls (in handlers), storage.
+  GSF_ERR_OBJECT_SCHEMA: { message: '%s', status: 0 },
+  GSF_ERR_OBJECT_VALUE: { message: '%s', status: 0 },
+  GSF_ERR_OBJECT_NO_EVENT: { message: 'api.objects.%s needs a running event; outside events use api.objects.transact()', status: 0 },
+  GSF_ERR_OBJECT_STATE: { message: '%s', status: 0 },
+  GSF_ERR_OBJECT_CONFLICT: { message: 'object changes still conflicted after %s reruns (%s); they are discarded', status: 0 },
+  GSF_ERR_OBJECT_STORE: { message: 'object store: %s', status: 0 },
 } as const;
 
 export type ErrorCode = keyof typeof ErrorTable;

@@ -28,6 +28,8 @@ export class RunningEvent implements EventContext {
   /** Events created so far by this one (for `{parent}_#{n}` names). */
   children = 0;
   ioWaitMs = 0;
+  /** The event's object transaction, made on first use (src/objects/current.ts). */
+  tx?: unknown;
 
   constructor(
     private readonly rt: EventRuntime,

@@ -23,6 +23,7 @@ import type { ArgValue } from '../config/manifest.ts';
 import { decodePayload } from './codec.ts';
 import { flushOutbound, lingerForNetwork, networkMark } from '../session/outbound.ts';
 import { RunningEvent, nameOf, type HandlerEntry } from './runtime.ts';
+import { runWithObjects } from '../objects/event-commit.ts';
 import type { DrainResult, DrainTask, NetworkFrame, WorkerInit } from './types.ts';
 
 // The same for the functions called per event or per batch.
@@ -154,7 +155,8 @@ function runOne(i: number, queueMs: number, start: number): Promise<void> | unde
   runtime.running = ev;
   let result: unknown;
   try {
-    result = entry.fn(payload, ev);
+    // The handler, then its object changes' commit (and reruns on conflict).
+    result = runWithObjects(entry.fn, payload, ev, timings, t);
   } catch (err) {
     finishEvent(ev, t, start, queueMs, entry, err ?? new Error('handler threw a nullish value'));
     return undefined;
