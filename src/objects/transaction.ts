@@ -60,7 +60,7 @@ export class Transaction {
   }
 
   /** Fetches by id; the cache first, the database on a miss. */
-  fetch(typeName: string, id: string, mode?: FetchMode): ObjectHandle | null | Promise<ObjectHandle | null> {
+  async fetch(typeName: string, id: string, mode?: FetchMode): Promise<ObjectHandle | null> {
     this.assertOpen(`fetch ${String(typeName)}`);
     const type = this.store.model.type(typeName);
     checkId(type.name, id);

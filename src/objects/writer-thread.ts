@@ -123,10 +123,10 @@ async function runGroups(): Promise<void> {
         outcomes = group.map(() => failed);
       }
       const seconds = (performance.now() - start) / 1000;
-      publish(group, outcomes);
-      reply(group, outcomes);
       const slow = seconds > config.slowQuerySec;
+      publish(group, outcomes);
       stats.group(group.length, seconds, outcomes, pending.length, slow);
+      reply(group, outcomes);
       if (slow) {
         log.warn(`Slow query: database=${databaseLabel(config)}, query=commit of ${group.length} event(s), time=${seconds.toFixed(3)}s`);
       }
