@@ -69,6 +69,7 @@ export class WriterClient {
       this.flush();
       return;
     }
+    if (!Array.isArray(data)) return; // a repeated ready
     for (const reply of data as CommitReply[]) {
       const done = this.waiting.get(reply[0]);
       if (done) {

@@ -19,6 +19,8 @@ export class ObjectHandle {
   state: ObjectStateValue;
   /** Checked at commit even when unchanged. */
   forWrite: boolean;
+  /** A unique-key field was set: the commit rewrites the keys. */
+  keysChanged = false;
 
   constructor(
     readonly owner: HandleOwner,
@@ -57,6 +59,7 @@ export class ObjectHandle {
     this.info.check(f, value);
     if (this.data[field] === value && (typeof value !== 'object' || value === null)) return;
     this.data[field] = Array.isArray(value) ? [...value] : value !== null && typeof value === 'object' && !(value instanceof Date) ? { ...value } : value;
+    if (f.uniqueIndex >= 0) this.keysChanged = true;
     if (this.state === ObjectState.clean) this.state = ObjectState.changed;
     this.owner.markDirty();
   }

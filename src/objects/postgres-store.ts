@@ -102,6 +102,8 @@ const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, 
 interface TypeQueries {
   insert: string;
   update: string;
+  /** An update that leaves the unique-key columns alone. */
+  updateFields: string;
   remove: string;
   version: string;
 }
@@ -125,6 +127,7 @@ export class PostgresWriter implements GroupWriter {
       this.queries[t.index] = {
         insert: `INSERT INTO ${tableOf(t)} (id, version, data${u.map((c) => `, ${c}`).join('')}) VALUES ($1, $2, $3${u.map((_, i) => `, $${4 + i}`).join('')})`,
         update: `UPDATE ${tableOf(t)} SET version = $1, data = $2${u.map((c, i) => `, ${c} = $${3 + i}`).join('')} WHERE id = $${3 + n} AND version = $${4 + n}`,
+        updateFields: `UPDATE ${tableOf(t)} SET version = $1, data = $2 WHERE id = $3 AND version = $4`,
         remove: `DELETE FROM ${tableOf(t)} WHERE id = $1 AND version = $2`,
         version: `SELECT version FROM ${tableOf(t)} WHERE id = $1`,
       };
@@ -142,7 +145,7 @@ export class PostgresWriter implements GroupWriter {
     try {
       await q.query('BEGIN');
       for (const req of requests) {
-        const guarded = req.ops.length > 1 || req.ops.some((op) => op[0] === OpKind.create || (op[0] === OpKind.update && (op[5]?.length ?? 0) > 0));
+        const guarded = req.ops.length > 1 || req.ops.some((op) => op[0] === OpKind.create || (op[0] === OpKind.update && op[5] !== null && op[5].length > 0));
         if (guarded) await q.query('SAVEPOINT gsf_event');
         let outcome = OK;
         try {
@@ -179,7 +182,8 @@ export class PostgresWriter implements GroupWriter {
           await this.client.query(s.insert, [id, 1, asBuffer(bytes!), ...(uniques ?? [])]);
           return null;
         case OpKind.update: {
-          const r = await this.client.query(s.update, [version + 1, asBuffer(bytes!), ...(uniques ?? []), id, version]);
+          const r = uniques === null ? await this.client.query(s.updateFields, [version + 1, asBuffer(bytes!), id, version])
+            : await this.client.query(s.update, [version + 1, asBuffer(bytes!), ...uniques, id, version]);
           return r.rowCount === 1 ? null : conflict(changedReason(type, id));
         }
         case OpKind.delete: {

@@ -107,6 +107,8 @@ export class SqliteReader implements Reader {
 interface TypeStatements {
   insert: Statement;
   update: Statement;
+  /** An update that leaves the unique-key columns (and their indexes) alone. */
+  updateFields: Statement;
   remove: Statement;
   version: Statement;
 }
@@ -135,6 +137,7 @@ export class SqliteWriter implements GroupWriter {
       this.stmts[t.index] = {
         insert: this.db.prepare(`INSERT INTO ${tableOf(t)} (id, version, data${u.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?${u.map(() => ', ?').join('')})`),
         update: this.db.prepare(`UPDATE ${tableOf(t)} SET version = ?, data = ?${u.map((c) => `, ${c} = ?`).join('')} WHERE id = ? AND version = ?`),
+        updateFields: this.db.prepare(`UPDATE ${tableOf(t)} SET version = ?, data = ? WHERE id = ? AND version = ?`),
         remove: this.db.prepare(`DELETE FROM ${tableOf(t)} WHERE id = ? AND version = ?`),
         version: this.db.prepare(`SELECT version FROM ${tableOf(t)} WHERE id = ?`).pluck(true),
       };
@@ -189,8 +192,11 @@ export class SqliteWriter implements GroupWriter {
         case OpKind.create:
           s.insert.run(id, 1, asBuffer(bytes!), ...(uniques ?? []));
           return null;
-        case OpKind.update:
-          return s.update.run(version + 1, asBuffer(bytes!), ...(uniques ?? []), id, version).changes === 1 ? null : conflict(changedReason(type, id));
+        case OpKind.update: {
+          const r = uniques === null ? s.updateFields.run(version + 1, asBuffer(bytes!), id, version)
+            : s.update.run(version + 1, asBuffer(bytes!), ...uniques, id, version);
+          return r.changes === 1 ? null : conflict(changedReason(type, id));
+        }
         case OpKind.delete:
           return s.remove.run(id, version).changes === 1 ? null : conflict(changedReason(type, id));
         case OpKind.check:

@@ -16,7 +16,7 @@ export type OpKindValue = (typeof OpKind)[keyof typeof OpKind];
 
 /**
  * One object of a commit: [kind, type index, id, version read (0 for create), fields (create,
- * update), unique-key values (create, update)].
+ * update), unique-key values (create; update only when a key changed, else null)].
  */
 export type CommitOp = [OpKindValue, number, string, number, Uint8Array | null, Array<string | number | null> | null];
 

@@ -171,7 +171,8 @@ export class Transaction {
             ops.push([OpKind.create, t, h.id, 0, encodeFields(h.data), h.info.uniqueValues(h.data)]);
             break;
           case ObjectState.changed:
-            ops.push([OpKind.update, t, h.id, h.version, encodeFields(h.data), h.info.uniqueValues(h.data)]);
+            // Unique keys travel only when one changed: the writer leaves their columns alone otherwise.
+            ops.push([OpKind.update, t, h.id, h.version, encodeFields(h.data), h.keysChanged ? h.info.uniqueValues(h.data) : null]);
             break;
           case ObjectState.deleted:
             ops.push([OpKind.delete, t, h.id, h.version, null, null]);

@@ -50,16 +50,22 @@ let running = false;
 let scheduled = false;
 let stopping = false;
 let backend: GroupWriter;
-const channels: BroadcastChannel[] = [];
+const channels = new Map<string, BroadcastChannel>();
 
 function attach(name: string): void {
-  const channel = new BroadcastChannel(name);
-  channel.onmessage = (event) => {
-    for (const request of event.data as CommitRequest[]) pending.push({ request, channel });
-    stats.queued(pending.length);
-    schedule();
-  };
-  channels.push(channel);
+  // A thread repeats its hello until it hears back: answer again, never open a second channel
+  // (two of the writer's own channels of one name would hear each other and every request twice).
+  let channel = channels.get(name);
+  if (!channel) {
+    const opened = channel = new BroadcastChannel(name);
+    opened.onmessage = (event) => {
+      if (!Array.isArray(event.data)) return;
+      for (const request of event.data as CommitRequest[]) pending.push({ request, channel: opened });
+      stats.queued(pending.length);
+      schedule();
+    };
+    channels.set(name, opened);
+  }
   channel.postMessage({ ready: true });
 }
 
@@ -142,7 +148,7 @@ async function runGroups(): Promise<void> {
 
 async function finish(): Promise<void> {
   if (running || pending.length > 0) return;
-  for (const c of channels) c.close();
+  for (const c of channels.values()) c.close();
   hello?.close();
   try {
     await backend.close();
