@@ -11,6 +11,8 @@ import { threadStore } from '../../src/objects/thread-store.ts';
 import { Transaction } from '../../src/objects/transaction.ts';
 import { counterRegistry } from '../../src/counters/registry.ts';
 import { BACKENDS, counter, startObjectServer, stopPostgres, storeArgs } from './_objects.ts';
+import { apiUrl } from './_session.ts';
+import { waitFor } from './_server.ts';
 
 test.after.always(stopPostgres);
 
@@ -174,6 +176,31 @@ for (const backend of BACKENDS) {
       // The name is free again.
       await transact((tx) => tx.create('ProbeAccount', { name: 'c' }));
       t.is((await transact((tx) => tx.fetchBy('ProbeAccount', 'name', 'c')))!.get('coins'), 0);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test.serial(`${backend}: counters over REST (object, object_database_stat, engine_object_model) and the slow-query line`, async (t) => {
+    const s = await startObjectServer(await storeArgs(backend), { CounterService: { warning_threshold_slow_query_in_sec: 0 } });
+    try {
+      const slow = counter('object_database_stat', `${backend}/slow_queries`);
+      await transact((tx) => tx.create('ProbeAccount', { name: 'counted' }));
+      const line = await waitFor(() => s.logs().find((l) => l.includes(`Slow query: database=${backend}, query=commit of 1 event(s), time=`)));
+      t.regex(line, /time=\d+\.\d{3}s$/);
+      t.true(counter('object_database_stat', `${backend}/slow_queries`) > slow);
+      const get = async (p: string): Promise<unknown> => (await (await fetch(`${apiUrl(s)}/v1/counters/${p}`)).json());
+      const object = await get('object?values=true') as { counters: string[]; values: Record<string, number> };
+      t.true(['outstanding_fetch_query', 'outstanding_update_query', 'cached_objects', 'cache_hits', 'cache_misses', 'event_reruns']
+        .every((c) => object.counters.includes(c)));
+      t.is(object.values.outstanding_fetch_query, 0);
+      t.is(object.values.outstanding_update_query, 0);
+      t.is(object.values.cached_objects, 1);
+      t.deepEqual(await get('engine_object_model/ProbeAccount'), { category: 'engine_object_model', counter: 'ProbeAccount', value: 1 });
+      const committed = await get(`object_database_stat/${backend}/committed_events`) as { value: number };
+      t.true(committed.value >= 1);
+      const mean = await get(`object_database_stat/${backend}/group_size_mean`) as { value: number };
+      t.true(mean.value >= 1);
     } finally {
       await s.stop();
     }
