@@ -12,6 +12,8 @@ commands:
   authenticator [--manifest PATH]
                             start the authenticator agent (default: ./authenticator.MANIFEST.json)
   bench [NAME]              run the benchmarks in bench/ (all, or one by name)
+  objects types [--manifest PATH] [--out FILE] [--check]
+                            write the TypeScript declarations of the object types
 `;
 
 function option(args: string[], name: string): string | undefined {
@@ -63,6 +65,11 @@ async function main(argv: string[]): Promise<void> {
     case 'authenticator': {
       const { runAuthenticator, DEFAULT_AGENT_MANIFEST } = await import('./auth/command.ts');
       await runAuthenticator(option(rest, '--manifest') ?? DEFAULT_AGENT_MANIFEST);
+      break;
+    }
+    case 'objects': {
+      const { runObjectsCommand } = await import('./objects/command.ts');
+      process.exitCode = runObjectsCommand(rest, (name) => option(rest, name), (text) => process.stdout.write(text));
       break;
     }
     case 'bench': {

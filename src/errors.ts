@@ -50,6 +50,13 @@ export const ErrorTable = {
   GSF_ERR_BODY_TOO_LARGE: http(413, 'request body exceeds %s bytes'),
   GSF_ERR_URI_TOO_LONG: http(414, 'request path exceeds %s bytes'),
   GSF_ERR_INTERNAL: http(500, 'internal error: %s'),
+  // Object model: declarations (at start), values and calls (in handlers), storage.
+  GSF_ERR_OBJECT_SCHEMA: at('start', '%s'),
+  GSF_ERR_OBJECT_VALUE: at('plugin', '%s'),
+  GSF_ERR_OBJECT_NO_EVENT: at('plugin', 'api.objects.%s needs a running event; outside events use api.objects.transact()'),
+  GSF_ERR_OBJECT_STATE: at('plugin', '%s'),
+  GSF_ERR_OBJECT_CONFLICT: at('event', 'object changes still conflicted after %s reruns (%s); they are discarded'),
+  GSF_ERR_OBJECT_STORE: at('event', 'object store: %s'),
   // AuthenticationClient system errors (distinct from a failed authentication).
   GSF_ERR_AUTH_UNREACHABLE: at('auth', 'authenticator at %s is unreachable (%s)'),
   GSF_ERR_AUTH_TIMEOUT: at('auth', 'authenticator at %s did not answer within %s ms'),

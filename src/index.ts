@@ -42,5 +42,12 @@ export type {
 } from './session/types.ts';
 export { CloseCode, EngineType, ProtocolError, type CodecName, type Envelope, type MaintenanceNotice, type ProtocolErrorBody } from './session/protocol.ts';
 
+// Game objects (`api.objects`). `gsf objects types` fills ObjectTypes, ObjectCreateFields and
+// ObjectUniqueKeys from the JSON declarations, which types every call field by field.
+export type {
+  ObjectTypes, ObjectCreateFields, ObjectUniqueKeys, ObjectTypeName, FieldName, UniqueKeyName, CreateFields,
+  GameObject, FetchMode, CommitResult, TransactionStats, ObjectAccess, EventTransaction, ObjectsApi,
+} from './objects/types.ts';
+
 // Errors carry a GSF_ERR_* code.
 export { GsfError, type ErrorCode } from './errors.ts';

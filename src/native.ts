@@ -124,6 +124,12 @@ export interface NativeLayout {
 
 export interface CounterValue { type: 'int' | 'double'; value: number; description: string }
 
+/** Figures of the object cache (`objCacheStats`). */
+export interface ObjectCacheStats {
+  objects: number; tombstones: number; keys: number; bytes: number; capacity: number;
+  hits: number; misses: number; evictions: number;
+}
+
 export interface NativeCore {
   /** Interns a string (event or handler name) to a process-wide id >= 1; same string, same id. */
   intern(name: string): number;
@@ -131,9 +137,11 @@ export interface NativeCore {
   nameOf(id: number): string;
 
   // ---- tag queue -------------------------------------------------------------
-  /** Queues an event; returns its new process-unique id (>= 1). */
+  /** Queues an event; returns its process-unique id (>= 1): `id` when one was reserved, else a new one. */
   push(tag: number, nameId: number, handlerId: number, sessionId: number, kind: number,
-    payload: Uint8Array | null): number;
+    payload: Uint8Array | null, id?: number): number;
+  /** An id for an event that is pushed later (`push(..., id)`). */
+  reserveEventId(): number;
   /**
    * Queues `count` events in order under one lock, as `push` would one after another:
    * `records` holds PUSH_STRIDE values per event and the payloads follow one another in
@@ -254,6 +262,34 @@ export interface NativeCore {
   profilerAll(order: ProfileOrderValue): Array<[string, ProfileEvent]>;
   /** All-time latency histograms of every named event (fixed buckets, for Prometheus). */
   profilerHistograms(): ProfileHistograms;
+
+  // ---- object cache (process-wide, every thread) ---------------------------------
+  /**
+   * Looks up object `id` of type index `type`. Returns its byte length (copied into `buffer`
+   * when they fit; otherwise grow it and ask again), -1 when not cached, -2 when cached as
+   * deleted. `meta[0]` receives the version when found or deleted.
+   */
+  objCacheGet(type: number, id: string, buffer: Uint8Array, meta: Float64Array): number;
+  /** Caches an object unless the same or a newer version (or deletion) is cached; returns whether it stored. */
+  objCachePut(type: number, id: string, version: number, bytes: Uint8Array): boolean;
+  /** Caches that the object was deleted at `version` (same rule as objCachePut). */
+  objCachePutDeleted(type: number, id: string, version: number): boolean;
+  /** Drops the cached copy when its version is <= `upTo`. */
+  objCacheInvalidate(type: number, id: string, upTo: number): boolean;
+  /** Caches unique key `field` (its index) = `value` -> object id. */
+  objCachePutKey(type: number, field: number, value: string, id: string): void;
+  /** The cached id of a unique key, or null. */
+  objCacheGetKey(type: number, field: number, value: string): string | null;
+  /** Sets the cache's byte budget (shrinking evicts at once). */
+  objCacheConfigure(capacityBytes: number): void;
+  objCacheClear(): void;
+  objCacheStats(): ObjectCacheStats;
+  /** Cached objects per type index. */
+  objCacheCountsByType(): number[];
+  /** The object store's settings and schema (JSON), published by the main thread. */
+  objConfigSet(json: string): void;
+  objConfigGet(): string;
+  objConfigVersion(): number;
 
   // ---- shared configuration snapshot -------------------------------------------
   /** Replaces the process-wide flag snapshot (JSON text); bumps the version. */

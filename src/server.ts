@@ -15,6 +15,7 @@ import { PluginError, describeError } from './errors.ts';
 import { FEATURES, type RunningFeature } from './features.ts';
 import type { InvokeOptions } from './events/types.ts';
 import type { WorkerInit } from './events/types.ts';
+import { startObjectStore, type ObjectStore } from './objects/store.ts';
 
 export interface StartOptions {
   /** Path of a MANIFEST.json. */
@@ -29,6 +30,8 @@ let running: GsfServer | null = null;
 export class GsfServer {
   private stopped: Promise<void> | null = null;
   private readonly startedAt = Date.now();
+  /** The object store, when object types are declared; stopped after the event queue drains. */
+  private objects: ObjectStore | null = null;
 
   private constructor(
     readonly manifest: Manifest,
@@ -85,6 +88,7 @@ export class GsfServer {
       });
       api.router.get('/v1/status', () => ({ status: 200, body: server.status() }));
 
+      server.objects = await startObjectStore(manifest, pluginFiles, log);
       await dispatcher.start();
       watchdog.start();
       const apiListed = manifest.listed.has('ApiService');
@@ -177,6 +181,8 @@ export class GsfServer {
     }
     this.watchdog.stop();
     await dispatcher.close();
+    // Every event has ended, so every commit is queued: the writer applies them before it closes.
+    await this.objects?.stop();
     native.queueReset();
     running = null;
   }

@@ -17,6 +17,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   CounterStoreBinding::Init(env, exports);
   ProfilerBinding::Init(env, exports);
   ConfigBlobBinding::Init(env, exports);
+  ObjectCacheBinding::Init(env, exports);
   return exports;
 }
 

@@ -49,6 +49,11 @@ class ProfilerBinding {
   static void Init(Napi::Env env, Napi::Object exports);
 };
 
+class ObjectCacheBinding {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+};
+
 class ConfigBlobBinding {
  public:
   static void Init(Napi::Env env, Napi::Object exports);

@@ -22,7 +22,12 @@ Napi::Value Push(const Napi::CallbackInfo& info) {
   ByteView payload = BytesArg(info, 5, "payload", true);
   in.payload = payload.data;
   in.payload_len = payload.length;
+  if (info.Length() > 6) in.id = UintArg(info, 6, "id");
   return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().queue.Push(in)));
+}
+
+Napi::Value ReserveEventId(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().queue.ReserveId()));
 }
 
 bool IsInteger(double v, double max) { return v >= 0 && v <= max && std::trunc(v) == v; }
@@ -244,6 +249,7 @@ Napi::Value Stats(const Napi::CallbackInfo& info) {
 
 void TagQueueBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<Push>(env, exports, "push");
+  Export<ReserveEventId>(env, exports, "reserveEventId");
   Export<PushBatch>(env, exports, "pushBatch");
   Export<Take>(env, exports, "take");
   Export<SlotProgressView>(env, exports, "slotProgressView");

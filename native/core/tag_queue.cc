@@ -90,7 +90,7 @@ uint64_t TagQueue::Push(const EventInput& in) {
     std::lock_guard<SpinMutex> lock(mu_);
     uint32_t idx = AllocNode();
     Node& nd = At(idx);
-    id = next_id_++;
+    id = in.id != 0 ? in.id : next_id_.fetch_add(1);
     nd.id = id;
     nd.tag = in.tag;
     nd.session_id = in.session_id;
@@ -124,11 +124,11 @@ uint64_t TagQueue::PushBatch(const EventInput* in, size_t n) {
   uint64_t first;
   {
     std::lock_guard<SpinMutex> lock(mu_);
-    first = next_id_;
+    first = next_id_.fetch_add(n);
     for (size_t i = 0; i < n; ++i) {
       uint32_t idx = AllocNode();
       Node& nd = At(idx);
-      nd.id = next_id_++;
+      nd.id = first + i;
       nd.tag = in[i].tag;
       nd.session_id = in[i].session_id;
       nd.enqueue_ns = now;

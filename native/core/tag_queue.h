@@ -73,6 +73,8 @@ static_assert(sizeof(std::atomic<int32_t>) == sizeof(int32_t) && std::atomic<int
 
 /** What a producer hands to Push; the payload is copied. */
 struct EventInput {
+  /** An id from ReserveId, or 0 for a new one. */
+  uint64_t id = 0;
   uint64_t tag = 0;
   uint32_t name_id = 0;
   uint32_t handler_id = 0;
@@ -132,8 +134,10 @@ class TagQueue {
   TagQueue(const TagQueue&) = delete;
   TagQueue& operator=(const TagQueue&) = delete;
 
-  /** Queues an event; returns its process-unique id (>= 1). */
+  /** Queues an event; returns its process-unique id (>= 1), `in.id` when one was reserved. */
   uint64_t Push(const EventInput& in);
+  /** An id for an event pushed later (an event whose parent holds it until it finishes). */
+  uint64_t ReserveId() { return next_id_.fetch_add(1); }
   /**
    * Queues `n` events in order under one lock acquisition, with one enqueue time;
    * returns the id of the first (the others follow consecutively), 0 if `n` is 0.
@@ -314,7 +318,7 @@ class TagQueue {
   std::deque<uint64_t> ready_;
   std::array<Slot, kMaxSlots> slots_;
   alignas(64) std::atomic<int32_t> progress_[kMaxSlots * kProgressStride] = {};
-  uint64_t next_id_ = 1;
+  std::atomic<uint64_t> next_id_{1};
   uint64_t waiting_ = 0, outstanding_ = 0;
   uint64_t pushed_total_ = 0, completed_total_ = 0, cancelled_total_ = 0;
   Rate inflow_, throughput_;

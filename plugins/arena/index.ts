@@ -1,6 +1,7 @@
 /**
  * Example game "arena": log in, chat in rooms, race to click a shared counter, watch the
- * leaderboard.
+ * leaderboard. Players, their characters, scores and inventories are game objects
+ * (`objects/arena.json`), so a restart keeps every score.
  *
  * Client messages (envelope `{type, body, id?}`; every request gets a reply of the same type):
  * - `hello {name}`       authenticates (test platform), logs the account in (a second login of
@@ -9,18 +10,27 @@
  * - `join {room}`        joins another room too; reply `{room}`
  * - `leave {room}`       leaves a room; reply `{room}`
  * - `say {room, text}`   publishes `chat {room, from, text}` to everyone in the room
- * - `click`              +1 to the player's score and to the shared total; reply `{score, total}`
+ * - `click`              +1 to the player's score and to the shared total; reply `{score, total}`;
+ *                        every 10 clicks the character levels up, every 25 a potion joins the
+ *                        inventory
  * - `top`                reply `{leaders: [{name, score}], total}` (top 5)
+ * - `profile`            reply `{name, score, character: {nickname, level}, inventory}`
  * Server pushes: `joined {room, name}`, `chat`, `leaderboard {leaders, total}` (a timer, every
  * 5 s after clicks), `_maintenance` / `_maintenance_end` from the engine.
  *
- * Event threads share no memory: scores and the total live in counters (process-wide), rooms
- * are session groups and logins are the account manager's. A session's messages run in order
- * on its tag, so one player's `click` replies carry increasing scores.
+ * A player's score, character and inventory are objects, changed by that player's events only
+ * (a session's messages run in order on its tag, so `click` replies carry increasing scores and
+ * never conflict). The leaderboard and the total are a live view in counters (process-wide),
+ * rebuilt at start from the roster of players; rooms are session groups and logins are the
+ * account manager's.
  */
-import { definePlugin, authenticationRequest, makeTestAuthenticationKey } from 'gsf';
+import { definePlugin, authenticationRequest, makeTestAuthenticationKey, type GameObject } from 'gsf';
 
 const LOBBY = 'lobby';
+/** The id of the one ArenaRoster object: every player's name, in order of first hello. */
+const ROSTER = 'roster';
+const LEVEL_EVERY = 10;
+const POTION_EVERY = 25;
 
 interface Leader {
   name: string;
@@ -54,6 +64,16 @@ export default definePlugin({
         return;
       }
       await ctx.io(api.accounts.login(name));
+      let me = await api.objects.fetchBy('ArenaPlayer', 'name', name);
+      if (me === null) {
+        // First hello: the player, a character named after them, and a place on the roster.
+        me = api.objects.create('ArenaPlayer', { name, joined: new Date() });
+        const character = api.objects.create('ArenaCharacter', { nickname: name, player: me.id });
+        me.set('character', character.id);
+        const roster = await api.objects.fetch('ArenaRoster', ROSTER, 'write') ?? api.objects.create('ArenaRoster', {}, { id: ROSTER });
+        roster.set('names', [...roster.get('names'), name]);
+      }
+      api.counters.update('arena_scores', name, me.get('score'));
       api.counters.increase('arena', 'players_seen');
       api.sessions.join(msg.sessionId, LOBBY);
       api.sessions.publish(LOBBY, 'joined', { room: LOBBY, name });
@@ -81,9 +101,26 @@ export default definePlugin({
       msg.reply({ room });
     });
 
+    const playerObject = async (name: string): Promise<GameObject<'ArenaPlayer'>> => {
+      const me = await api.objects.fetchBy('ArenaPlayer', 'name', name, 'write');
+      if (me === null) throw new Error(`no player '${name}'`);
+      return me;
+    };
+
     api.sessions.onMessage('click', async (_body, msg) => {
       const name = await player(msg.sessionId);
-      const score = api.counters.increase('arena_scores', name, 1);
+      const me = await playerObject(name);
+      const score = me.get('score') + 1;
+      me.set('score', score);
+      if (score % LEVEL_EVERY === 0 && me.get('character') !== null) {
+        const character = await api.objects.fetch('ArenaCharacter', me.get('character')!, 'write');
+        character?.set('level', 1 + score / LEVEL_EVERY);
+      }
+      if (score % POTION_EVERY === 0) {
+        const inventory = me.get('inventory');
+        me.set('inventory', { ...inventory, potion: (inventory.potion ?? 0) + 1 });
+      }
+      api.counters.update('arena_scores', name, score);
       const total = api.counters.increase('arena', 'total_clicks', 1);
       api.invoke('arena.scored', { name, score }); // a child event on the session tag, named `click_#1`
       msg.reply({ score, total });
@@ -94,6 +131,38 @@ export default definePlugin({
     });
 
     api.sessions.onMessage('top', (_body, msg) => msg.reply({ leaders: leaders(), total: api.counters.readInt('arena', 'total_clicks') ?? 0 }));
+
+    api.sessions.onMessage('profile', async (_body, msg) => {
+      const me = await api.objects.fetchBy('ArenaPlayer', 'name', await player(msg.sessionId));
+      if (me === null) throw new Error('say hello first');
+      const id = me.get('character');
+      const character = id === null ? null : await api.objects.fetch('ArenaCharacter', id);
+      msg.reply({
+        name: me.get('name'), score: me.get('score'),
+        character: character && { nickname: character.get('nickname'), level: character.get('level') },
+        inventory: me.get('inventory'),
+      });
+    });
+
+    // The live leaderboard and total come back from the stored players after a restart.
+    api.onStart(async () => {
+      const scores = await api.objects.transact(async (tx) => {
+        const roster = await tx.fetch('ArenaRoster', ROSTER);
+        const out: Leader[] = [];
+        for (const name of roster?.get('names') ?? []) {
+          const p = await tx.fetchBy('ArenaPlayer', 'name', name);
+          if (p) out.push({ name, score: p.get('score') });
+        }
+        return out;
+      });
+      let total = 0;
+      for (const { name, score } of scores) {
+        api.counters.update('arena_scores', name, score);
+        total += score;
+      }
+      api.counters.update('arena', 'total_clicks', total);
+      api.counters.update('arena', 'announced_total', total);
+    });
 
     api.sessions.onClose((info) => {
       if (info.account !== null) api.log.vlog(1, `arena: ${info.account} left (${info.code} ${info.reason})`);

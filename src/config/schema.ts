@@ -108,6 +108,16 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
     remote_authenticator_port: u64(12800, 'Port of the authenticator agent', 1, { mutable: false }),
     authenticator_request_timeout_in_ms: u64(10000, 'How long a request to the agent may take before it is a system error', 1, { mutable: false }),
   },
+  // The object store (SPEC 3.3, 6.2.6); read by the objects module, not through flags.
+  ObjectStore: {
+    database_url: str('', 'PostgreSQL connection URL (postgres://…); empty: the embedded SQLite database'),
+    sqlite_path: str('data/gsf.sqlite', 'SQLite database file, relative to the manifest'),
+    sqlite_synchronous: str('full', 'full: a reply survives power loss; normal: it survives a process crash', { oneOf: ['full', 'normal'] }),
+    cache_size_in_bytes: u64(64 * 1024 * 1024, 'Byte budget of the process-wide object cache'),
+    max_event_reruns: u64(5, 'Reruns of an event whose objects changed meanwhile, before it fails'),
+    commit_group_max_events: u64(1000, 'Most events committed in one database transaction', 1),
+    read_connections_per_thread: u64(2, 'PostgreSQL connections per thread for cache misses', 1),
+  },
   Logging: {
     minloglevel: i32(0, 'Minimum log level: 0 INFO, 1 WARNING, 2 ERROR, 3 FATAL', mutable, { min: 0, max: 3 }),
     v: i32(0, 'Log verbosity: verbose lines up to this level are written', mutable, { min: 0 }),

@@ -16,7 +16,7 @@ import { describeError, gsfError } from '../errors.ts';
 import type { ThreadContext } from '../thread-context.ts';
 import { currentEpoch, nextEpoch, stopAllEpochs, workReady } from './wake.ts';
 import type {
-  ChannelHello, ChannelName, ServeResult, ServeTask, WorkerEndHooks, WorkerInit, WorkerMessage,
+  ChannelHello, ChannelName, ServeTask, WorkerEndHooks, WorkerInit, WorkerMessage,
 } from './types.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -55,8 +55,17 @@ export class Dispatcher {
   /** Channels opened before their feature started listening (workers load before features start). */
   private readonly waitingChannels: ChannelHello[] = [];
   private readonly endHooks = new Set<WorkerEndHooks>();
-  /** Totals since start, for diagnostics and tests. */
-  readonly totals = { tasks: 0, ran: 0, failed: 0, abandoned: 0 };
+  /**
+   * Totals since start, for diagnostics and tests: serve tasks started, events that ran and
+   * failed (counted by the workers as they go, in `engine/events_run` and `engine/events_failed`),
+   * awaiting events abandoned.
+   */
+  readonly totals = {
+    tasks: 0,
+    abandoned: 0,
+    get ran(): number { return native.counterValue('engine', 'events_run') ?? 0; },
+    get failed(): number { return native.counterValue('engine', 'events_failed') ?? 0; },
+  };
 
   constructor(private readonly thread: ThreadContext, private readonly init: WorkerInit) {
     this.threads = thread.flags.get<number>('event_threads_size');
@@ -67,6 +76,8 @@ export class Dispatcher {
     native.counterUpdate('engine', 'events_awaiting', 0, false, 'Events whose handler awaits now (they hold their tag, not a thread)');
     native.counterUpdate('engine', 'events_awaiting_peak', 0, false, 'Most events awaiting at once since start');
     native.counterUpdate('engine', 'events_abandoned', 0, false, 'Awaiting events that never finished: their event thread was ended');
+    native.counterUpdate('engine', 'events_run', 0, false, 'Events whose handler ran to its end (failed ones included)');
+    native.counterUpdate('engine', 'events_failed', 0, false, 'Events whose handler threw or rejected');
     this.epoch = nextEpoch();
     this.pool = this.createPool(this.threads);
     native.setWakeCallback(() => this.fireTimers());
@@ -201,10 +212,7 @@ export class Dispatcher {
     this.totals.tasks++;
     let broken = false;
     pool.run(task, { signal: abort.signal }).then(
-      (result: ServeResult) => {
-        this.totals.ran += result.ran;
-        this.totals.failed += result.failed;
-      },
+      () => undefined,
       (err: unknown) => {
         if (abort.signal.aborted || this.closing) return;
         broken = true;

@@ -10,7 +10,7 @@ import type { Logger } from '../log/logger.ts';
 import { encodePayload } from './codec.ts';
 import { workReady } from './wake.ts';
 import { isValidTag, randomTag, resolveTag, type TagSwitches } from './tags.ts';
-import type { EventContext, EventHandler, EventKindName, HeldEffects, InvokeOptions, WorkerEffects } from './types.ts';
+import type { EventContext, EventHandler, EventKindName, EventObjects, HeldEffects, InvokeOptions, WorkerEffects } from './types.ts';
 
 /** A registered named event. */
 export interface HandlerEntry {
@@ -33,6 +33,10 @@ export function isAsyncFunction(fn: unknown): boolean {
  */
 const asyncEvent = new AsyncLocalStorage<RunningEvent>();
 
+/** An invoked event waiting for its parent (see `RunningEvent.heldInvokes`). */
+type HeldInvoke = [tag: number, nameId: number, handlerId: number, sessionId: number, kind: number,
+  payload: Uint8Array | null, id: number];
+
 const KIND_NAMES: readonly EventKindName[] = ['user', 'network', 'timer', 'engine', 'api'];
 
 /**
@@ -47,6 +51,22 @@ export class RunningEvent implements EventContext, HeldEffects {
   parked = false;
   /** Effects produced while parked, held until the event finishes (see `WorkerEffects`). */
   held: unknown[] | null = null;
+  /** The event's object transaction, made on first use (src/objects/current.ts). */
+  tx?: unknown;
+  /**
+   * Events it invoked that are not queued yet: an event's children are queued when its
+   * synchronous run ends, or, when it changed objects, once its changes are durable.
+   */
+  heldInvokes: HeldInvoke[] | null = null;
+  /** Runs the plugin's handler again (an object conflict); set by whoever calls the plugin. */
+  rerun: (() => unknown) | null = null;
+  /** The payload the handler got (a rerun gets it again). */
+  payload: unknown = undefined;
+  /**
+   * Answers the event's failure when its object changes are discarded (a network event's error
+   * frame to its client, which must go out while everything else the event did is dropped).
+   */
+  failureReply: (() => void) | null = null;
 
   constructor(
     private readonly rt: EventRuntime,
@@ -109,6 +129,8 @@ export class EventRuntime {
   stopping = false;
   /** Effects of events for the main thread (set on workers by the session feature). */
   effects: WorkerEffects | null = null;
+  /** The object model, when plugins use it (set by `api.objects`). */
+  objects: EventObjects | null = null;
   /** Called when an event is renamed (the worker publishes the name for diagnostics). */
   onRename: ((ev: RunningEvent) => void) | null = null;
 
@@ -168,7 +190,14 @@ export class EventRuntime {
     const parent = this.current();
     const tag = options.tag ?? resolveTag(parent, this.switches());
     const name = options.name ?? (parent ? `${parent.name}_#${++parent.children}` : event);
-    const id = native.push(tag, intern(name), handlerId, parent?.session ?? 0, EventKind.user, encodePayload(payload));
+    const bytes = encodePayload(payload);
+    // Inside an event's synchronous run, or while it has object changes, the child waits for it.
+    if (parent !== null && (parent === this.running || parent.tx !== undefined)) {
+      const id = native.reserveEventId();
+      (parent.heldInvokes ??= []).push([tag, intern(name), handlerId, parent.session, EventKind.user, bytes, id]);
+      return id;
+    }
+    const id = native.push(tag, intern(name), handlerId, parent?.session ?? 0, EventKind.user, bytes);
     workReady();
     return id;
   }
@@ -185,6 +214,20 @@ export class EventRuntime {
     const id = native.push(tag, intern(opts.name ?? event), handlerId, opts.sessionId ?? 0, EventKind[kind], encodePayload(payload));
     workReady();
     return id;
+  }
+
+  /** Queues the events `ev` invoked and held (its run ended, or its changes are durable). */
+  releaseInvokes(ev: RunningEvent): void {
+    const held = ev.heldInvokes;
+    if (held === null) return;
+    ev.heldInvokes = null;
+    for (const h of held) native.push(h[0], h[1], h[2], h[3], h[4], h[5], h[6]);
+    workReady();
+  }
+
+  /** Drops the events `ev` invoked and held (its object changes were discarded). */
+  dropInvokes(ev: RunningEvent): void {
+    ev.heldInvokes = null;
   }
 
   /** Starts a timer whose handler runs as an event on the timer tag. */

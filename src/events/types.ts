@@ -68,10 +68,27 @@ export interface WorkerEffects {
   commit(): void;
   /** After a claim completes, and before the worker idles: hand what was produced to the main thread. */
   flush(): void;
+  /** An event parks: what its synchronous run produced is taken back and held until it finishes. */
+  hold(event: HeldEffects): void;
   /** An awaiting event finished: what it produced while it awaited goes out now. */
   release(event: HeldEffects): void;
   /** An awaiting event timed out or was abandoned: what it produced while it awaited is dropped. */
   discard(event: HeldEffects): void;
+}
+
+/**
+ * What the object model plugs into the event runtime: an event that changed objects finishes
+ * only once its changes are durable (SPEC 3.3, 6.2.6).
+ */
+export interface EventObjects {
+  /**
+   * Commits the event's changes as one transaction; on a conflict calls `rerun` (the handler
+   * again) and commits what that run changed, up to the rerun limit, then rejects. Fills the
+   * object and rerun fields of the event's profiler `record`.
+   */
+  commit(event: EventContext & { tx?: unknown }, record: Float64Array, rerun: () => unknown): Promise<void>;
+  /** Drops the event's uncommitted changes (its handler failed). */
+  discard(event: EventContext & { tx?: unknown }): void;
 }
 
 /** Effects an awaiting event produced, held until it finishes (kept on the running event). */

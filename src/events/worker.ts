@@ -114,6 +114,8 @@ let loopTurn = 0;
 /** Adaptive spin: an average of how long the worker waited for work when it went idle. */
 let idleGapMs = MAX_SPIN_MS * 4;
 const totals: ServeResult = { ran: 0, failed: 0, revoked: false };
+/** `totals.ran` as last added to the `engine/events_run` counter (once per claim). */
+let countedRan = 0;
 
 function refreshFlags(): void {
   const version = core.configVersion();
@@ -158,7 +160,7 @@ function report(ev: RunningEvent, entry: HandlerEntry, err: unknown, queueMs: nu
   }
 }
 
-/** Records a synchronous event's timings into the claim. */
+/** Records a synchronous event's timings into the claim; its held children are queued. */
 function finishSync(ev: RunningEvent, t: number, start: number, queueMs: number, entry: HandlerEntry, err: unknown): void {
   runtime.running = null;
   lastEnd = clock.now();
@@ -166,13 +168,19 @@ function finishSync(ev: RunningEvent, t: number, start: number, queueMs: number,
   timings[t + F_HANDLER] = handlerMs;
   timings[t + F_IO] = ev.ioWaitMs;
   timings[t + F_NAME] = ev.nameId;
-  if (err !== undefined) timings[t + F_FLAGS] = FLAG_FAILED;
+  if (ev.heldInvokes !== null) runtime.releaseInvokes(ev);
+  if (err !== undefined) {
+    timings[t + F_FLAGS] = FLAG_FAILED;
+    core.counterIncrease('engine', 'events_failed', 1);
+  }
   if (err !== undefined || queueMs + handlerMs + ev.ioWaitMs > slowMs) report(ev, entry, err, queueMs, handlerMs, ev.ioWaitMs);
 }
 
 /**
- * Parks event `i`, whose handler returned a pending promise, and finishes it when the promise
- * settles: its sample, its tag, its held effects.
+ * Parks event `i`, whose handler returned a pending promise (or whose object changes must be
+ * committed), and finishes it when that settles: its commit, its sample, its tag, its effects.
+ * Everything the event produces is held until then: the frames of its synchronous run are
+ * taken back from the ring, and its children wait when it changed objects.
  */
 function park(i: number, ev: RunningEvent, entry: HandlerEntry, pending: Promise<unknown>, start: number, queueMs: number): boolean {
   runtime.running = null;
@@ -183,31 +191,49 @@ function park(i: number, ev: RunningEvent, entry: HandlerEntry, pending: Promise
   const handlerMs = Math.max(0, parkedAt - start - syncIoMs);
   if (!core.park(slot, i, ev.nameId)) return false;
   ev.parked = true;
+  effects?.hold(ev);
+  if (ev.heldInvokes !== null && ev.tx === undefined) runtime.releaseInvokes(ev);
   awaitingEvents.set(ev.id, ev);
   countAwaiting(1);
   parkedTags.add(ev.tag);
-  const startMs = timings[i * COMPLETE_N + F_START]!;
+  const record = new Float64Array(COMPLETE_N);
+  record[F_START] = timings[i * COMPLETE_N + F_START]!;
   const turn = loopTurn;
   const done = (err: unknown): void => {
     awaitingEvents.delete(ev.id);
     const awaitedMs = turn === loopTurn ? 0 : Math.max(0, clock.now() - parkedAt);
     const ioMs = syncIoMs + awaitedMs;
-    const record = new Float64Array(COMPLETE_N);
     record[F_HANDLER] = handlerMs;
     record[F_IO] = ioMs;
     record[F_NAME] = ev.nameId;
-    record[F_START] = startMs;
     if (err !== undefined) record[F_FLAGS] = FLAG_FAILED;
     const result = core.finishParked(ev.id, record, 0);
+    if (result === R_REVOKED || err !== undefined && ev.heldInvokes !== null && ev.tx !== undefined) runtime.dropInvokes(ev);
     if (result === R_REVOKED) {
       // Timed out while it waited (the watchdog counted it out): what it did since is dropped.
       effects?.discard(ev);
       log.vlog(1, `event_name=${ev.name}, event_id=${ev.id} finished after its timeout; its effects were dropped`);
     } else {
       countAwaiting(-1);
-      effects?.release(ev);
-      if (err !== undefined) totals.failed++;
+      if (err === undefined || ev.tx === undefined) {
+        effects?.release(ev);
+        runtime.releaseInvokes(ev);
+      } else {
+        // Its object changes were not committed: nothing it did may be seen, but its failure is answered.
+        effects?.discard(ev);
+        if (ev.failureReply !== null) {
+          ev.failureReply();
+          effects?.release(ev);
+        }
+      }
+      ev.tx = undefined;
+      if (err !== undefined) {
+        totals.failed++;
+        core.counterIncrease('engine', 'events_failed', 1);
+      }
       totals.ran++;
+      countedRan++;
+      core.counterIncrease('engine', 'events_run', 1);
       report(ev, entry, err, queueMs, handlerMs, ioMs, awaitedMs);
       if (result === R_MADE_READY) workReady();
     }
@@ -215,8 +241,27 @@ function park(i: number, ev: RunningEvent, entry: HandlerEntry, pending: Promise
     wakeSelf(slot);
     settled?.();
   };
-  pending.then(() => done(undefined), (err: unknown) => done(err ?? new Error('handler rejected with a nullish value')));
+  const objects = runtime.objects;
+  const withObjects = objects === null ? pending
+    : pending.then(() => (ev.tx === undefined ? undefined : objects.commit(ev, record, () => rerun(ev, entry))));
+  withObjects.then(() => done(undefined), (err: unknown) => done(err ?? new Error('handler rejected with a nullish value')));
   return true;
+}
+
+/**
+ * Runs the plugin's handler of `ev` again after an object conflict: what the first run held is
+ * dropped, and the new run's synchronous part holds its children as the first did.
+ */
+function rerun(ev: RunningEvent, entry: HandlerEntry): unknown {
+  effects?.discard(ev);
+  runtime.dropInvokes(ev);
+  runtime.running = ev;
+  try {
+    return ev.rerun !== null ? ev.rerun() : runtime.call(entry.async, ev, entry.fn, ev.payload, ev, undefined);
+  } finally {
+    runtime.running = null;
+    if (ev.tx === undefined && ev.heldInvokes !== null) runtime.releaseInvokes(ev);
+  }
 }
 
 /**
@@ -275,14 +320,18 @@ function runOne(i: number, queueMs: number, start: number): number {
     payload = length === 0 ? undefined : decodeUserPayload(bytes, offset, length);
   }
   runtime.running = ev;
+  ev.payload = payload;
   let result: unknown;
   try {
     result = entry.async ? runtime.call(true, ev, entry.fn, payload, ev, undefined) : entry.fn(payload, ev);
   } catch (err) {
+    if (ev.tx !== undefined) runtime.objects?.discard(ev);
     finishSync(ev, t, start, queueMs, entry, err ?? new Error('handler threw a nullish value'));
     return 0;
   }
   if (result instanceof Promise) return park(i, ev, entry, result, start, queueMs) ? 1 : -1;
+  // A synchronous handler that changed objects waits for their commit like an awaiting one.
+  if (ev.tx !== undefined) return park(i, ev, entry, Promise.resolve(), start, queueMs) ? 1 : -1;
   finishSync(ev, t, start, queueMs, entry, undefined);
   return 0;
 }
@@ -316,6 +365,10 @@ function runClaim(n: number): boolean {
   }
   const now = clock.now();
   perEventMs = 0.5 * perEventMs + 0.5 * Math.max(0.0001, (now - claimStart) / n);
+  if (totals.ran !== countedRan) {
+    core.counterIncrease('engine', 'events_run', totals.ran - countedRan);
+    countedRan = totals.ran;
+  }
   return true;
 }
 
@@ -399,6 +452,7 @@ async function serveLoop(task: ServeTask): Promise<ServeResult> {
   core.slotAttachTask(slot, task.taskId);
   totals.ran = 0;
   totals.failed = 0;
+  countedRan = 0;
   let lastYield = clock.now();
   while (currentEpoch() === task.epoch) {
     refreshFlags();

@@ -14,6 +14,7 @@ import type { FlagSpec, PluginApi, TimerOptions } from './types.ts';
 import { counterRegistry } from '../counters/registry.ts';
 import { createAccountApi, createSessionApi } from '../session/plugin-api.ts';
 import { createAuthApi } from '../auth/plugin-api.ts';
+import { createObjectsApi } from '../objects/plugin-api.ts';
 import type { CounterMonitor } from '../counters/monitor.ts';
 
 let activeMonitor: CounterMonitor | null = null;
@@ -159,6 +160,7 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
     sessions: createSessionApi(plugin, rt),
     accounts: createAccountApi(rt),
     auth: createAuthApi(rt),
+    objects: createObjectsApi(rt),
     onEventTimeout(fn) {
       mainOnly('onEventTimeout');
       reg.declarations.timeoutHandlers.push({ plugin, fn });

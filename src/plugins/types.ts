@@ -9,6 +9,7 @@ import type { CounterCallback } from '../counters/registry.ts';
 import type { EventHandler, InvokeOptions, TimeoutHandler } from '../events/types.ts';
 import type { AccountApi, SessionApi } from '../session/types.ts';
 import type { AuthApi } from '../auth/plugin-api.ts';
+import type { ObjectsApi } from '../objects/types.ts';
 
 export interface PluginDefinition {
   name: string;
@@ -99,6 +100,8 @@ export interface PluginApi {
   readonly accounts: AccountApi;
   /** The AuthenticationClient: platform token checks and friend lists through the authenticator agent. */
   readonly auth: AuthApi;
+  /** Game objects (declared in objects/*.json): the running event's, committed when it ends. */
+  readonly objects: ObjectsApi;
   /** Called on the main thread when an event times out (SPEC 6.3). */
   onEventTimeout(handler: TimeoutHandler): void;
   /** Runs once on the main thread after the workers are up. */

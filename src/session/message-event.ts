@@ -114,13 +114,35 @@ function runMessage(rt: EventRuntime, handlers: SessionHandlers, ops: SessionOps
   } catch (err) {
     return handlerFailed(ops, ctx, entry.plugin, type, id, err);
   }
+  const rerunnable = result instanceof Promise || ctx.tx !== undefined;
+  if (rerunnable) {
+    // An object conflict runs the plugin's handler again with the decoded message (the frame's
+    // bytes are gone by then), and a failure of the rerun is answered like the first run's.
+    const body = envelope.body;
+    ctx.failureReply = () => sendFailure(ops, ctx, type, id);
+    ctx.rerun = () => {
+      try {
+        const again = rt.call(entry.async, ctx, entry.fn, body, message, ctx);
+        return again instanceof Promise ? again.catch((err: unknown) => handlerFailed(ops, ctx, entry.plugin, type, id, err)) : again;
+      } catch (err) {
+        return handlerFailed(ops, ctx, entry.plugin, type, id, err);
+      }
+    };
+  }
   if (result instanceof Promise) return result.catch((err: unknown) => handlerFailed(ops, ctx, entry.plugin, type, id, err));
   return undefined;
 }
 
-/** Tells the client its request failed, then throws for the worker to log (naming the plugin, with its stack). */
-function handlerFailed(ops: SessionOps, ctx: RunningEvent, plugin: string, type: string, id: number | undefined, err: unknown): never {
+function sendFailure(ops: SessionOps, ctx: RunningEvent, type: string, id: number | undefined): void {
   sendError(ops, ctx.sessionId ?? 0, { code: ProtocolError.handlerFailed, message: `the handler of '${type}' failed`, type }, id, ctx);
+}
+
+/**
+ * Tells the client its request failed, then throws for the worker to log (naming the plugin,
+ * with its stack). An event with object changes answers once they are discarded (`failureReply`).
+ */
+function handlerFailed(ops: SessionOps, ctx: RunningEvent, plugin: string, type: string, id: number | undefined, err: unknown): never {
+  if (ctx.tx === undefined) sendFailure(ops, ctx, type, id);
   throw new PluginError(plugin, 'message handler', err, { subject: type });
 }
 

@@ -45,7 +45,9 @@ type HeldOp =
   | { op: 'close'; session: number; code: number; reason: string }
   | { op: 'group'; session: number; group: string; join: boolean }
   | { op: 'publish'; group: string; json: string; msgpack: Uint8Array }
-  | { op: 'broadcast'; ids: readonly number[] | null; json: string | null; msgpack: Uint8Array | null };
+  | { op: 'broadcast'; ids: readonly number[] | null; json: string | null; msgpack: Uint8Array | null }
+  /** Records taken back from the ring (`hold`), with the inline records they point to. */
+  | { op: 'records'; bytes: Uint8Array; inline: Uint8Array[] };
 
 type Utf8Buffer = Buffer & { utf8Write(text: string, offset: number, length: number): number };
 
@@ -119,6 +121,40 @@ export class OutboundWriter implements WorkerEffects {
     Atomics.store(this.control, Control.posted, this.write | 0);
   }
 
+  hold(event: HeldEffects): void {
+    const start = Atomics.load(this.control, Control.committed) >>> 0;
+    if (start === this.write) return;
+    // The event's records run from its start (committed just before it) to here; none was posted.
+    const parts: Uint8Array[] = [];
+    const inline: Uint8Array[] = [];
+    let size = 0;
+    for (let pos = start; pos !== this.write;) {
+      const p = pos & this.mask;
+      const length = this.i32[p / 4]!;
+      const op = this.bytes[p + 4];
+      if (op !== RingOp.pad) {
+        const record = this.bytes.slice(p, p + length);
+        if (op === RingOp.inline) {
+          inline.push(this.inline[this.f64[p / 8 + 2]!]!);
+          new Float64Array(record.buffer)[2] = inline.length - 1;
+        }
+        parts.push(record);
+        size += length;
+      }
+      pos = (pos + length) >>> 0;
+    }
+    if (inline.length > 0) this.inline.length -= inline.length;
+    this.write = start;
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    for (const part of parts) {
+      bytes.set(part, at);
+      at += part.byteLength;
+    }
+    const held = (event.held ??= []) as HeldOp[];
+    held.unshift({ op: 'records', bytes, inline });
+  }
+
   release(event: HeldEffects): void {
     const held = event.held as HeldOp[] | null;
     event.held = null;
@@ -140,7 +176,7 @@ export class OutboundWriter implements WorkerEffects {
   send(session: number, frame: Frame, event: (HeldEffects & { parked: boolean }) | null): void {
     if (!listening()) return;
     if (event !== null && event.parked) {
-      this.hold(event, { op: 'send', session, frame: typeof frame === 'string' ? frame : frame.slice() });
+      this.holdOp(event, { op: 'send', session, frame: typeof frame === 'string' ? frame : frame.slice() });
       return;
     }
     this.writeSend(session, frame);
@@ -149,7 +185,7 @@ export class OutboundWriter implements WorkerEffects {
 
   close(session: number, code: number, reason: string, event: (HeldEffects & { parked: boolean }) | null): void {
     if (!listening()) return;
-    if (event !== null && event.parked) this.hold(event, { op: 'close', session, code, reason });
+    if (event !== null && event.parked) this.holdOp(event, { op: 'close', session, code, reason });
     else {
       this.writeClose(session, code, reason);
       this.after(event);
@@ -158,7 +194,7 @@ export class OutboundWriter implements WorkerEffects {
 
   group(session: number, group: string, join: boolean, event: (HeldEffects & { parked: boolean }) | null): void {
     if (!listening()) return;
-    if (event !== null && event.parked) this.hold(event, { op: 'group', session, group, join });
+    if (event !== null && event.parked) this.holdOp(event, { op: 'group', session, group, join });
     else {
       this.writeGroup(session, group, join);
       this.after(event);
@@ -167,7 +203,7 @@ export class OutboundWriter implements WorkerEffects {
 
   publish(group: string, json: string, msgpack: Uint8Array, event: (HeldEffects & { parked: boolean }) | null): void {
     if (!listening()) return;
-    if (event !== null && event.parked) this.hold(event, { op: 'publish', group, json, msgpack: msgpack.slice() });
+    if (event !== null && event.parked) this.holdOp(event, { op: 'publish', group, json, msgpack: msgpack.slice() });
     else {
       this.writePublish(group, json, msgpack);
       this.after(event);
@@ -177,14 +213,14 @@ export class OutboundWriter implements WorkerEffects {
   broadcast(ids: readonly number[] | null, json: string | null, msgpack: Uint8Array | null,
     event: (HeldEffects & { parked: boolean }) | null): void {
     if (!listening()) return;
-    if (event !== null && event.parked) this.hold(event, { op: 'broadcast', ids, json, msgpack: msgpack?.slice() ?? null });
+    if (event !== null && event.parked) this.holdOp(event, { op: 'broadcast', ids, json, msgpack: msgpack?.slice() ?? null });
     else {
       this.writeBroadcast(ids, json, msgpack);
       this.after(event);
     }
   }
 
-  private hold(event: HeldEffects, op: HeldOp): void {
+  private holdOp(event: HeldEffects, op: HeldOp): void {
     (event.held ??= []).push(op);
   }
 
@@ -203,6 +239,24 @@ export class OutboundWriter implements WorkerEffects {
       case 'group': this.writeGroup(h.session, h.group, h.join); break;
       case 'publish': this.writePublish(h.group, h.json, h.msgpack); break;
       case 'broadcast': this.writeBroadcast(h.ids, h.json, h.msgpack); break;
+      case 'records': this.writeRecords(h.bytes, h.inline); break;
+    }
+  }
+
+  /** Writes back records taken by `hold`, one by one (each may land anywhere in the ring). */
+  private writeRecords(records: Uint8Array, inline: Uint8Array[]): void {
+    const i32 = new Int32Array(records.buffer, records.byteOffset, records.byteLength / 4);
+    const f64 = new Float64Array(records.buffer, records.byteOffset, records.byteLength / 8);
+    for (let at = 0; at < records.byteLength;) {
+      const length = i32[at / 4]!;
+      if (records[at + 4] === RingOp.inline) {
+        this.inline.push(inline[f64[at / 8 + 2]!]!);
+        f64[at / 8 + 2] = this.inline.length - 1;
+      }
+      const p = this.reserve(length);
+      this.bytes.set(records.subarray(at, at + length), p);
+      this.write = (this.write + length) >>> 0;
+      at += length;
     }
   }
 

@@ -23,8 +23,8 @@ export interface TestServer {
 export type Components = Record<string, Record<string, unknown>>;
 
 /** Starts a server with the probe plugin, logging to a temp file, API on port 0. */
-export async function startTestServer(components: Components = {}, plugins = ['probe']): Promise<TestServer> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-test-'));
+export async function startTestServer(components: Components = {}, plugins = ['probe'], reuseDir?: string): Promise<TestServer> {
+  const dir = reuseDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-test-'));
   const logFile = path.join(dir, 'server.log');
   const notes = path.join(dir, 'notes.jsonl');
   const merged: Components = {

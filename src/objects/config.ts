@@ -1,0 +1,69 @@
+/**
+ * The object store's settings: read from the manifest by the main thread, published through
+ * the native core (process-wide), read by event threads and the writer.
+ */
+import path from 'node:path';
+import { native } from '../native.ts';
+import type { ComponentArgs } from '../config/manifest.ts';
+import type { ObjectSchema } from './schema.ts';
+
+export type BackendKind = 'sqlite' | 'postgresql';
+
+export interface StoreConfig {
+  backend: BackendKind;
+  /** Absolute path of the SQLite file. */
+  sqlitePath: string;
+  sqliteSynchronous: 'full' | 'normal';
+  databaseUrl: string;
+  cacheBytes: number;
+  maxReruns: number;
+  groupMaxEvents: number;
+  readConnections: number;
+  /** `CounterService.warning_threshold_slow_query_in_sec`. */
+  slowQuerySec: number;
+  schema: ObjectSchema;
+  /** Names this server's writer (channel names); unique per start within a process. */
+  instance: string;
+}
+
+/** Settings from the manifest's components (`dir`: the manifest's folder). */
+export function storeConfig(components: Record<string, ComponentArgs>, dir: string, schema: ObjectSchema, instance: string): StoreConfig {
+  const os = components.ObjectStore!;
+  const url = os.database_url as string;
+  return {
+    backend: url === '' ? 'sqlite' : 'postgresql',
+    sqlitePath: path.resolve(dir, os.sqlite_path as string),
+    sqliteSynchronous: os.sqlite_synchronous as 'full' | 'normal',
+    databaseUrl: url,
+    cacheBytes: os.cache_size_in_bytes as number,
+    maxReruns: os.max_event_reruns as number,
+    groupMaxEvents: os.commit_group_max_events as number,
+    readConnections: os.read_connections_per_thread as number,
+    slowQuerySec: (components.CounterService?.warning_threshold_slow_query_in_sec as number | undefined) ?? 1,
+    schema,
+    instance,
+  };
+}
+
+/** Publishes the settings for every thread (null: no store in this process). */
+export function publishConfig(config: StoreConfig | null): void {
+  native.objConfigSet(JSON.stringify(config));
+}
+
+let cached: { version: number; config: StoreConfig | null } | null = null;
+
+/** The published settings, or null when the server has no object store. */
+export function publishedConfig(): StoreConfig | null {
+  const version = native.objConfigVersion();
+  if (cached?.version !== version) {
+    const parsed = JSON.parse(native.objConfigGet()) as Partial<StoreConfig> | null;
+    // Before any server published settings the blob holds `{}`.
+    cached = { version, config: parsed?.schema ? parsed as StoreConfig : null };
+  }
+  return cached.config;
+}
+
+/** The database's name in counters and log lines. */
+export function databaseLabel(config: StoreConfig): string {
+  return config.backend;
+}

@@ -1,0 +1,65 @@
+/**
+ * Events and their objects (SPEC 3.3, 6.2.6): when a handler returns, its changes commit as
+ * one transaction; on a conflict the changes are discarded and the handler runs again, up to
+ * `max_event_reruns`, then the event fails. The event worker holds everything the event
+ * produced meanwhile (frames, children) and lets it out only once the changes are durable.
+ * The reruns and the object figures go into the event's profiler sample.
+ */
+import { native, CompleteField } from '../native.ts';
+import { gsfError } from '../errors.ts';
+import type { EventObjects } from '../events/types.ts';
+import type { Transaction } from './transaction.ts';
+import { OBJECT, ObjectCounter } from './stats.ts';
+
+const F_ROLLBACKS = CompleteField.rollbacks, F_CREATE = CompleteField.objectCreateCount, F_COUNT = CompleteField.objectCount;
+const F_HIT = CompleteField.objectCacheHitRate, F_NOLOCK = CompleteField.objectNolockRate, F_NULL = CompleteField.objectNullRate;
+
+function record(tx: Transaction, timings: Float64Array): void {
+  const s = tx.stats;
+  const attempts = s.fetched + s.nonexistent;
+  timings[F_CREATE] = s.created;
+  timings[F_COUNT] = s.fetched;
+  timings[F_HIT] = attempts > 0 ? s.cacheHits / attempts : 0;
+  timings[F_NOLOCK] = s.fetched > 0 ? s.readMode / s.fetched : 0;
+  timings[F_NULL] = attempts > 0 ? s.nonexistent / attempts : 0;
+}
+
+type Holder = { tx?: unknown };
+
+/** Commits, and reruns on conflicts, until the changes are durable or the limit is reached. */
+async function commit(ev: Holder, timings: Float64Array, rerun: () => unknown): Promise<void> {
+  // Reruns after waiting for an older event's reservation are the order at work, not a
+  // livelock: they do not count toward max_event_reruns (`limited`).
+  for (let reruns = 0, limited = 0; ; reruns++) {
+    const tx = ev.tx as Transaction | undefined;
+    if (tx === undefined) return;
+    record(tx, timings);
+    timings[F_ROLLBACKS] = reruns;
+    if (!tx.dirty) {
+      tx.discard();
+      return;
+    }
+    const result = await tx.commit();
+    if (result.ok) return;
+    ev.tx = undefined;
+    timings[F_ROLLBACKS] = reruns + 1;
+    if (!result.waited && limited++ >= tx.store.config.maxReruns) {
+      native.counterIncrease(OBJECT, ObjectCounter.failedAfterReruns, 1);
+      throw gsfError('GSF_ERR_OBJECT_CONFLICT', reruns, result.reason);
+    }
+    native.counterIncrease(OBJECT, ObjectCounter.reruns, 1);
+    // Events that collided are likely to collide again if they all rerun at once: each waits
+    // a random time that doubles with its reruns (1, 2, 4, … ms at most) before it tries again.
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** reruns));
+    await rerun();
+  }
+}
+
+/** The object model's side of the event runtime (`EventRuntime.objects`). */
+export const eventObjects: EventObjects = {
+  commit: (ev, timings, rerun) => commit(ev, timings, rerun),
+  discard(ev) {
+    (ev.tx as Transaction | undefined)?.discard();
+    ev.tx = undefined;
+  },
+};

@@ -1,0 +1,130 @@
+/**
+ * Declared types prepared for run time (field lookup, defaults, unique keys) and the object
+ * codec: an object's fields are stored, cached and sent to the writer as one msgpack map.
+ */
+import { Packr } from 'msgpackr';
+import { gsfError } from '../errors.ts';
+import { checkValue, fromJsonDefault, type FieldDef, type ObjectSchema, type TypeDef } from './schema.ts';
+
+// Plain msgpack maps (no record structures): the bytes must decode the same in every
+// process and after a restart.
+const packr = new Packr({ useRecords: false, mapsAsObjects: true });
+
+/** A value of one field as stored. */
+export type FieldValue = unknown;
+export type Fields = Record<string, FieldValue>;
+
+export function encodeFields(fields: Fields): Uint8Array {
+  return packr.pack(fields);
+}
+
+export function decodeFields(bytes: Uint8Array): Fields {
+  return packr.unpack(bytes) as Fields;
+}
+
+export interface FieldInfo extends FieldDef {
+  /** Position of the field among the type's unique keys, or -1. */
+  uniqueIndex: number;
+  /** The default as a field value (undefined: none; required at create). */
+  defaultValue: FieldValue;
+}
+
+/** One type as used at run time. */
+export class TypeInfo {
+  readonly name: string;
+  readonly index: number;
+  readonly file: string;
+  readonly fields = new Map<string, FieldInfo>();
+  /** Unique-key fields in declaration order. */
+  readonly unique: FieldInfo[] = [];
+
+  constructor(def: TypeDef) {
+    this.name = def.name;
+    this.index = def.index;
+    this.file = def.file;
+    for (const f of def.fields) {
+      const info: FieldInfo = {
+        ...f,
+        uniqueIndex: def.unique.indexOf(f.name),
+        defaultValue: f.default === undefined ? undefined : fromJsonDefault(f, f.default),
+      };
+      this.fields.set(f.name, info);
+    }
+    for (const name of def.unique) this.unique.push(this.fields.get(name)!);
+  }
+
+  /** The field, or a thrown error naming type and field. */
+  field(name: string): FieldInfo {
+    const f = this.fields.get(name);
+    if (!f) throw gsfError('GSF_ERR_OBJECT_VALUE', `${this.name} has no field '${String(name)}' (fields: ${[...this.fields.keys()].join(', ')})`);
+    return f;
+  }
+
+  /** Checks a value for a field; throws with type, field and reason. */
+  check(f: FieldInfo, value: unknown): void {
+    const problem = checkValue(f, value);
+    if (problem) throw gsfError('GSF_ERR_OBJECT_VALUE', `${this.name}.${f.name} ${problem}`);
+  }
+
+  /** A fresh copy of a field's default (arrays and maps are not shared between objects). */
+  defaultOf(f: FieldInfo): FieldValue {
+    const v = f.defaultValue;
+    if (Array.isArray(v)) return [...v];
+    if (v !== null && typeof v === 'object' && !(v instanceof Date)) return { ...v };
+    return v;
+  }
+
+  /** The fields of a new object: given values checked, defaults filled, unknown and missing ones refused. */
+  newFields(given: Record<string, unknown>): Fields {
+    if (given === null || typeof given !== 'object') throw gsfError('GSF_ERR_OBJECT_VALUE', `create ${this.name}: fields must be an object`);
+    for (const name of Object.keys(given)) this.field(name);
+    const out: Fields = {};
+    for (const f of this.fields.values()) {
+      const v = given[f.name];
+      if (v === undefined) {
+        if (f.defaultValue === undefined) throw gsfError('GSF_ERR_OBJECT_VALUE', `create ${this.name}: field '${f.name}' is required (it has no default)`);
+        out[f.name] = this.defaultOf(f);
+      } else {
+        this.check(f, v);
+        out[f.name] = v;
+      }
+    }
+    return out;
+  }
+
+  /** The unique-key values of a field set, in `unique` order (null when absent). */
+  uniqueValues(fields: Fields): Array<string | number | null> {
+    return this.unique.map((f) => (fields[f.name] ?? null) as string | number | null);
+  }
+}
+
+/** The declared types by name and by index. */
+export class Model {
+  readonly types: TypeInfo[];
+  private readonly byName = new Map<string, TypeInfo>();
+
+  constructor(schema: ObjectSchema) {
+    this.types = schema.types.map((t) => new TypeInfo(t));
+    for (const t of this.types) this.byName.set(t.name, t);
+  }
+
+  /** The type, or a thrown error listing the declared ones. */
+  type(name: string): TypeInfo {
+    const t = this.byName.get(name);
+    if (!t) {
+      const known = this.types.map((x) => x.name).join(', ') || 'none';
+      throw gsfError('GSF_ERR_OBJECT_VALUE', `unknown object type '${String(name)}' (declared: ${known})`);
+    }
+    return t;
+  }
+}
+
+const ID_MAX = 255;
+
+/** Checks an object id given by a caller. */
+export function checkId(type: string, id: unknown): string {
+  if (typeof id !== 'string' || id === '' || id.length > ID_MAX || id.includes('\0')) {
+    throw gsfError('GSF_ERR_OBJECT_VALUE', `${type} id must be a non-empty string of at most ${ID_MAX} characters without NUL, got ${JSON.stringify(id)}`);
+  }
+  return id;
+}

@@ -1,0 +1,73 @@
+/**
+ * One object inside a transaction: its fields as fetched, with the changes made so far.
+ * A class (methods on the prototype), because fetching makes one per object.
+ */
+import { gsfError } from '../errors.ts';
+import type { Fields, TypeInfo } from './model.ts';
+
+export const ObjectState = { clean: 0, created: 1, changed: 2, deleted: 3 } as const;
+export type ObjectStateValue = (typeof ObjectState)[keyof typeof ObjectState];
+
+/** What a handle needs from its transaction. */
+export interface HandleOwner {
+  /** Throws unless the transaction still takes changes. */
+  assertOpen(what: string): void;
+  markDirty(): void;
+}
+
+export class ObjectHandle {
+  state: ObjectStateValue;
+  /** Checked at commit even when unchanged. */
+  forWrite: boolean;
+  /** A unique-key field was set: the commit rewrites the keys. */
+  keysChanged = false;
+
+  constructor(
+    readonly owner: HandleOwner,
+    readonly info: TypeInfo,
+    readonly id: string,
+    readonly version: number,
+    readonly data: Fields,
+    state: ObjectStateValue,
+    forWrite: boolean,
+  ) {
+    this.state = state;
+    this.forWrite = forWrite;
+  }
+
+  get type(): string {
+    return this.info.name;
+  }
+
+  get(field: string): unknown {
+    if (this.state === ObjectState.deleted) throw gsfError('GSF_ERR_OBJECT_STATE', `${this.info.name} '${this.id}' was deleted in this event`);
+    let v = this.data[field];
+    if (v === undefined) {
+      // A field added to the declaration after this object was stored: its default.
+      const f = this.info.field(field);
+      v = this.data[field] = this.info.defaultOf(f);
+    }
+    // Arrays and maps are frozen: a change must go through set() to be committed.
+    if (typeof v === 'object' && v !== null && !(v instanceof Date) && !Object.isFrozen(v)) Object.freeze(v);
+    return v;
+  }
+
+  set(field: string, value: unknown): void {
+    this.owner.assertOpen(`set ${this.info.name}.${String(field)}`);
+    if (this.state === ObjectState.deleted) throw gsfError('GSF_ERR_OBJECT_STATE', `${this.info.name} '${this.id}' was deleted in this event`);
+    const f = this.info.field(field);
+    this.info.check(f, value);
+    if (this.data[field] === value && (typeof value !== 'object' || value === null)) return;
+    this.data[field] = Array.isArray(value) ? [...value] : value !== null && typeof value === 'object' && !(value instanceof Date) ? { ...value } : value;
+    if (f.uniqueIndex >= 0) this.keysChanged = true;
+    if (this.state === ObjectState.clean) this.state = ObjectState.changed;
+    this.owner.markDirty();
+  }
+
+  /** Every declared field (defaults for ones stored before they existed), plus the id. */
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = { id: this.id };
+    for (const name of this.info.fields.keys()) out[name] = this.get(name);
+    return out;
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * `api.objects`: the running event's objects (through `currentTransaction`) and transactions
+ * of their own outside events (`transact`).
+ */
+import { native } from '../native.ts';
+import { gsfError } from '../errors.ts';
+import type { EventRuntime } from '../events/runtime.ts';
+import { currentTransaction } from './current.ts';
+import { eventObjects } from './event-commit.ts';
+import { Transaction } from './transaction.ts';
+import { threadStore } from './thread-store.ts';
+import { OBJECT, ObjectCounter } from './stats.ts';
+import type { EventTransaction, ObjectAccess, ObjectsApi } from './types.ts';
+
+/** A transaction seen through the typed interface (the types come from the declarations). */
+export function typedAccess(tx: Transaction): ObjectAccess {
+  return {
+    create: (type, fields, options) => tx.create(type, fields as Record<string, unknown>, options) as never,
+    fetch: async (type, id, mode) => (await tx.fetch(type, id, mode)) as never,
+    fetchBy: async (type, field, value, mode) => (await tx.fetchBy(type, field, value, mode)) as never,
+    delete: (object) => tx.delete(object),
+  };
+}
+
+const views = new WeakMap<Transaction, EventTransaction>();
+
+/** The typed view of an event's transaction (the same object for the same transaction). */
+export function eventTransaction(tx: Transaction): EventTransaction {
+  let view = views.get(tx);
+  if (!view) {
+    view = {
+      ...typedAccess(tx),
+      get dirty() { return tx.dirty; },
+      get stats() { return tx.stats; },
+      commit: () => tx.commit(),
+      discard: () => tx.discard(),
+    };
+    views.set(tx, view);
+  }
+  return view;
+}
+
+/** Runs `fn` in its own transaction and commits, again on conflict (up to max_event_reruns). */
+export async function transact<T>(fn: (tx: ObjectAccess) => T | Promise<T>): Promise<T> {
+  const store = threadStore();
+  for (let reruns = 0; ; reruns++) {
+    const tx = new Transaction(store);
+    let value: T;
+    try {
+      value = await fn(typedAccess(tx));
+    } catch (err) {
+      tx.discard();
+      throw err;
+    }
+    const result = await tx.commit();
+    if (result.ok) return value;
+    if (reruns >= store.config.maxReruns) {
+      native.counterIncrease(OBJECT, ObjectCounter.failedAfterReruns, 1);
+      throw gsfError('GSF_ERR_OBJECT_CONFLICT', reruns, result.reason);
+    }
+    native.counterIncrease(OBJECT, ObjectCounter.reruns, 1);
+  }
+}
+
+/** Creates `api.objects` for one thread's runtime. */
+export function createObjectsApi(rt: EventRuntime): ObjectsApi {
+  rt.objects = eventObjects;
+  const tx = (what: string): Transaction => currentTransaction(rt, what);
+  return {
+    create: (type, fields, options) => tx('create').create(type, fields as Record<string, unknown>, options) as never,
+    fetch: async (type, id, mode) => (await tx('fetch').fetch(type, id, mode)) as never,
+    fetchBy: async (type, field, value, mode) => (await tx('fetchBy').fetchBy(type, field, value, mode)) as never,
+    delete: (object) => tx('delete').delete(object),
+    transaction: () => eventTransaction(tx('transaction')),
+    transact,
+    types: () => threadStore().model.types.map((t) => t.name),
+  };
+}

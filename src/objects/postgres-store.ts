@@ -1,0 +1,210 @@
+/**
+ * The PostgreSQL backend (`ObjectStore.database_url`), through `pg`. The writer thread has
+ * one connection; every other thread reads cache misses through a small pool of its own.
+ */
+import pg from 'pg';
+import { describeError } from '../errors.ts';
+import { decodeFields, type FieldInfo, type TypeInfo } from './model.ts';
+import type { StoreConfig } from './config.ts';
+import type { TypeDef } from './schema.ts';
+import {
+  changedReason, conflict, duplicateKeyError, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
+  type CommitOp, type CommitRequest, type GroupWriter, type Outcome, type Reader, type Row,
+} from './storage.ts';
+
+/** PostgreSQL's code for a unique violation. */
+const UNIQUE_VIOLATION = '23505';
+
+function sqlTypeOf(type: TypeDef, field: string): string {
+  return type.fields.find((f) => f.name === field)?.type === 'integer' ? 'BIGINT' : 'TEXT';
+}
+
+/** Creates or updates the tables for the declared types (main thread, at start). */
+export async function syncPostgresSchema(config: StoreConfig): Promise<void> {
+  const client = new pg.Client({ connectionString: config.databaseUrl });
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    // Two servers starting at once against one database take turns.
+    await client.query('SELECT pg_advisory_xact_lock(7274917)');
+    await client.query('CREATE TABLE IF NOT EXISTS gsf_object_types (name TEXT PRIMARY KEY, definition TEXT NOT NULL)');
+    for (const type of config.schema.types) {
+      const r = await client.query<{ definition: string }>('SELECT definition FROM gsf_object_types WHERE name = $1', [type.name]);
+      const stored = r.rows[0] ? JSON.parse(r.rows[0].definition) as TypeDef : undefined;
+      const hasRows = stored !== undefined && (await client.query(`SELECT 1 FROM ${tableOf(type)} LIMIT 1`)).rowCount! > 0;
+      const plan = planType(type, stored, hasRows);
+      if (plan.create) await client.query(`CREATE TABLE IF NOT EXISTS ${tableOf(type)} (id TEXT PRIMARY KEY, version BIGINT NOT NULL, data BYTEA NOT NULL)`);
+      for (const u of plan.dropUnique) await client.query(`DROP INDEX IF EXISTS ${uniqueIndexName(type.name, u)}`);
+      for (const u of plan.addUnique) await addUnique(client, type, u);
+      if (plan.store) {
+        await client.query('INSERT INTO gsf_object_types (name, definition) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET definition = excluded.definition',
+          [type.name, JSON.stringify(type)]);
+      }
+    }
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    await client.end();
+  }
+}
+
+async function addUnique(client: pg.Client, type: TypeDef, field: string): Promise<void> {
+  await client.query(`ALTER TABLE ${tableOf(type)} ADD COLUMN IF NOT EXISTS ${uniqueColumn(field)} ${sqlTypeOf(type, field)}`);
+  // Backfill from the stored fields, so objects written before the key existed are found by it.
+  const rows = await client.query<{ id: string; data: Buffer }>(`SELECT id, data FROM ${tableOf(type)}`);
+  const seen = new Set<unknown>();
+  for (const r of rows.rows) {
+    const value = decodeFields(r.data)[field] ?? null;
+    if (value !== null && seen.has(value)) throw duplicateKeyError(type, field, value);
+    seen.add(value);
+    await client.query(`UPDATE ${tableOf(type)} SET ${uniqueColumn(field)} = $1 WHERE id = $2`, [value, r.id]);
+  }
+  await client.query(`CREATE UNIQUE INDEX IF NOT EXISTS ${uniqueIndexName(type.name, field)} ON ${tableOf(type)} (${uniqueColumn(field)})`);
+}
+
+function asRow(id: string, r: unknown[] | undefined): Row | null {
+  return r === undefined ? null : { id, version: Number(r[0]), data: r[1] as Uint8Array };
+}
+
+/** Cache-miss reads through this thread's pool. */
+export class PostgresReader implements Reader {
+  private readonly pool: pg.Pool;
+
+  constructor(config: StoreConfig) {
+    this.pool = new pg.Pool({ connectionString: config.databaseUrl, max: config.readConnections });
+    this.pool.on('error', () => undefined); // an idle client's lost connection: the next query reconnects
+  }
+
+  async byId(type: TypeInfo, id: string): Promise<Row | null> {
+    const r = await this.pool.query({ name: `gsf_by_id_${type.name}`, text: `SELECT version, data FROM ${tableOf(type)} WHERE id = $1`, values: [id], rowMode: 'array' });
+    return asRow(id, r.rows[0] as unknown[] | undefined);
+  }
+
+  async byKey(type: TypeInfo, field: FieldInfo, value: string | number): Promise<Row | null> {
+    const r = await this.pool.query({
+      name: `gsf_by_${type.name}_${field.name}`,
+      text: `SELECT version, data, id FROM ${tableOf(type)} WHERE ${uniqueColumn(field.name)} = $1`,
+      values: [value], rowMode: 'array',
+    });
+    const row = r.rows[0] as unknown[] | undefined;
+    return row === undefined ? null : asRow(row[2] as string, row);
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+
+interface TypeQueries {
+  insert: string;
+  update: string;
+  /** An update that leaves the unique-key columns alone. */
+  updateFields: string;
+  remove: string;
+  version: string;
+}
+
+/**
+ * The writer's connection. A group is one transaction. PostgreSQL aborts a transaction on a
+ * failed statement, so an event runs inside a savepoint whenever one of its statements can
+ * fail (a create, a unique key) or it has several objects to undo together.
+ */
+export class PostgresWriter implements GroupWriter {
+  private readonly client: pg.Client;
+  private readonly queries: TypeQueries[] = [];
+  private connected: Promise<void>;
+
+  constructor(config: StoreConfig, types: readonly TypeInfo[]) {
+    this.client = new pg.Client({ connectionString: config.databaseUrl });
+    this.connected = this.client.connect().then(() => undefined);
+    for (const t of types) {
+      const u = t.unique.map((f) => uniqueColumn(f.name));
+      const n = u.length;
+      this.queries[t.index] = {
+        insert: `INSERT INTO ${tableOf(t)} (id, version, data${u.map((c) => `, ${c}`).join('')}) VALUES ($1, $2, $3${u.map((_, i) => `, $${4 + i}`).join('')})`,
+        update: `UPDATE ${tableOf(t)} SET version = $1, data = $2${u.map((c, i) => `, ${c} = $${3 + i}`).join('')} WHERE id = $${3 + n} AND version = $${4 + n}`,
+        updateFields: `UPDATE ${tableOf(t)} SET version = $1, data = $2 WHERE id = $3 AND version = $4`,
+        remove: `DELETE FROM ${tableOf(t)} WHERE id = $1 AND version = $2`,
+        version: `SELECT version FROM ${tableOf(t)} WHERE id = $1`,
+      };
+    }
+  }
+
+  /** Resolves once connected (a bad URL fails here). */
+  ready(): Promise<void> {
+    return this.connected;
+  }
+
+  async applyGroup(requests: readonly CommitRequest[], types: readonly TypeInfo[]): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    const q = this.client;
+    try {
+      await q.query('BEGIN');
+      for (const req of requests) {
+        const guarded = req.ops.length > 1 || req.ops.some((op) => op[0] === OpKind.create || (op[0] === OpKind.update && op[5] !== null && op[5].length > 0));
+        if (guarded) await q.query('SAVEPOINT gsf_event');
+        let outcome = OK;
+        try {
+          for (const op of req.ops) {
+            const failed = await this.apply(op, types[op[1]]!);
+            if (failed) {
+              outcome = failed;
+              break;
+            }
+          }
+        } catch (err) {
+          // Without a savepoint the transaction is lost: let the group fail as a whole.
+          if (!guarded) throw err;
+          outcome = { status: Status.error, reason: describeError(err) };
+        }
+        if (guarded) await q.query(outcome === OK ? 'RELEASE SAVEPOINT gsf_event' : 'ROLLBACK TO SAVEPOINT gsf_event; RELEASE SAVEPOINT gsf_event');
+        outcomes.push(outcome);
+      }
+      await q.query('COMMIT');
+    } catch (err) {
+      await q.query('ROLLBACK').catch(() => undefined);
+      const failed: Outcome = { status: Status.error, reason: `commit failed: ${describeError(err)}` };
+      return requests.map(() => failed);
+    }
+    return outcomes;
+  }
+
+  private async apply(op: CommitOp, type: TypeInfo): Promise<Outcome | null> {
+    const s = this.queries[type.index]!;
+    const [kind, , id, version, bytes, uniques] = op;
+    try {
+      switch (kind) {
+        case OpKind.create:
+          await this.client.query(s.insert, [id, 1, asBuffer(bytes!), ...(uniques ?? [])]);
+          return null;
+        case OpKind.update: {
+          const r = uniques === null ? await this.client.query(s.updateFields, [version + 1, asBuffer(bytes!), id, version])
+            : await this.client.query(s.update, [version + 1, asBuffer(bytes!), ...uniques, id, version]);
+          return r.rowCount === 1 ? null : conflict(changedReason(type, id));
+        }
+        case OpKind.delete: {
+          const r = await this.client.query(s.remove, [id, version]);
+          return r.rowCount === 1 ? null : conflict(changedReason(type, id));
+        }
+        case OpKind.check: {
+          const r = await this.client.query({ text: s.version, values: [id], rowMode: 'array' });
+          const row = r.rows[0] as unknown[] | undefined;
+          return row !== undefined && Number(row[0]) === version ? null : conflict(changedReason(type, id));
+        }
+      }
+    } catch (err) {
+      const e = err as { code?: string; constraint?: string };
+      if (e.code === UNIQUE_VIOLATION) return conflict(takenReason(type, op, (e.constraint ?? '').endsWith('_pkey')));
+      throw err;
+    }
+    return null;
+  }
+
+  close(): Promise<void> {
+    return this.client.end();
+  }
+}

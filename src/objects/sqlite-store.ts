@@ -1,0 +1,217 @@
+/**
+ * The embedded backend: SQLite through better-sqlite3, in WAL mode. The writer thread has the
+ * one read-write connection; every other thread reads cache misses on a read-only one.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { describeError } from '../errors.ts';
+import { decodeFields, type FieldInfo, type TypeInfo } from './model.ts';
+import type { StoreConfig } from './config.ts';
+import type { ObjectSchema, TypeDef } from './schema.ts';
+import {
+  changedReason, conflict, duplicateKeyError, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
+  type CommitOp, type CommitRequest, type GroupWriter, type Outcome, type Reader, type Row,
+} from './storage.ts';
+
+type Db = Database.Database;
+type Statement = Database.Statement;
+
+function open(config: StoreConfig, readonly: boolean): Db {
+  const db = new Database(config.sqlitePath, { readonly, fileMustExist: readonly });
+  if (!readonly) {
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${config.sqliteSynchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+  }
+  // A read-only connection may meet the writer's checkpoint; wait rather than fail.
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
+/** Creates or updates the tables for the declared types (main thread, at start). */
+export function syncSqliteSchema(config: StoreConfig): void {
+  fs.mkdirSync(path.dirname(config.sqlitePath), { recursive: true });
+  const db = open(config, false);
+  try {
+    db.exec('CREATE TABLE IF NOT EXISTS gsf_object_types (name TEXT PRIMARY KEY, definition TEXT NOT NULL)');
+    const storedOf = db.prepare<[string], { definition: string }>('SELECT definition FROM gsf_object_types WHERE name = ?');
+    const save = db.prepare('INSERT INTO gsf_object_types (name, definition) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET definition = excluded.definition');
+    db.transaction((schema: ObjectSchema) => {
+      for (const type of schema.types) {
+        const row = storedOf.get(type.name);
+        const stored = row ? JSON.parse(row.definition) as TypeDef : undefined;
+        const hasRows = stored !== undefined && db.prepare(`SELECT 1 FROM ${tableOf(type)} LIMIT 1`).get() !== undefined;
+        const plan = planType(type, stored, hasRows);
+        if (plan.create) db.exec(`CREATE TABLE IF NOT EXISTS ${tableOf(type)} (id TEXT PRIMARY KEY, version INTEGER NOT NULL, data BLOB NOT NULL)`);
+        for (const u of plan.dropUnique) db.exec(`DROP INDEX IF EXISTS ${uniqueIndexName(type.name, u)}`);
+        for (const u of plan.addUnique) addUnique(db, type, u);
+        if (plan.store) save.run(type.name, JSON.stringify(type));
+      }
+    })(config.schema);
+  } finally {
+    db.close();
+  }
+}
+
+function addUnique(db: Db, type: TypeDef, field: string): void {
+  const columns = db.prepare(`PRAGMA table_info(${tableOf(type)})`).all() as Array<{ name: string }>;
+  if (!columns.some((c) => c.name === `u_${field}`)) db.exec(`ALTER TABLE ${tableOf(type)} ADD COLUMN ${uniqueColumn(field)}`);
+  // Backfill from the stored fields, so objects written before the key existed are found by it.
+  const rows = db.prepare(`SELECT id, data FROM ${tableOf(type)}`).all() as Array<{ id: string; data: Buffer }>;
+  const set = db.prepare(`UPDATE ${tableOf(type)} SET ${uniqueColumn(field)} = ? WHERE id = ?`);
+  const seen = new Set<unknown>();
+  for (const r of rows) {
+    const value = decodeFields(r.data)[field] ?? null;
+    if (value !== null && seen.has(value)) throw duplicateKeyError(type, field, value);
+    seen.add(value);
+    set.run(value as string | number | null, r.id);
+  }
+  db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${uniqueIndexName(type.name, field)} ON ${tableOf(type)} (${uniqueColumn(field)})`);
+}
+
+function asRow(id: string, r: unknown[] | undefined): Row | null {
+  return r === undefined ? null : { id, version: r[0] as number, data: r[1] as Uint8Array };
+}
+
+/** Cache-miss reads on a read-only connection of this thread. */
+export class SqliteReader implements Reader {
+  private readonly db: Db;
+  private readonly byIdStmts: Statement[] = [];
+  private readonly byKeyStmts = new Map<string, Statement>();
+
+  constructor(config: StoreConfig) {
+    this.db = open(config, true);
+  }
+
+  byId(type: TypeInfo, id: string): Row | null {
+    const stmt = this.byIdStmts[type.index] ??= this.db.prepare(`SELECT version, data FROM ${tableOf(type)} WHERE id = ?`).raw(true);
+    return asRow(id, stmt.get(id) as unknown[] | undefined);
+  }
+
+  byKey(type: TypeInfo, field: FieldInfo, value: string | number): Row | null {
+    const key = `${type.index}:${field.name}`;
+    let stmt = this.byKeyStmts.get(key);
+    if (!stmt) {
+      stmt = this.db.prepare(`SELECT version, data, id FROM ${tableOf(type)} WHERE ${uniqueColumn(field.name)} = ?`).raw(true);
+      this.byKeyStmts.set(key, stmt);
+    }
+    const r = stmt.get(value) as unknown[] | undefined;
+    return r === undefined ? null : asRow(r[2] as string, r);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+interface TypeStatements {
+  insert: Statement;
+  update: Statement;
+  /** An update that leaves the unique-key columns (and their indexes) alone. */
+  updateFields: Statement;
+  remove: Statement;
+  version: Statement;
+}
+
+const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+
+/**
+ * The writer's connection. A group is one transaction; an event of several objects runs
+ * inside a savepoint, so its conflict undoes only its own statements (a single statement
+ * that fails is undone by SQLite itself).
+ */
+export class SqliteWriter implements GroupWriter {
+  private readonly db: Db;
+  private readonly stmts: TypeStatements[] = [];
+  private readonly begin: Statement;
+  private readonly commit: Statement;
+  private readonly rollback: Statement;
+  private readonly savepoint: Statement;
+  private readonly rollbackTo: Statement;
+  private readonly release: Statement;
+
+  constructor(config: StoreConfig, types: readonly TypeInfo[]) {
+    this.db = open(config, false);
+    for (const t of types) {
+      const u = t.unique.map((f) => uniqueColumn(f.name));
+      this.stmts[t.index] = {
+        insert: this.db.prepare(`INSERT INTO ${tableOf(t)} (id, version, data${u.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?${u.map(() => ', ?').join('')})`),
+        update: this.db.prepare(`UPDATE ${tableOf(t)} SET version = ?, data = ?${u.map((c) => `, ${c} = ?`).join('')} WHERE id = ? AND version = ?`),
+        updateFields: this.db.prepare(`UPDATE ${tableOf(t)} SET version = ?, data = ? WHERE id = ? AND version = ?`),
+        remove: this.db.prepare(`DELETE FROM ${tableOf(t)} WHERE id = ? AND version = ?`),
+        version: this.db.prepare(`SELECT version FROM ${tableOf(t)} WHERE id = ?`).pluck(true),
+      };
+    }
+    this.begin = this.db.prepare('BEGIN');
+    this.commit = this.db.prepare('COMMIT');
+    this.rollback = this.db.prepare('ROLLBACK');
+    this.savepoint = this.db.prepare('SAVEPOINT gsf_event');
+    this.rollbackTo = this.db.prepare('ROLLBACK TO gsf_event');
+    this.release = this.db.prepare('RELEASE gsf_event');
+  }
+
+  applyGroup(requests: readonly CommitRequest[], types: readonly TypeInfo[]): Outcome[] {
+    const outcomes: Outcome[] = [];
+    this.begin.run();
+    try {
+      for (const req of requests) {
+        const guarded = req.ops.length > 1;
+        if (guarded) this.savepoint.run();
+        let outcome = OK;
+        try {
+          for (const op of req.ops) {
+            const failed = this.apply(op, types[op[1]]!);
+            if (failed) {
+              outcome = failed;
+              break;
+            }
+          }
+        } catch (err) {
+          outcome = { status: Status.error, reason: describeError(err) };
+        }
+        if (guarded) {
+          if (outcome !== OK) this.rollbackTo.run();
+          this.release.run();
+        }
+        outcomes.push(outcome);
+      }
+      this.commit.run();
+    } catch (err) {
+      if (this.db.inTransaction) this.rollback.run();
+      const failed: Outcome = { status: Status.error, reason: `commit failed: ${describeError(err)}` };
+      return requests.map(() => failed);
+    }
+    return outcomes;
+  }
+
+  private apply(op: CommitOp, type: TypeInfo): Outcome | null {
+    const s = this.stmts[type.index]!;
+    const [kind, , id, version, bytes, uniques] = op;
+    try {
+      switch (kind) {
+        case OpKind.create:
+          s.insert.run(id, 1, asBuffer(bytes!), ...(uniques ?? []));
+          return null;
+        case OpKind.update: {
+          const r = uniques === null ? s.updateFields.run(version + 1, asBuffer(bytes!), id, version)
+            : s.update.run(version + 1, asBuffer(bytes!), ...uniques, id, version);
+          return r.changes === 1 ? null : conflict(changedReason(type, id));
+        }
+        case OpKind.delete:
+          return s.remove.run(id, version).changes === 1 ? null : conflict(changedReason(type, id));
+        case OpKind.check:
+          return s.version.get(id) === version ? null : conflict(changedReason(type, id));
+      }
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return conflict(takenReason(type, op, true));
+      if (code === 'SQLITE_CONSTRAINT_UNIQUE') return conflict(takenReason(type, op, false));
+      throw err;
+    }
+    return null;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * What the two database backends (SQLite, PostgreSQL) share: the commit messages, the read
+ * and write interfaces, table naming and the check of declarations against stored ones.
+ *
+ * Each type has its own table `obj_<Type>`: id, version, the fields as one msgpack blob, and
+ * one `u_<field>` column with a unique index per unique key. `gsf_object_types` keeps the
+ * declaration each table was written with.
+ */
+import { gsfError } from '../errors.ts';
+import { describeField, sameStorage, type TypeDef } from './schema.ts';
+import type { FieldInfo, TypeInfo } from './model.ts';
+
+/** Operations of a commit request. */
+export const OpKind = { create: 0, update: 1, delete: 2, check: 3 } as const;
+export type OpKindValue = (typeof OpKind)[keyof typeof OpKind];
+
+/**
+ * One object of a commit: [kind, type index, id, version read (0 for create), fields (create,
+ * update), unique-key values (create; update only when a key changed, else null)].
+ */
+export type CommitOp = [OpKindValue, number, string, number, Uint8Array | null, Array<string | number | null> | null];
+
+/** Event thread → writer: one event's changes. */
+export interface CommitRequest {
+  id: number;
+  ops: CommitOp[];
+  /** The event making them (the same across its reruns), or 0 outside events. */
+  owner: number;
+}
+
+export const Status = { ok: 0, conflict: 1, error: 2 } as const;
+export type StatusValue = (typeof Status)[keyof typeof Status];
+
+/** What became of one commit request. */
+export interface Outcome {
+  status: StatusValue;
+  /** Why it conflicted or failed ('' when ok). */
+  reason: string;
+}
+
+/**
+ * Writer → event thread: [request id, status, reason, waited]. `waited` is 1 when the request
+ * first waited for an older event's reservation (its conflict is the price of the order, not
+ * a sign of a livelock: see writer-thread.ts).
+ */
+export type CommitReply = [number, StatusValue, string, number];
+
+/** A stored object. */
+export interface Row {
+  id: string;
+  version: number;
+  data: Uint8Array;
+}
+
+/** Reads for cache misses (one per thread). */
+export interface Reader {
+  byId(type: TypeInfo, id: string): Row | null | Promise<Row | null>;
+  byKey(type: TypeInfo, field: FieldInfo, value: string | number): Row | null | Promise<Row | null>;
+  close(): void | Promise<void>;
+}
+
+/** Applies groups of commit requests; resolves once the group is durable. */
+export interface GroupWriter {
+  applyGroup(requests: readonly CommitRequest[], types: readonly TypeInfo[]): Outcome[] | Promise<Outcome[]>;
+  close(): void | Promise<void>;
+}
+
+/** The quoted table name of a type. */
+export function tableOf(type: { name: string }): string {
+  return `"obj_${type.name}"`;
+}
+
+/** The quoted column of a unique key. */
+export function uniqueColumn(field: string): string {
+  return `"u_${field}"`;
+}
+
+/** The name of a unique key's index. */
+export function uniqueIndexName(type: string, field: string): string {
+  return `"obj_${type}_u_${field}"`;
+}
+
+export const OK: Outcome = { status: Status.ok, reason: '' };
+
+export function conflict(reason: string): Outcome {
+  return { status: Status.conflict, reason };
+}
+
+/** The conflict reason of an object whose version moved. */
+export function changedReason(type: TypeInfo, id: string): string {
+  return `${type.name} '${id}' changed since it was read`;
+}
+
+/** The conflict reason of a taken id or unique key, from the create/update op. */
+export function takenReason(type: TypeInfo, op: CommitOp, isPrimaryKey: boolean): string {
+  if (isPrimaryKey) return `${type.name} '${op[2]}' already exists`;
+  const values = op[5] ?? [];
+  const keys = type.unique.map((f, i) => `${type.name}.${f.name}=${JSON.stringify(values[i])}`);
+  return `a unique key is taken (${keys.join(', ')})`;
+}
+
+/** What to change in the database for one declared type. */
+export interface TypePlan {
+  type: TypeDef;
+  /** The table does not exist yet. */
+  create: boolean;
+  /** Unique keys to add (column, backfill, index) and to drop (index). */
+  addUnique: string[];
+  dropUnique: string[];
+  /** The declaration differs from the stored one (or none is stored). */
+  store: boolean;
+}
+
+/**
+ * Compares a declared type with the one its table was written with. Added fields need a
+ * default; removed and retyped fields are refused while objects are stored.
+ */
+export function planType(declared: TypeDef, stored: TypeDef | undefined, hasRows: boolean): TypePlan {
+  if (!stored) return { type: declared, create: true, addUnique: [...declared.unique], dropUnique: [], store: true };
+  const where = `${declared.file}: type ${declared.name}: field `;
+  const problems: string[] = [];
+  for (const old of stored.fields) {
+    const now = declared.fields.find((f) => f.name === old.name);
+    if (!now) problems.push(`${where}${old.name}: was removed, but stored ${declared.name} objects have it (${describeField(old)}); declare it again, or delete the stored objects`);
+    else if (!sameStorage(old, now)) problems.push(`${where}${old.name}: is now ${describeField(now)}, but stored ${declared.name} objects hold ${describeField(old)} values`);
+  }
+  for (const now of declared.fields) {
+    if (!stored.fields.some((f) => f.name === now.name) && now.default === undefined) {
+      problems.push(`${where}${now.name}: was added without a default; stored ${declared.name} objects do not have it (give it a "default")`);
+    }
+  }
+  if (problems.length > 0 && hasRows) throw gsfError('GSF_ERR_OBJECT_SCHEMA', problems.join('\n'));
+  return {
+    type: declared,
+    create: false,
+    addUnique: declared.unique.filter((u) => !stored.unique.includes(u)),
+    dropUnique: stored.unique.filter((u) => !declared.unique.includes(u)),
+    store: JSON.stringify({ ...stored, file: '', index: 0 }) !== JSON.stringify({ ...declared, file: '', index: 0 }),
+  };
+}
+
+/** The refusal of a unique key that stored objects already break. */
+export function duplicateKeyError(type: TypeDef, field: string, value: unknown): Error {
+  return gsfError('GSF_ERR_OBJECT_SCHEMA', `${type.file}: type ${type.name}: unique key '${field}': stored objects share the value ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,114 @@
+/**
+ * The object store of a running server (main thread): loads the declarations, brings the
+ * database's tables up to date, publishes the settings, starts the writer thread, and at stop
+ * lets the writer commit everything queued before it closes.
+ */
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { native } from '../native.ts';
+import { gsfError } from '../errors.ts';
+import type { Manifest } from '../config/manifest.ts';
+import type { Logger } from '../log/logger.ts';
+import { logFileOf } from '../thread-context.ts';
+import { workerExecArgv } from '../events/dispatcher.ts';
+import { counterRegistry } from '../counters/registry.ts';
+import { declarationFiles, loadSchema } from './schema.ts';
+import { databaseLabel, publishConfig, storeConfig, type StoreConfig } from './config.ts';
+import { syncSqliteSchema } from './sqlite-store.ts';
+import { syncPostgresSchema } from './postgres-store.ts';
+import { defineStoredCounters } from './stats.ts';
+import { registerObjectCounters } from './counters.ts';
+import { closeThreadStore } from './thread-store.ts';
+import type { WriterEvent, WriterInit } from './writer-thread.ts';
+
+const WRITER_FILE = fileURLToPath(new URL('./writer-thread.ts', import.meta.url));
+const WRITER_BOOT = fileURLToPath(new URL('./writer-boot.mjs', import.meta.url));
+
+export interface ObjectStore {
+  readonly config: StoreConfig;
+  /** Lets the writer commit what it has queued, then closes it. */
+  stop(): Promise<void>;
+}
+
+function nextEvent(worker: Worker): Promise<WriterEvent> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: WriterEvent): void => {
+      cleanup();
+      resolve(m);
+    };
+    const onError = (err: Error): void => {
+      cleanup();
+      reject(err);
+    };
+    const onExit = (code: number): void => {
+      cleanup();
+      reject(new Error(`the writer thread exited (code ${code})`));
+    };
+    const cleanup = (): void => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+  });
+}
+
+/**
+ * Starts the store when any object type is declared (objects/*.json next to the manifest or
+ * in a plugin's folder); null when none is.
+ */
+export async function startObjectStore(manifest: Manifest, pluginFiles: readonly string[], log: Logger): Promise<ObjectStore | null> {
+  const files = declarationFiles(manifest.dir, pluginFiles);
+  const schema = loadSchema(files);
+  publishConfig(null);
+  if (schema.types.length === 0) return null;
+  const config = storeConfig(manifest.components, manifest.dir, schema, randomUUID());
+  try {
+    if (config.backend === 'sqlite') syncSqliteSchema(config);
+    else await syncPostgresSchema(config);
+  } catch (err) {
+    if ((err as { code?: string }).code === 'GSF_ERR_OBJECT_SCHEMA') throw err;
+    const where = config.backend === 'sqlite' ? config.sqlitePath : 'ObjectStore.database_url';
+    throw gsfError('GSF_ERR_OBJECT_STORE', `cannot open the ${config.backend} database (${where}): ${(err as Error).message}`);
+  }
+  // A new server may use another database: nothing cached before belongs to it.
+  native.objCacheClear();
+  native.objCacheConfigure(config.cacheBytes);
+  const db = databaseLabel(config);
+  defineStoredCounters(db);
+  registerObjectCounters(counterRegistry, db, schema);
+  publishConfig(config);
+
+  const init: WriterInit = {
+    entry: WRITER_FILE,
+    config,
+    components: manifest.components,
+    logFile: logFileOf(manifest),
+    logFormat: (manifest.components.Logging?.log_format as 'text' | 'json' | undefined) ?? 'text',
+  };
+  const worker = new Worker(WRITER_BOOT, { workerData: init, execArgv: workerExecArgv(), name: 'gsf-object-writer' });
+  const first = await nextEvent(worker);
+  if (!('ready' in first)) {
+    await worker.terminate();
+    publishConfig(null);
+    const why = 'failed' in first ? first.failed : 'unexpected message';
+    throw gsfError('GSF_ERR_OBJECT_STORE', `the writer could not open the ${config.backend} database: ${why}`);
+  }
+  log.info(`object store: ${schema.types.length} type(s) on ${config.backend === 'sqlite' ? config.sqlitePath : 'postgresql'}`,
+    { types: schema.types.map((t) => t.name) });
+
+  let stopped: Promise<void> | null = null;
+  const stop = async (): Promise<void> => {
+    await closeThreadStore();
+    const done = nextEvent(worker).catch(() => undefined);
+    worker.postMessage({ stop: true });
+    await done;
+    await worker.terminate();
+    publishConfig(null);
+    native.objCacheClear();
+  };
+  return { config, stop: () => (stopped ??= stop()) };
+}

@@ -1,0 +1,210 @@
+/**
+ * A transaction: the objects one event (or one run of `transact`) fetched, created, changed and
+ * deleted. Reads see its own writes; `commit` sends every change to the writer as one unit.
+ */
+import { randomUUID } from 'node:crypto';
+import { gsfError } from '../errors.ts';
+import { checkId, encodeFields, type Fields, type TypeInfo } from './model.ts';
+import { ObjectHandle, ObjectState } from './object-handle.ts';
+import { OpKind, Status, type CommitOp, type Row } from './storage.ts';
+import type { ThreadStore } from './thread-store.ts';
+import type { CommitResult, FetchMode, TransactionStats } from './types.ts';
+
+/** Where a transaction adds the time it waits on the database (the running event). */
+export interface WaitSink {
+  ioWaitMs: number;
+  /** The event's id (the owner of its commits across reruns). */
+  readonly id?: number;
+}
+
+const TxState = { open: 0, committing: 1, done: 2 } as const;
+
+function checkMode(mode: unknown): boolean {
+  if (mode === 'read' || mode === undefined) return false;
+  if (mode === 'write') return true;
+  throw gsfError('GSF_ERR_OBJECT_VALUE', `fetch mode must be 'read' or 'write', got ${JSON.stringify(mode)}`);
+}
+
+export class Transaction {
+  dirty = false;
+  readonly stats: TransactionStats = { created: 0, fetched: 0, cacheHits: 0, nonexistent: 0, readMode: 0 };
+  private state: number = TxState.open;
+  /** Objects of this transaction per type index, by id. */
+  private readonly objects: Array<Map<string, ObjectHandle> | undefined> = [];
+
+  constructor(readonly store: ThreadStore, private readonly sink: WaitSink | null = null) {}
+
+  assertOpen(what: string): void {
+    if (this.state !== TxState.open) throw gsfError('GSF_ERR_OBJECT_STATE', `${what}: the transaction has already been committed or discarded`);
+  }
+
+  markDirty(): void {
+    this.dirty = true;
+  }
+
+  private mapOf(type: TypeInfo): Map<string, ObjectHandle> {
+    return this.objects[type.index] ??= new Map();
+  }
+
+  create(typeName: string, fields: Record<string, unknown>, options?: { id?: string }): ObjectHandle {
+    this.assertOpen(`create ${String(typeName)}`);
+    const type = this.store.model.type(typeName);
+    const id = options?.id === undefined ? randomUUID() : checkId(type.name, options.id);
+    const map = this.mapOf(type);
+    const known = map.get(id);
+    if (known && known.state !== ObjectState.deleted) throw gsfError('GSF_ERR_OBJECT_STATE', `${type.name} '${id}' already exists in this event`);
+    const handle = new ObjectHandle(this, type, id, known?.version ?? 0, type.newFields(fields),
+      known ? ObjectState.changed : ObjectState.created, true);
+    map.set(id, handle);
+    this.stats.created++;
+    this.dirty = true;
+    return handle;
+  }
+
+  /** Fetches by id; the cache first, the database on a miss. */
+  async fetch(typeName: string, id: string, mode?: FetchMode): Promise<ObjectHandle | null> {
+    this.assertOpen(`fetch ${String(typeName)}`);
+    const type = this.store.model.type(typeName);
+    checkId(type.name, id);
+    const forWrite = checkMode(mode);
+    const known = this.objects[type.index]?.get(id);
+    if (known) return this.reuse(known, forWrite);
+    const cached = this.store.cached(type, id);
+    if (cached !== undefined) {
+      this.stats.cacheHits++;
+      if (cached === null) {
+        this.stats.nonexistent++;
+        return null;
+      }
+      return this.adopt(type, id, this.store.lastVersion, cached, forWrite);
+    }
+    return this.afterRead(type, this.store.load(type, id), forWrite);
+  }
+
+  /** Fetches by a unique key: this transaction's own objects, the cache, then the database. */
+  async fetchBy(typeName: string, field: string, value: unknown, mode?: FetchMode): Promise<ObjectHandle | null> {
+    this.assertOpen(`fetchBy ${String(typeName)}`);
+    const type = this.store.model.type(typeName);
+    const f = type.field(field);
+    if (f.uniqueIndex < 0) throw gsfError('GSF_ERR_OBJECT_VALUE', `${type.name}.${field} is not a unique key (keys: ${type.unique.map((u) => u.name).join(', ') || 'none'})`);
+    type.check(f, value);
+    const forWrite = checkMode(mode);
+    const key = value as string | number;
+    for (const h of this.objects[type.index]?.values() ?? []) {
+      if (h.state !== ObjectState.deleted && h.data[field] === key) return this.reuse(h, forWrite);
+    }
+    const id = this.store.cachedKey(type, f, key);
+    if (id !== null && !this.objects[type.index]?.has(id)) {
+      const cached = this.store.cached(type, id);
+      // A key entry is a hint: the object must still hold the value.
+      if (cached && cached[field] === key) {
+        this.stats.cacheHits++;
+        return this.adopt(type, id, this.store.lastVersion, cached, forWrite);
+      }
+    }
+    const row = await this.waited(this.store.loadByKey(type, f, key));
+    if (row === null) {
+      this.stats.nonexistent++;
+      return null;
+    }
+    const known = this.objects[type.index]?.get(row.id);
+    if (known) return known.state !== ObjectState.deleted && known.data[field] === key ? this.reuse(known, forWrite) : null;
+    return this.adopt(type, row.id, row.version, this.store.decodeRow(row), forWrite);
+  }
+
+  delete(object: unknown): void {
+    if (!(object instanceof ObjectHandle) || object.owner !== this) {
+      throw gsfError('GSF_ERR_OBJECT_STATE', 'delete: the object must come from this event (fetch or create it here)');
+    }
+    this.assertOpen(`delete ${object.type}`);
+    if (object.state === ObjectState.deleted) return;
+    if (object.state === ObjectState.created) this.objects[object.info.index]!.delete(object.id);
+    object.state = ObjectState.deleted;
+    this.dirty = true;
+  }
+
+  private reuse(h: ObjectHandle, forWrite: boolean): ObjectHandle | null {
+    if (h.state === ObjectState.deleted) return null;
+    if (forWrite) h.forWrite = true;
+    return h;
+  }
+
+  private adopt(type: TypeInfo, id: string, version: number, data: Fields, forWrite: boolean): ObjectHandle {
+    const h = new ObjectHandle(this, type, id, version, data, ObjectState.clean, forWrite);
+    this.mapOf(type).set(id, h);
+    this.stats.fetched++;
+    if (!forWrite) this.stats.readMode++;
+    return h;
+  }
+
+  private afterRead(type: TypeInfo, read: Row | null | Promise<Row | null>, forWrite: boolean): ObjectHandle | null | Promise<ObjectHandle | null> {
+    const settle = (row: Row | null): ObjectHandle | null => {
+      if (row === null) {
+        this.stats.nonexistent++;
+        return null;
+      }
+      // Another fetch of the same object may have finished while this one waited.
+      const known = this.objects[type.index]?.get(row.id);
+      if (known) return this.reuse(known, forWrite);
+      return this.adopt(type, row.id, row.version, this.store.decodeRow(row), forWrite);
+    };
+    return read instanceof Promise ? this.waited(read).then(settle) : settle(read);
+  }
+
+  private async waited<T>(work: T | Promise<T>): Promise<T> {
+    if (!(work instanceof Promise) || this.sink === null) return work;
+    const start = performance.now();
+    try {
+      return await work;
+    } finally {
+      this.sink.ioWaitMs += performance.now() - start;
+    }
+  }
+
+  /** Every change as commit operations. */
+  operations(): CommitOp[] {
+    const ops: CommitOp[] = [];
+    for (const map of this.objects) {
+      if (!map) continue;
+      for (const h of map.values()) {
+        const t = h.info.index;
+        switch (h.state) {
+          case ObjectState.created:
+            ops.push([OpKind.create, t, h.id, 0, encodeFields(h.data), h.info.uniqueValues(h.data)]);
+            break;
+          case ObjectState.changed:
+            // Unique keys travel only when one changed: the writer leaves their columns alone otherwise.
+            ops.push([OpKind.update, t, h.id, h.version, encodeFields(h.data), h.keysChanged ? h.info.uniqueValues(h.data) : null]);
+            break;
+          case ObjectState.deleted:
+            ops.push([OpKind.delete, t, h.id, h.version, null, null]);
+            break;
+          default:
+            if (h.forWrite) ops.push([OpKind.check, t, h.id, h.version, null, null]);
+        }
+      }
+    }
+    return ops;
+  }
+
+  /** Commits every change as one unit; resolves once durable, or with the conflict. */
+  async commit(): Promise<CommitResult> {
+    this.assertOpen('commit');
+    this.state = TxState.committing;
+    if (!this.dirty) {
+      this.state = TxState.done;
+      return { ok: true };
+    }
+    const [, status, reason, waited] = await this.waited(this.store.writer().commit(this.operations(), this.sink?.id ?? 0));
+    this.state = TxState.done;
+    if (status === Status.ok) return { ok: true };
+    if (status === Status.conflict) return { ok: false, conflict: true, reason, waited: waited === 1 };
+    throw gsfError('GSF_ERR_OBJECT_STORE', `commit failed: ${reason}`);
+  }
+
+  discard(): void {
+    this.state = TxState.done;
+    this.objects.length = 0;
+    this.dirty = false;
+  }
+}

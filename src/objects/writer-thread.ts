@@ -1,0 +1,281 @@
+/**
+ * The writer thread (a worker_thread of its own, not an event thread): receives every commit
+ * request, applies them in group transactions, updates the object cache once a group is
+ * durable and answers each request then.
+ */
+import { BroadcastChannel, parentPort, workerData } from 'node:worker_threads';
+import { native } from '../native.ts';
+import { describeError } from '../errors.ts';
+import { buildFlags } from '../config/flag-setup.ts';
+import { createLogger } from '../log/logger.ts';
+import type { ComponentArgs } from '../config/manifest.ts';
+import { databaseLabel, type StoreConfig } from './config.ts';
+import { Model, type TypeInfo } from './model.ts';
+import { helloChannelName, type HelloMessage } from './channel.ts';
+import { conflict, OpKind, Status, type CommitOp, type CommitReply, type CommitRequest, type GroupWriter, type Outcome } from './storage.ts';
+import { SqliteWriter } from './sqlite-store.ts';
+import { PostgresWriter } from './postgres-store.ts';
+import { GroupStats } from './stats.ts';
+
+/** workerData of the writer thread. */
+export interface WriterInit {
+  /** This file (loaded by writer-boot.mjs). */
+  entry: string;
+  config: StoreConfig;
+  components: Record<string, ComponentArgs>;
+  logFile: string;
+  logFormat: 'text' | 'json';
+}
+
+/** Main → writer. */
+export type WriterCommand = { stop: true };
+/** Writer → main. */
+export type WriterEvent = { ready: true } | { failed: string } | { stopped: true };
+
+interface Pending {
+  request: CommitRequest;
+  channel: BroadcastChannel;
+  /** It waited for an older event's reservation. */
+  waited?: boolean;
+}
+
+const init = workerData as WriterInit;
+const config = init.config;
+const log = createLogger(buildFlags(init.components), { file: init.logFile, format: init.logFormat });
+const model = new Model(config.schema);
+const types: readonly TypeInfo[] = model.types;
+const stats = new GroupStats(databaseLabel(config));
+const port = parentPort!;
+
+let pending: Pending[] = [];
+let running = false;
+let scheduled = false;
+let stopping = false;
+let backend: GroupWriter;
+const channels = new Map<string, BroadcastChannel>();
+
+function attach(name: string): void {
+  // A thread repeats its hello until it hears back: answer again, never open a second channel
+  // (two of the writer's own channels of one name would hear each other and every request twice).
+  let channel = channels.get(name);
+  if (!channel) {
+    const opened = channel = new BroadcastChannel(name);
+    opened.onmessage = (event) => {
+      if (!Array.isArray(event.data)) return;
+      for (const request of event.data as CommitRequest[]) pending.push({ request, channel: opened });
+      stats.queued(pending.length);
+      schedule();
+    };
+    channels.set(name, opened);
+  }
+  channel.postMessage({ ready: true });
+}
+
+function schedule(): void {
+  if (running || scheduled) return;
+  scheduled = true;
+  // After the loop's poll phase: every request that arrived meanwhile joins the group.
+  setImmediate(() => {
+    scheduled = false;
+    void runGroups();
+  });
+}
+
+/** Makes a durable group visible: new versions into the cache, stale copies out. */
+function publish(group: readonly Pending[], outcomes: readonly Outcome[]): void {
+  for (let i = 0; i < group.length; i++) {
+    const status = outcomes[i]!.status;
+    for (const [kind, typeIndex, id, version, bytes, uniques] of group[i]!.request.ops) {
+      if (status === Status.conflict) {
+        if (version > 0) native.objCacheInvalidate(typeIndex, id, version);
+        continue;
+      }
+      if (status !== Status.ok) continue;
+      if (kind === OpKind.create || kind === OpKind.update) {
+        native.objCachePut(typeIndex, id, kind === OpKind.create ? 1 : version + 1, bytes!);
+        const unique = types[typeIndex]!.unique;
+        for (let u = 0; u < unique.length; u++) {
+          const value = uniques?.[u];
+          if (value !== null && value !== undefined) native.objCachePutKey(typeIndex, u, String(value), id);
+        }
+      } else if (kind === OpKind.delete) {
+        native.objCachePutDeleted(typeIndex, id, version + 1);
+      }
+    }
+  }
+}
+
+function reply(group: readonly Pending[], outcomes: readonly Outcome[]): void {
+  const byChannel = new Map<BroadcastChannel, CommitReply[]>();
+  for (let i = 0; i < group.length; i++) {
+    const { request, channel } = group[i]!;
+    let list = byChannel.get(channel);
+    if (!list) byChannel.set(channel, list = []);
+    list.push([request.id, outcomes[i]!.status, outcomes[i]!.reason, group[i]!.waited === true ? 1 : 0]);
+  }
+  for (const [channel, replies] of byChannel) channel.postMessage(replies);
+}
+
+/**
+ * Conflicts converge: an event whose commit conflicted gets the objects it wanted reserved for
+ * its next attempt, and until then (or `RESERVE_MS`) younger events' commits on them conflict
+ * instead. The older event (smaller id) always wins a reservation, so no two events can hold
+ * each other up, and the oldest one that conflicted always gets through. Without this, many
+ * events racing for one hot object can rerun past their limit. Commits from outside events
+ * (owner 0) neither wait for reservations nor take them.
+ */
+const RESERVE_MS = 250;
+const reservations = new Map<string, { owner: number; until: number }>();
+
+function objectKey(op: CommitOp): string {
+  return `${op[1]}:${op[2]}`;
+}
+
+/** Requests that wait for a reservation of an older event to end. */
+let blocked: Pending[] = [];
+let blockedTimer: NodeJS.Timeout | null = null;
+
+/** Whether a request touches an object reserved for an older event. */
+function isBlocked(request: CommitRequest, now: number): boolean {
+  if (request.owner === 0 || stopping) return false;
+  for (const op of request.ops) {
+    const r = reservations.get(objectKey(op));
+    if (r !== undefined && r.owner < request.owner && r.until > now) return true;
+  }
+  return false;
+}
+
+/** Requests whose reservations ended go back ahead of the queue (they arrived earlier). */
+function unblock(now: number): void {
+  if (blocked.length === 0) return;
+  const free = blocked.filter((p) => !isBlocked(p.request, now));
+  if (free.length === 0) return;
+  blocked = blocked.filter((p) => !free.includes(p));
+  pending = [...free, ...pending];
+}
+
+/** Looks again at blocked requests once the reservations they wait for may have expired. */
+function watchBlocked(): void {
+  if (blocked.length === 0 || blockedTimer !== null) return;
+  blockedTimer = setTimeout(() => {
+    blockedTimer = null;
+    unblock(Date.now());
+    if (pending.length > 0) schedule();
+    watchBlocked();
+  }, RESERVE_MS);
+}
+
+/** After a group: conflicting events reserve what they wanted; committed ones free theirs. */
+function reserve(group: readonly Pending[], outcomes: readonly Outcome[], now: number): void {
+  for (let i = 0; i < group.length; i++) {
+    const { request } = group[i]!;
+    if (request.owner === 0) continue;
+    for (const op of request.ops) {
+      const key = objectKey(op);
+      const r = reservations.get(key);
+      if (outcomes[i]!.status === Status.conflict) {
+        if (r === undefined || r.until <= now || r.owner >= request.owner) reservations.set(key, { owner: request.owner, until: now + RESERVE_MS });
+      } else if (r?.owner === request.owner) {
+        reservations.delete(key);
+      }
+    }
+  }
+  if (reservations.size > 10_000) for (const [key, r] of reservations) if (r.until <= now) reservations.delete(key);
+}
+
+async function runGroups(): Promise<void> {
+  running = true;
+  try {
+    while (pending.length > 0) {
+      const group = pending.length <= config.groupMaxEvents ? pending : pending.slice(0, config.groupMaxEvents);
+      pending = group === pending ? [] : pending.slice(group.length);
+      const start = performance.now();
+      let outcomes: Outcome[];
+      const now = Date.now();
+      const admitted = group.filter((p) => !isBlocked(p.request, now));
+      if (admitted.length < group.length) {
+        for (const p of group) {
+          if (admitted.includes(p)) continue;
+          p.waited = true;
+          blocked.push(p);
+        }
+        watchBlocked();
+        if (admitted.length === 0) continue;
+      }
+      try {
+        outcomes = await backend.applyGroup(admitted.map((p) => p.request), types);
+      } catch (err) {
+        const failed: Outcome = { status: Status.error, reason: describeError(err) };
+        outcomes = admitted.map(() => failed);
+      }
+      reserve(admitted, outcomes, Date.now());
+      unblock(Date.now());
+      const seconds = (performance.now() - start) / 1000;
+      const slow = seconds > config.slowQuerySec;
+      publish(admitted, outcomes);
+      stats.group(admitted.length, seconds, outcomes, pending.length + blocked.length, slow);
+      reply(admitted, outcomes);
+      if (slow) {
+        log.warn(`Slow query: database=${databaseLabel(config)}, query=commit of ${admitted.length} event(s), time=${seconds.toFixed(3)}s`);
+      }
+      for (const o of outcomes) {
+        if (o.status === Status.error) log.error(`GSF_ERR_OBJECT_STORE: object store: a commit failed: ${o.reason}`);
+      }
+    }
+  } finally {
+    running = false;
+  }
+  if (stopping) await finish();
+}
+
+async function finish(): Promise<void> {
+  // Stopping: requests that wait for a reservation go now (nothing waits any more).
+  if (blocked.length > 0) {
+    pending = [...blocked, ...pending];
+    blocked = [];
+    if (blockedTimer !== null) clearTimeout(blockedTimer);
+    blockedTimer = null;
+    schedule();
+    return;
+  }
+  if (running || pending.length > 0) return;
+  for (const c of channels.values()) c.close();
+  hello?.close();
+  try {
+    await backend.close();
+  } catch (err) {
+    log.error(`object store: closing the database failed: ${describeError(err)}`);
+  }
+  port.postMessage({ stopped: true } satisfies WriterEvent);
+  port.close();
+}
+
+let hello: BroadcastChannel | null = null;
+
+port.on('message', (command: WriterCommand) => {
+  if (command.stop) {
+    stopping = true;
+    // Requests already posted by event threads arrive before a message sent after them.
+    setImmediate(() => void finish());
+  }
+});
+
+async function open(): Promise<void> {
+  try {
+    if (config.backend === 'sqlite') {
+      backend = new SqliteWriter(config, types);
+    } else {
+      const pg = new PostgresWriter(config, types);
+      backend = pg;
+      await pg.ready();
+    }
+    // Threads are heard only once the database is open.
+    hello = new BroadcastChannel(helloChannelName(config.instance));
+    hello.onmessage = (event) => attach((event.data as HelloMessage).channel);
+    port.postMessage({ ready: true } satisfies WriterEvent);
+  } catch (err) {
+    port.postMessage({ failed: describeError(err) } satisfies WriterEvent);
+  }
+}
+
+void open();

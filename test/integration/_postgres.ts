@@ -1,0 +1,86 @@
+/**
+ * A throwaway PostgreSQL cluster for tests: initdb into a temp folder, pg_ctl on a free
+ * loopback port, one fresh database per `database()` call, everything removed by `stop()`.
+ * PostgreSQL refuses to run as root, so as root the cluster runs as user nobody.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+export interface TestPostgres {
+  /** A connection URL of the cluster's `postgres` database. */
+  readonly url: string;
+  /** Creates an empty database and returns its URL. */
+  database(name: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** The newest installed PostgreSQL's bin folder (Debian: /usr/lib/postgresql/<major>/bin). */
+export function postgresBin(): string {
+  const root = '/usr/lib/postgresql';
+  const majors = fs.existsSync(root) ? fs.readdirSync(root).filter((d) => /^\d+$/.test(d)).sort((a, b) => Number(b) - Number(a)) : [];
+  for (const major of majors) {
+    const bin = path.join(root, major, 'bin');
+    if (fs.existsSync(path.join(bin, 'initdb'))) return bin;
+  }
+  throw new Error('PostgreSQL is not installed (Debian: apt-get install postgresql; .ci/run does it)');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a cluster (under a second) and returns its handle. */
+export async function startPostgres(): Promise<TestPostgres> {
+  const bin = postgresBin();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-pg-'));
+  const data = path.join(dir, 'data');
+  const asRoot = process.getuid?.() === 0;
+  const run = (tool: string, args: string[]): void => {
+    const cmd = asRoot ? 'runuser' : path.join(bin, tool);
+    const argv = asRoot ? ['-u', 'nobody', '--', path.join(bin, tool), ...args] : args;
+    execFileSync(cmd, argv, { stdio: 'pipe', cwd: dir });
+  };
+  if (asRoot) {
+    fs.chmodSync(dir, 0o755);
+    execFileSync('chown', ['nobody', dir]);
+  }
+  run('initdb', ['-D', data, '-A', 'trust', '-U', 'gsf', '--no-sync']);
+  const port = await freePort();
+  run('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`, 'start']);
+  const url = (db: string): string => `postgres://gsf@127.0.0.1:${port}/${db}`;
+  let stopped = false;
+  return {
+    url: url('postgres'),
+    async database(name: string): Promise<string> {
+      const client = new pg.Client({ connectionString: url('postgres') });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE "${name}"`);
+      } finally {
+        await client.end();
+      }
+      return url(name);
+    },
+    async stop(): Promise<void> {
+      if (stopped) return;
+      stopped = true;
+      try {
+        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}

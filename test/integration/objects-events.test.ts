@@ -1,0 +1,122 @@
+/**
+ * Objects in event handlers on worker threads, on both backends: each event's changes commit
+ * when it ends; concurrent transfers never create or lose coins; a conflict reruns the event
+ * (profiler rollbacks, counter); past max_event_reruns the event fails with a log line; a
+ * throwing event commits nothing while its neighbour commits; the profiler's object figures.
+ */
+import test from 'ava';
+import path from 'node:path';
+import { native } from '../../src/native.ts';
+import { transact } from '../../src/objects/plugin-api.ts';
+import { waitFor } from './_server.ts';
+import { BACKENDS, counter, idle, readNotes, startObjectServer, stopPostgres, storeArgs } from './_objects.ts';
+import type { ObjectNote } from '../fixtures/plugins/objects-probe/index.ts';
+
+test.after.always(stopPostgres);
+
+const resetSignals = (): void => {
+  for (const name of ['go', 'fetched', 'runs', 'conflict_runs']) native.counterUpdate('objp', name, 0, false);
+};
+
+for (const backend of BACKENDS) {
+  test.serial(`${backend}: concurrent transfers between 100 accounts keep the coin total; every event commits`, async (t) => {
+    const s = await startObjectServer(await storeArgs(backend));
+    try {
+      const ids = await transact((tx) => Array.from({ length: 100 }, (_, i) => tx.create('ProbeAccount', { name: `acc${i}`, coins: 100 }).id));
+      const committed = counter('object_database_stat', `${backend}/committed_events`);
+      const failedBefore = s.server.dispatcher.totals.failed;
+      const pick = (i: number, k: number): string => ids[(i * 7919 + k * 104729) % ids.length]!;
+      for (let i = 0; i < 400; i++) {
+        const from = pick(i, 1);
+        const to = pick(i, 2) === from ? pick(i, 3) : pick(i, 2);
+        s.server.invoke('objp.transfer', { from, to, amount: 1 + (i % 5) });
+      }
+      await idle(60000);
+      t.is(s.server.dispatcher.totals.failed, failedBefore);
+      t.true(counter('object_database_stat', `${backend}/committed_events`) - committed >= 400);
+      native.objCacheClear();
+      const coins = await transact(async (tx) => Promise.all(ids.map(async (id) => (await tx.fetch('ProbeAccount', id))!.get('coins'))));
+      t.is(coins.reduce((a, b) => a + b, 0), 10000);
+      t.true(coins.some((c) => c !== 100));
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test.serial(`${backend}: an event whose object changed meanwhile runs again; the profiler and a counter count the rerun`, async (t) => {
+    resetSignals();
+    const s = await startObjectServer(await storeArgs(backend));
+    try {
+      native.profilerReset();
+      const id = await transact((tx) => tx.create('ProbeAccount', { name: 'slow', coins: 1 }).id);
+      const reruns = counter('object', 'event_reruns');
+      const file = path.join(s.dir, 'slow.jsonl');
+      s.server.invoke('objp.slow_add', { id, file });
+      await waitFor(() => counter('objp', 'fetched') >= 1, 10000, 'the first run to fetch');
+      await transact(async (tx) => (await tx.fetch('ProbeAccount', id, 'write'))!.set('coins', 101));
+      native.counterUpdate('objp', 'go', 1, false);
+      await idle();
+      t.deepEqual(readNotes<ObjectNote>(file).map((n) => [n.run, n.coins]), [[1, 2], [2, 102]]);
+      t.is((await transact((tx) => tx.fetch('ProbeAccount', id)))!.get('coins'), 102);
+      t.is(counter('object', 'event_reruns') - reruns, 1);
+      const profile = await waitFor(() => native.profilerEvent('objp.slow_add'));
+      t.is(profile.all_time.execution_count, 1);
+      t.is(profile.all_time.rollback_count_max, 1);
+      t.is(profile.all_time.object_count_mean, 1);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test.serial(`${backend}: past max_event_reruns the event fails with a log line and none of its changes`, async (t) => {
+    resetSignals();
+    const s = await startObjectServer(await storeArgs(backend, { max_event_reruns: 2 }));
+    try {
+      native.profilerReset();
+      const id = await transact((tx) => tx.create('ProbeAccount', { name: 'hot', coins: 0 }).id);
+      const failed = counter('object', 'events_failed_after_reruns');
+      s.server.invoke('objp.always_conflict', { id });
+      await idle();
+      t.is(counter('objp', 'conflict_runs'), 3);
+      t.is(counter('object', 'events_failed_after_reruns') - failed, 1);
+      // Three inner changes of +100 committed; the event's own -1 never did.
+      t.is((await transact((tx) => tx.fetch('ProbeAccount', id)))!.get('coins'), 300);
+      const line = await waitFor(() => s.logs().find((l) => l.includes("event 'objp.always_conflict' failed")));
+      t.true(line.includes(`GSF_ERR_HANDLER_FAILED: plugin 'objects-probe' event 'objp.always_conflict' failed: object changes still conflicted after 2 reruns (ProbeAccount '${id}' changed since it was read); they are discarded`));
+      t.is(native.profilerEvent('objp.always_conflict')!.all_time.rollback_count_max, 3);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test.serial(`${backend}: a throwing event commits nothing; the event beside it commits; profiler object figures`, async (t) => {
+    const s = await startObjectServer(await storeArgs(backend));
+    try {
+      native.profilerReset();
+      const file = path.join(s.dir, 'notes.jsonl');
+      s.server.invoke('objp.create_then_throw', { name: 'ghost' });
+      s.server.invoke('objp.open', { name: 'real', coins: 5, file }, { name: 'objp.open' });
+      await idle();
+      const opened = readNotes<ObjectNote>(file)[0]!;
+      native.objCacheClear();
+      t.is(await transact((tx) => tx.fetchBy('ProbeAccount', 'name', 'ghost')), null);
+      t.is((await transact((tx) => tx.fetchBy('ProbeAccount', 'name', 'real')))!.id, opened.id!);
+      t.true(s.logs().some((l) => l.includes("event 'objp.create_then_throw' failed: changed my mind")));
+      const open = native.profilerEvent('objp.open')!.all_time;
+      t.is(open.object_create_count_mean, 1);
+      t.is(open.object_null_rate_mean, 1);
+      // Peeks of a cached account: one fetch each, from the cache, in read (no-lock) mode.
+      await transact((tx) => tx.fetch('ProbeAccount', opened.id!));
+      for (let i = 0; i < 3; i++) s.server.invoke('objp.peek', { id: opened.id!, file }, { name: 'objp.peek' });
+      await idle();
+      const peek = native.profilerEvent('objp.peek')!.all_time;
+      t.is(peek.execution_count, 3);
+      t.is(peek.object_count_mean, 1);
+      t.is(peek.object_cache_hit_rate_mean, 1);
+      t.is(peek.object_nolock_rate_mean, 1);
+      t.deepEqual(readNotes<ObjectNote>(file).slice(1).map((n) => n.coins), [5, 5, 5]);
+    } finally {
+      await s.stop();
+    }
+  });
+}
