@@ -12,7 +12,7 @@ import type { ComponentArgs } from '../config/manifest.ts';
 import { databaseLabel, type StoreConfig } from './config.ts';
 import { Model, type TypeInfo } from './model.ts';
 import { helloChannelName, type HelloMessage } from './channel.ts';
-import { conflict, OpKind, Status, type CommitOp, type CommitReply, type CommitRequest, type GroupWriter, type Outcome } from './storage.ts';
+import { OpKind, Status, type CommitOp, type CommitReply, type CommitRequest, type GroupWriter, type Outcome } from './storage.ts';
 import { SqliteWriter } from './sqlite-store.ts';
 import { PostgresWriter } from './postgres-store.ts';
 import { GroupStats } from './stats.ts';
