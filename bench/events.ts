@@ -1,8 +1,10 @@
 /**
  * bench/events: events per second through native queue → piscina workers → handler →
  * completion, against baselines measured in the same run (interleaved rounds, medians):
- * - trivial handler over 10k tags vs one piscina task per event;
- * - ~50 µs CPU-bound handler vs a single-thread in-process executor.
+ * - trivial handler over 10k tags vs one piscina task per event (a pool of the same size);
+ * - ~50 µs CPU-bound handler vs the same piscina pool, and vs a single-thread in-process executor.
+ * Both sides get the same payload per event, and the piscina baseline keeps a bounded number of
+ * tasks in flight, submitting one as each finishes (no barrier between batches).
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +19,11 @@ import { printReport } from './report.ts';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const THREADS = Math.max(2, os.availableParallelism());
 const TAGS = 10_000;
+/** Tasks the piscina baseline keeps submitted at once: enough that its workers never wait for the main thread. */
+const IN_FLIGHT = 1024;
+/** What each trivial event carries, on both sides: a small game message. */
+const NOOP_PAYLOAD = { player: 'p-1024', x: 12, y: -3, action: 'move' };
+const ROUNDS = 3;
 
 async function untilCompleted(target: number): Promise<void> {
   while (native.queueStats().completed_total < target) await new Promise((r) => setTimeout(r, 1));
@@ -36,16 +43,31 @@ async function gsfRate(server: GsfServer, event: string, payload: unknown, count
   return count / ((performance.now() - start) / 1000);
 }
 
-async function baselineRate(pool: Piscina, kind: 'noop' | 'cpu', iterations: number, count: number): Promise<number> {
+/** `count` piscina tasks of `name` with `payload`, `IN_FLIGHT` at a time; returns tasks/s. */
+function baselineRate(pool: Piscina, name: 'noop' | 'cpu', payload: unknown, count: number): Promise<number> {
   const start = performance.now();
-  const inflight: Array<Promise<unknown>> = [];
-  for (let i = 0; i < count; i++) {
-    inflight.push(pool.run({ kind, iterations, tag: i % TAGS }));
-    if (inflight.length >= 2000) await Promise.all(inflight.splice(0));
-  }
-  await Promise.all(inflight);
+  let submitted = 0;
+  let done = 0;
+  return new Promise((resolve, reject) => {
+    const submit = (): void => {
+      submitted++;
+      pool.run(payload, { name }).then(() => {
+        if (++done === count) resolve(count / ((performance.now() - start) / 1000));
+        else if (submitted < count) submit();
+      }, reject);
+    };
+    for (let i = 0; i < Math.min(IN_FLIGHT, count); i++) submit();
+  });
+}
+
+/** `count` runs of the CPU-bound handler on this thread, one after another; returns runs/s. */
+function singleThreadRate(iterations: number, count: number): number {
+  const start = performance.now();
+  for (let i = 0; i < count; i++) cpuWork(iterations);
   return count / ((performance.now() - start) / 1000);
 }
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export async function run(): Promise<void> {
   const iterations = calibrate(50);
@@ -62,35 +84,44 @@ export async function run(): Promise<void> {
   });
   const pool = new Piscina({ filename: path.join(here, 'baseline-worker.ts'), minThreads: THREADS, maxThreads: THREADS, execArgv: workerExecArgv() });
   try {
-    await gsfRate(server, 'bench.noop', undefined, 50_000); // warm-up
-    await baselineRate(pool, 'noop', 0, 5_000);
-    // Interleaved rounds, medians: a busy moment of the machine hits both sides alike.
-    const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    const gsfRuns: number[] = [];
-    const baseRuns: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      gsfRuns.push(await gsfRate(server, 'bench.noop', undefined, 1_000_000));
-      baseRuns.push(await baselineRate(pool, 'noop', 0, 100_000));
+    await gsfRate(server, 'bench.noop', NOOP_PAYLOAD, 50_000); // warm-up
+    await baselineRate(pool, 'noop', NOOP_PAYLOAD, 20_000);
+    await gsfRate(server, 'bench.cpu', iterations, 4_000);
+    await baselineRate(pool, 'cpu', iterations, 4_000);
+    // Interleaved rounds (ABAB…), medians: a busy moment of the machine hits both sides alike.
+    const noopRuns = { gsf: [] as number[], pool: [] as number[] };
+    const cpuRuns = { gsf: [] as number[], pool: [] as number[], single: [] as number[] };
+    for (let i = 0; i < ROUNDS; i++) {
+      noopRuns.gsf.push(await gsfRate(server, 'bench.noop', NOOP_PAYLOAD, 1_000_000));
+      noopRuns.pool.push(await baselineRate(pool, 'noop', NOOP_PAYLOAD, 100_000));
     }
-    const noop = median(gsfRuns);
-    const noopBase = median(baseRuns);
-    const cpu = await gsfRate(server, 'bench.cpu', iterations, 40_000);
-    const single = (() => {
-      const start = performance.now();
-      for (let i = 0; i < 20_000; i++) cpuWork(iterations);
-      return 20_000 / ((performance.now() - start) / 1000);
-    })();
+    for (let i = 0; i < ROUNDS; i++) {
+      cpuRuns.gsf.push(await gsfRate(server, 'bench.cpu', iterations, 40_000));
+      cpuRuns.pool.push(await baselineRate(pool, 'cpu', iterations, 40_000));
+      cpuRuns.single.push(singleThreadRate(iterations, 20_000));
+    }
+    const noop = median(noopRuns.gsf);
+    const noopBase = median(noopRuns.pool);
+    const cpu = median(cpuRuns.gsf);
+    const cpuPool = median(cpuRuns.pool);
+    const single = median(cpuRuns.single);
     printReport('events', [
       { label: `gsf, trivial handler, ${TAGS} tags, ${THREADS} workers`, value: noop, unit: 'events/s' },
-      { label: 'baseline: one piscina task per event', value: noopBase, unit: 'events/s' },
+      { label: `baseline: one piscina task per event (${THREADS} threads, ${IN_FLIGHT} in flight)`, value: noopBase, unit: 'events/s' },
       { label: 'ratio', value: noop / noopBase, unit: 'x' },
       { label: 'gsf, ~50 µs CPU-bound handler', value: cpu, unit: 'events/s' },
+      { label: `baseline: one piscina task per event (${THREADS} threads)`, value: cpuPool, unit: 'events/s' },
+      { label: 'ratio', value: cpu / cpuPool, unit: 'x' },
       { label: 'baseline: single-thread in-process executor', value: single, unit: 'events/s' },
       { label: 'ratio', value: cpu / single, unit: 'x' },
     ], {
-      threads: THREADS,
+      threads: THREADS, rounds: ROUNDS, in_flight: IN_FLIGHT,
       trivial: { gsf_events_per_sec: Math.round(noop), baseline_events_per_sec: Math.round(noopBase), ratio: +(noop / noopBase).toFixed(2) },
-      cpu_bound: { gsf_events_per_sec: Math.round(cpu), baseline_events_per_sec: Math.round(single), ratio: +(cpu / single).toFixed(2) },
+      cpu_bound: {
+        gsf_events_per_sec: Math.round(cpu),
+        baseline_piscina_events_per_sec: Math.round(cpuPool), ratio_vs_piscina: +(cpu / cpuPool).toFixed(2),
+        baseline_single_thread_events_per_sec: Math.round(single), ratio_vs_single_thread: +(cpu / single).toFixed(2),
+      },
     });
   } finally {
     await pool.destroy();

@@ -1,5 +1,5 @@
-/** `npm run bench [-- NAME]`: runs one benchmark or all of them. */
-const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
+/** `npm run bench [-- NAME… [--FLAG…]]`: runs the named benchmarks (all without a name); flags go to each. */
+const BENCHES: Record<string, () => Promise<{ run(flags: string[]): Promise<void> }>> = {
   events: () => import('./events.ts'),
   auth: () => import('./auth.ts'),
   api: () => import('./api.ts'),
@@ -8,10 +8,12 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
 };
 
 export async function runBenchmarks(args: string[]): Promise<void> {
-  const names = args.length > 0 ? args : Object.keys(BENCHES);
+  const flags = args.filter((a) => a.startsWith('--'));
+  const named = args.filter((a) => !a.startsWith('--'));
+  const names = named.length > 0 ? named : Object.keys(BENCHES);
   for (const name of names) {
     const load = BENCHES[name];
     if (!load) throw new Error(`unknown benchmark '${name}' (known: ${Object.keys(BENCHES).join(', ')})`);
-    await (await load()).run();
+    await (await load()).run(flags);
   }
 }

@@ -3,10 +3,12 @@
  *   node --import tsx bench/session-baselines.ts uws|ws
  * prints `port=N` once listening on 127.0.0.1 and exits on SIGTERM.
  * - uws: a raw uWebSockets.js echo (no decoding, no events, no threads);
- * - ws: a `ws` server running the benchmark's handler inline (decode, handler, encode on one thread).
+ * - ws: a `ws` server running the benchmark's handler inline (decode, handler, encode on one
+ *   thread): JSON text frames, or msgpack binary frames as gsf's msgpack sessions carry.
  */
 import uWS from 'uWebSockets.js';
 import { WebSocketServer } from 'ws';
+import { Packr } from 'msgpackr';
 import { echo } from './plugins/sessions/index.ts';
 
 function uwsEcho(): Promise<number> {
@@ -19,13 +21,20 @@ function uwsEcho(): Promise<number> {
   });
 }
 
+const packr = new Packr({ useRecords: false });
+
 function wsServer(): Promise<number> {
   return new Promise((resolve) => {
     const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false }, () => {
       resolve((wss.address() as { port: number }).port);
     });
     wss.on('connection', (ws) => {
-      ws.on('message', (data) => {
+      ws.on('message', (data, isBinary) => {
+        if (isBinary) {
+          const envelope = packr.unpack(data as Buffer) as { type: string; body: unknown };
+          ws.send(packr.pack({ type: envelope.type, body: echo(envelope.body) }), { binary: true });
+          return;
+        }
         const envelope = JSON.parse(String(data)) as { type: string; body: unknown; id?: number };
         ws.send(JSON.stringify({ type: envelope.type, body: echo(envelope.body) }));
       });

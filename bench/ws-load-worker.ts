@@ -1,14 +1,19 @@
 /**
  * One thread of the WebSocket load generator: raw `node:net` sockets that speak just enough
  * RFC 6455 to pipeline pre-encoded, pre-masked client frames and count the server's frames.
- * No per-message parsing beyond frame headers, so one thread can push several hundred
- * thousand messages per second.
+ * No decoding beyond frame headers and a byte search, so one thread can push several hundred
+ * thousand messages per second. A server frame counts as a reply only if it carries the
+ * expected type (`expect`, its bytes in the codec); `_error` frames and anything else are
+ * counted apart. Every frame still answers one message (round trips, window refills).
  *
  * Modes:
  * - `peak`: every connection keeps `window` messages in flight for `durationMs`; reports replies.
  * - `rate`: sends `ratePerSec` messages per second spread over the connections, and records
  *   each reply's round trip (replies of a connection come back in send order).
+ * - `paced`: every connection sends one message every `intervalMs` (starts spread over the
+ *   interval), as idle-ish players do; records round trips.
  * - `idle`: opens the connections and holds them until told to close.
+ * The thread posts `{ counting: true }` when the measured window starts, then `{ done }`.
  */
 import net from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -18,31 +23,56 @@ export interface LoadTask {
   port: number;
   path: string;
   connections: number;
-  mode: 'peak' | 'rate' | 'idle';
-  /** The message every client sends (a text frame). */
-  message: string;
+  mode: 'peak' | 'rate' | 'paced' | 'idle';
+  /** The message every client sends, encoded, and whether it goes in a binary frame. */
+  message: Uint8Array;
+  binary: boolean;
+  /** Bytes every reply of the expected type contains (e.g. `"type":"echo"`). */
+  expect: Uint8Array;
+  /** Bytes of an error frame's type (e.g. `"type":"_error"`), checked first. */
+  errorMark: Uint8Array;
   window: number;
   warmupMs: number;
   durationMs: number;
   ratePerSec: number;
+  intervalMs: number;
 }
 
 export interface LoadResult {
+  /** Replies of the expected type in the measured window. */
   replies: number;
-  seconds: number;
-  /** Round trips in microseconds (rate mode). */
-  rtts: number[];
+  /** `_error` frames in the window. */
   errors: number;
+  /** Other frames in the window (neither the expected type nor an error). */
+  others: number;
+  /** Messages sent in the window. */
+  sent: number;
+  seconds: number;
+  /** Round trips in microseconds (rate and paced modes). */
+  rtts: number[];
 }
 
 const task = workerData as LoadTask;
+const expect = Buffer.from(task.expect);
+const errorMark = Buffer.from(task.errorMark);
+/** What the frame counter saw; the window flag says whether it counts. */
+const seen = { counting: false, replies: 0, errors: 0, others: 0 };
 
-/** A masked client text frame with a zero mask key (XOR with zero leaves the payload as is). */
-function clientFrame(text: string): Buffer {
-  const payload = Buffer.from(text);
+/** Counts one server data frame by what it carries. */
+function classify(payload: Buffer): void {
+  if (!seen.counting) return;
+  if (payload.indexOf(errorMark) >= 0) seen.errors++;
+  else if (payload.indexOf(expect) >= 0) seen.replies++;
+  else seen.others++;
+}
+
+/** A masked client frame with a zero mask key (XOR with zero leaves the payload as is). */
+function clientFrame(data: Uint8Array, binary: boolean): Buffer {
+  const payload = Buffer.from(data);
   const len = payload.length;
-  const head = len < 126 ? Buffer.from([0x81, 0x80 | len, 0, 0, 0, 0])
-    : Buffer.from([0x81, 0x80 | 126, len >> 8, len & 0xff, 0, 0, 0, 0]);
+  const op = binary ? 0x82 : 0x81;
+  const head = len < 126 ? Buffer.from([op, 0x80 | len, 0, 0, 0, 0])
+    : Buffer.from([op, 0x80 | 126, len >> 8, len & 0xff, 0, 0, 0, 0]);
   return Buffer.concat([head, payload]);
 }
 
@@ -90,8 +120,11 @@ class Conn {
       }
       if (b.length - off < head + len) break;
       const opcode = b[off]! & 0x0f;
+      if (opcode === 1 || opcode === 2) {
+        classify(b.subarray(off + head, off + head + len));
+        this.onFrame();
+      }
       off += head + len;
-      if (opcode === 1 || opcode === 2) this.onFrame();
     }
     this.buf = off === b.length ? Buffer.alloc(0) : b.subarray(off);
   }
@@ -114,72 +147,87 @@ async function main(): Promise<LoadResult> {
     conns.push(...await Promise.all(Array.from({ length: Math.min(200, task.connections - i) }, connect)));
   }
   parentPort!.postMessage({ connected: conns.length });
-  const frame = clientFrame(task.message);
-  let replies = 0;
-  let counting = false;
+  const frame = clientFrame(task.message, task.binary);
+  let sent = 0;
   const rtts: number[] = [];
+  const send = (c: Conn, n: number, bytes: Buffer): void => {
+    c.socket.write(bytes);
+    if (seen.counting) sent += n;
+  };
 
   if (task.mode === 'idle') {
     await new Promise<void>((resolve) => parentPort!.once('message', () => resolve()));
     for (const c of conns) c.socket.destroy();
-    return { replies: 0, seconds: 0, rtts, errors: 0 };
+    return { replies: 0, errors: 0, others: 0, sent: 0, seconds: 0, rtts };
   }
 
+  const timers: Array<ReturnType<typeof setInterval>> = [];
   if (task.mode === 'peak') {
     const batch = Buffer.concat(Array.from({ length: task.window }, () => frame));
     for (const c of conns) {
       c.onFrame = () => {
-        if (counting) replies++;
         // Refill in chunks of a quarter window: fewer, larger writes.
         if (--c.inFlight <= task.window * 0.75) {
           const n = task.window - c.inFlight;
           c.inFlight += n;
-          c.socket.write(n === task.window ? batch : batch.subarray(0, n * frame.length));
+          send(c, n, n === task.window ? batch : batch.subarray(0, n * frame.length));
         }
       };
       c.inFlight = task.window;
-      c.socket.write(batch);
+      send(c, task.window, batch);
     }
   } else {
     for (const c of conns) {
       c.onFrame = () => {
         const sentAt = c.sent.shift();
-        if (counting && sentAt !== undefined) {
-          replies++;
-          rtts.push(Math.round((performance.now() - sentAt) * 1000));
-        }
+        if (seen.counting && sentAt !== undefined) rtts.push(Math.round((performance.now() - sentAt) * 1000));
       };
     }
-    // Open loop: every millisecond, send the messages due since the start.
-    const start = performance.now();
-    let sent = 0;
-    let next = 0;
-    const batch = Buffer.concat(Array.from({ length: 64 }, () => frame));
-    const counts = new Array<number>(conns.length).fill(0);
-    const tick = setInterval(() => {
-      const due = Math.floor(((performance.now() - start) / 1000) * task.ratePerSec);
-      const now = performance.now();
-      for (; sent < due; sent++) {
-        counts[next]!++;
-        conns[next]!.sent.push(now);
-        next = (next + 1) % conns.length;
-      }
-      // One write per connection per tick.
-      for (let k = 0; k < conns.length; k++) {
-        for (let n = counts[k]!; n > 0; n -= 64) conns[k]!.socket.write(batch.subarray(0, Math.min(n, 64) * frame.length));
-        counts[k] = 0;
-      }
-    }, 1);
-    setTimeout(() => clearInterval(tick), task.warmupMs + task.durationMs + 50).unref();
+    if (task.mode === 'paced') {
+      // Each connection on its own timer, the starts spread evenly over one interval.
+      conns.forEach((c, k) => {
+        const start = setTimeout(() => {
+          const tick = (): void => {
+            c.sent.push(performance.now());
+            send(c, 1, frame);
+          };
+          tick();
+          timers.push(setInterval(tick, task.intervalMs));
+        }, (task.intervalMs * k) / conns.length);
+        timers.push(start as unknown as ReturnType<typeof setInterval>);
+      });
+    } else {
+      // Open loop: every millisecond, send the messages due since the start.
+      const start = performance.now();
+      let due = 0;
+      let next = 0;
+      const batch = Buffer.concat(Array.from({ length: 64 }, () => frame));
+      const counts = new Array<number>(conns.length).fill(0);
+      timers.push(setInterval(() => {
+        const now = performance.now();
+        for (const target = Math.floor(((now - start) / 1000) * task.ratePerSec); due < target; due++) {
+          counts[next]!++;
+          conns[next]!.sent.push(now);
+          next = (next + 1) % conns.length;
+        }
+        // One write per connection per tick.
+        for (let k = 0; k < conns.length; k++) {
+          for (let n = counts[k]!; n > 0; n -= 64) send(conns[k]!, Math.min(n, 64), batch.subarray(0, Math.min(n, 64) * frame.length));
+          counts[k] = 0;
+        }
+      }, 1));
+    }
   }
   await new Promise((r) => setTimeout(r, task.warmupMs));
-  counting = true;
+  seen.counting = true;
+  parentPort!.postMessage({ counting: true });
   const t0 = performance.now();
   await new Promise((r) => setTimeout(r, task.durationMs));
-  counting = false;
+  seen.counting = false;
   const seconds = (performance.now() - t0) / 1000;
+  for (const t of timers) clearInterval(t);
   for (const c of conns) c.socket.destroy();
-  return { replies, seconds, rtts, errors: 0 };
+  return { replies: seen.replies, errors: seen.errors, others: seen.others, sent, seconds, rtts };
 }
 
 main().then((r) => parentPort!.postMessage({ done: r }), (err: unknown) => parentPort!.postMessage({ error: String(err) }));

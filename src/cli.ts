@@ -1,6 +1,7 @@
 /**
  * The `gsf` command: `gsf start [--manifest PATH]`, `gsf authenticator [--manifest PATH]`, `gsf bench [NAME]`.
  */
+import fs from 'node:fs';
 // The server (and its native core) loads only for `start`: the authenticator runs without them.
 import type { GsfServer } from './server.ts';
 import { describeError } from './errors.ts';
@@ -73,7 +74,13 @@ async function main(argv: string[]): Promise<void> {
       break;
     }
     case 'bench': {
-      const { runBenchmarks } = await import('../bench/run.ts');
+      // The benchmarks ship with the repository, not with the npm package.
+      const bench = new URL('../bench/run.ts', import.meta.url);
+      if (!fs.existsSync(bench)) {
+        process.stderr.write('gsf: the benchmarks are not part of the installed package; run them from a clone of the gsf repository\n');
+        process.exit(2);
+      }
+      const { runBenchmarks } = await import(bench.href) as typeof import('../bench/run.ts');
       await runBenchmarks(rest);
       break;
     }

@@ -86,19 +86,33 @@ TEST(wake_signal_coalesces_and_survives_sink_changes) {
   CHECK_EQ(calls.load(), 1);
   w.Arm([] { return true; });
   CHECK_EQ(calls.load(), 2);
-  // Swapping the sink while other threads notify must not crash or lose the count.
+  CHECK_EQ(w.FiredCount(), 3u);  // the sinkless fire above counts too
+  w.SetSink(nullptr);
+  // Swapping the sink while another thread notifies must not crash or lose a fire. The notifier
+  // is the only thread that notifies, so each of its Arm + Notify rounds fires exactly once.
   std::atomic<bool> stop{false};
+  std::atomic<uint64_t> rounds{0};
   std::thread notifier([&] {
     while (!stop.load()) {
       w.Arm(nullptr);
       w.Notify();
+      rounds++;
     }
   });
-  for (int i = 0; i < 200; ++i) {
-    w.SetSink([&] { calls++; });
+  std::atomic<int> swapped_calls{0};
+  constexpr int kSwaps = 200;
+  for (int i = 0; i < kSwaps; ++i) {
+    // Each installed sink stays until the notifier has called it once.
+    int before = swapped_calls.load();
+    w.SetSink([&] { swapped_calls++; });
+    while (swapped_calls.load() == before) std::this_thread::yield();
     w.SetSink(nullptr);
   }
   stop = true;
   notifier.join();
-  CHECK(w.FiredCount() >= 2u);
+  CHECK_EQ(w.FiredCount(), 3u + rounds.load());
+  CHECK(swapped_calls.load() >= kSwaps);
+  CHECK(static_cast<uint64_t>(swapped_calls.load()) <= rounds.load());
+  CHECK_EQ(calls.load(), 2);  // the first sink was replaced before the stress and never called again
+  CHECK(!w.Armed());
 }

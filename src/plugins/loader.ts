@@ -4,13 +4,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { createRequire } from 'node:module';
-import { isMainThread } from 'node:worker_threads';
 import { GsfError, PluginError, gsfError } from '../errors.ts';
 import type { Manifest } from '../config/manifest.ts';
 import { createPluginApi, type RegistrationContext } from './api.ts';
 import type { PluginDefinition } from './types.ts';
+import { explainLoadError, requirePlugin } from './plugin-modules.ts';
 
 const ENTRY_FILES = ['index.ts', 'index.mts', 'index.js', 'index.mjs'];
 
@@ -52,14 +50,10 @@ export async function importPlugin(file: string): Promise<PluginDefinition> {
   const label = pluginLabel(file);
   let mod: Record<string, unknown>;
   try {
-    // On Node 20, ESM loader hooks (tsx's TypeScript support) do not reach worker threads; the
-    // CommonJS hook does, so workers load plugins through require. Plugins therefore must not
-    // use top-level await.
-    mod = isMainThread
-      ? await import(pathToFileURL(file).href) as Record<string, unknown>
-      : createRequire(import.meta.url)(file) as Record<string, unknown>;
+    mod = await requirePlugin(file);
   } catch (err) {
-    throw new PluginError(label, 'load', err, { code: 'GSF_ERR_PLUGIN_LOAD' });
+    // The cause in words a plugin author understands; the original error stays as its cause.
+    throw new PluginError(label, 'load', new Error(explainLoadError(err, file), { cause: err }), { code: 'GSF_ERR_PLUGIN_LOAD' });
   }
   const def = mod.default as Partial<PluginDefinition> | undefined;
   const bad = (what: string): GsfError => gsfError('GSF_ERR_PLUGIN_EXPORT', label, file, what);

@@ -69,17 +69,23 @@ test.serial('flag changes reach event workers at once: user flags, minloglevel a
     s.server.invoke('probe.log', { label: 'A' });
     await waitFor(() => s.logs().some((l) => l.includes('probe info A')));
     t.false(s.logs().some((l) => l.includes('probe verbose A')));
-    await api.put('/v1/configurations/minloglevel/1');
-    await api.put('/v1/configurations/v/1');
-    s.server.invoke('probe.log', { label: 'B' });
-    s.server.invoke('probe.note', { file: s.notes, label: 'marker' });
+    t.is((await api.put('/v1/configurations/minloglevel/1')).status, 200);
+    t.is((await api.put('/v1/configurations/v/1')).status, 200);
+    // B and the marker share a tag, so the marker runs only after B's handler has returned; log
+    // lines are written synchronously, so whatever B logged is in the file by then.
+    const tag = namedTag('minloglevel-check');
+    s.server.invoke('probe.log', { label: 'B' }, { tag });
+    s.server.invoke('probe.note', { file: s.notes, label: 'marker' }, { tag });
     await waitFor(() => s.records().length === 1);
-    await new Promise((r) => setTimeout(r, 50));
+    t.is(s.records()[0]!.tag, tag);
     t.false(s.logs().some((l) => l.includes('probe info B')), 'INFO dropped at minloglevel 1');
-    await api.put('/v1/configurations/minloglevel/0');
-    s.server.invoke('probe.log', { label: 'C' });
-    await waitFor(() => s.logs().some((l) => l.includes('probe verbose C')));
-    t.true(s.logs().some((l) => l.includes('probe info C')));
+    t.false(s.logs().some((l) => l.includes('probe verbose B')), 'verbose lines are INFO, dropped at minloglevel 1 even at v 1');
+    t.is((await api.put('/v1/configurations/minloglevel/0')).status, 200);
+    s.server.invoke('probe.log', { label: 'C' }, { tag });
+    s.server.invoke('probe.note', { file: s.notes, label: 'marker C' }, { tag });
+    await waitFor(() => s.records().length === 2);
+    t.true(s.logs().some((l) => l.includes('probe info C')), 'INFO written again at minloglevel 0');
+    t.true(s.logs().some((l) => l.includes('probe verbose C')), 'verbose written at v 1');
   } finally {
     await s.stop();
   }

@@ -19,52 +19,67 @@ test.serial('profiling REST: summary, each, all, the six orderings, reset, and 4
   try {
     const api = client(s.server.api.port);
     t.deepEqual((await api.post(`${BASE}/reset`)).body, { reset: true });
-    // "heavy": 3 × 30 ms handler; "waiter": 2 × 40 ms io-wait, little handler time; "light": 20 × trivial.
-    for (let i = 0; i < 3; i++) s.server.invoke('probe.note', { file: '', label: '', spinMs: 30 }, { name: 'heavy' });
-    for (let i = 0; i < 2; i++) s.server.invoke('probe.note', { file: '', label: '', ioMs: 40 }, { name: 'waiter' });
-    for (let i = 0; i < 20; i++) s.server.invoke('probe.note', { file: '', label: '' }, { name: 'light' });
-    const summary = await waitFor(async () => {
-      const r = await api.get(`${BASE}/summary/`);
-      return (r.body as { all_time: { count: number } }).all_time.count === 25 ? r : null;
-    });
+    // Four events whose mean and sum orders differ in every pair of orderings (ms per run). The
+    // gaps between neighbours are 30 ms or more (exact zeros aside), as a busy machine adds some
+    // ms of queue time and preemption to any event:
+    //   burst:  1 × handler 300, io-wait 20   handler mean 300 sum 300  io mean 20  sum 20   execution ~320 sum ~320
+    //   chatty: 5 × handler 90                handler mean 90  sum 450  io 0                 execution ~90  sum ~450
+    //   fetch:  1 × handler 30, io-wait 500   handler mean 30  sum 30   io mean 500 sum 500  execution ~530 sum ~530
+    //   poll:   5 × io-wait 180               handler ~0                io mean 180 sum 900  execution ~180 sum ~900
+    // One at a time, each after the last completed, so queue time stays small.
+    const runs: Array<[string, number, { spinMs?: number; ioMs?: number }]> = [
+      ['burst', 1, { spinMs: 300, ioMs: 20 }], ['chatty', 5, { spinMs: 90 }], ['fetch', 1, { spinMs: 30, ioMs: 500 }], ['poll', 5, { ioMs: 180 }],
+    ];
+    const count = async (): Promise<number> => ((await api.get(`${BASE}/summary/`)).body as { all_time: { count: number } }).all_time.count;
+    let done = 0;
+    for (const [name, times, script] of runs) {
+      for (let i = 0; i < times; i++) {
+        s.server.invoke('probe.note', { file: '', label: '', ...script }, { name });
+        done++;
+        await waitFor(async () => (await count()) === done);
+      }
+    }
+    const summary = await api.get(`${BASE}/summary/`);
     t.is(summary.status, 200);
     const sb = summary.body as Record<string, Record<string, number>>;
     t.deepEqual(Object.keys(sb), ['all_time', 'last1min']);
     t.deepEqual(Object.keys(sb.all_time!), SUMMARY_KEYS);
-    t.is(sb.last1min!.count, 25);
+    t.is(sb.all_time!.count, 12);
+    t.is(sb.last1min!.count, 12);
 
-    const each = await api.get(`${BASE}/each/heavy`);
+    const each = await api.get(`${BASE}/each/burst`);
     t.is(each.status, 200);
-    const heavy = (each.body as Record<string, { all_time: Record<string, number>; last1min: Record<string, number> }>).heavy!;
-    t.deepEqual(Object.keys(heavy.all_time), EVENT_KEYS);
-    t.false('timeout_count' in heavy.last1min);
-    t.is(heavy.all_time.execution_count, 3);
-    t.true(heavy.all_time.handler_time_mean_in_sec! >= 0.029);
+    const burst = (each.body as Record<string, { all_time: Record<string, number>; last1min: Record<string, number> }>).burst!;
+    t.deepEqual(Object.keys(burst.all_time), EVENT_KEYS);
+    t.false('timeout_count' in burst.last1min);
+    t.is(burst.all_time.execution_count, 1);
+    t.true(burst.all_time.handler_time_mean_in_sec! >= 0.299, String(burst.all_time.handler_time_mean_in_sec));
+    t.true(burst.all_time.io_wait_time_mean_in_sec! >= 0.018, String(burst.all_time.io_wait_time_mean_in_sec));
 
     const missing = await api.get(`${BASE}/each/ghost`);
     t.is(missing.status, 404);
     t.deepEqual(missing.body, { error: 'GSF_ERR_PROFILE_NOT_FOUND', message: "no profile for event 'ghost' (profiled events must be named and have run)" });
 
     const all = (await api.get(`${BASE}/all`)).body as Record<string, unknown>;
-    t.deepEqual(Object.keys(all).sort(), ['heavy', 'light', 'waiter']);
+    t.deepEqual(Object.keys(all).sort(), ['burst', 'chatty', 'fetch', 'poll']);
 
-    const names = async (path: string): Promise<string[]> => ((await api.get(`${BASE}/${path}`)).body as Entry[]).map((e) => e.event_name);
-    t.is((await names('order_by_handler_time'))[0], 'heavy');
-    t.is((await names('order_by_handler_time_sum'))[0], 'heavy');
-    t.is((await names('order_by_io_wait_time'))[0], 'waiter');
-    t.is((await names('order_by_io_wait_time_sum'))[0], 'waiter');
-    for (const path of ['order_by_execution_time', 'order_by_execution_time_sum']) {
-      const list = ((await api.get(`${BASE}/${path}`)).body as Entry[]);
-      const key = (e: Entry) => (path.endsWith('_sum') ? e.all_time.execution_time_mean_in_sec! * e.all_time.execution_count! : e.all_time.execution_time_mean_in_sec!);
-      for (let i = 1; i < list.length; i++) t.true(key(list[i - 1]!) >= key(list[i]!), `${path} sorted`);
-      t.is(list.length, 3);
-    }
+    const order = async (path: string): Promise<string[]> => ((await api.get(`${BASE}/${path}`)).body as Entry[]).map((e) => e.event_name);
+    t.deepEqual(await order('order_by_handler_time'), ['burst', 'chatty', 'fetch', 'poll']);
+    t.deepEqual(await order('order_by_handler_time_sum'), ['chatty', 'burst', 'fetch', 'poll']);
+    t.deepEqual(await order('order_by_io_wait_time'), ['fetch', 'poll', 'burst', 'chatty']);
+    t.deepEqual(await order('order_by_io_wait_time_sum'), ['poll', 'fetch', 'burst', 'chatty']);
+    t.deepEqual(await order('order_by_execution_time'), ['fetch', 'burst', 'poll', 'chatty']);
+    t.deepEqual(await order('order_by_execution_time_sum'), ['poll', 'fetch', 'chatty', 'burst']);
+    // Each entry carries the figures it was ordered by.
+    const bySum = (await api.get(`${BASE}/order_by_execution_time_sum`)).body as Entry[];
+    t.deepEqual(bySum.map((e) => e.all_time.execution_count), [5, 1, 5, 1]);
+    t.deepEqual(Object.keys(bySum[0]!), ['event_name', 'all_time', 'last1min']);
 
     t.deepEqual((await api.post(`${BASE}/reset`)).body, { reset: true });
     t.is(((await api.get(`${BASE}/summary`)).body as { all_time: { count: number } }).all_time.count, 0);
 
     t.is((await api.put('/v1/configurations/enable_event_profiler/false')).status, 200);
-    for (const path of ['summary/', 'each/heavy', 'all', 'order_by_execution_time', 'order_by_io_wait_time_sum']) {
+    for (const path of ['summary/', 'each/burst', 'all', 'order_by_execution_time', 'order_by_io_wait_time_sum']) {
       const off = await api.get(`${BASE}/${path}`);
       t.is(off.status, 409, path);
       t.deepEqual(off.body, { error: 'GSF_ERR_PROFILER_DISABLED',

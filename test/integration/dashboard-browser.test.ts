@@ -1,5 +1,6 @@
 /**
- * The dashboard in a real headless Chromium (Debian's `chromium`, driven by playwright-core):
+ * The dashboard in a real headless Chromium (the `@sparticuz/chromium` devDependency, or a system
+ * Chromium; see _chromium.ts), driven by playwright-core:
  * the page and its assets come from gsf, charts fill from the counters REST group, the
  * profiling table follows the chosen ordering, and the API token is passed along.
  */
@@ -9,18 +10,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { native } from '../../src/native.ts';
 import { startTestServer, waitFor, type TestServer } from './_server.ts';
+import { launchChromium } from './_chromium.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const outputDir = path.join(root, 'test-output');
-const CHROMIUM = '/usr/bin/chromium';
-// Loopback only: keep Chromium from reaching for the network on its own.
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 const QUEUE = 'event/performance/queue';
 const PROFILING = '/v1/counters/engine/event/profiling/';
 
@@ -41,12 +37,7 @@ let browser: BrowserContext | null = null;
 
 test.before(async () => {
   userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-chromium-'));
-  browser = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1280, height: 900 },
-  });
+  browser = (await launchChromium(userDataDir, { viewport: { width: 1280, height: 900 } })).context;
 });
 
 test.after.always(async () => {

@@ -1,6 +1,11 @@
-/** Handlers the benchmarks run: a trivial one and a ~50 µs CPU-bound one. */
+/**
+ * Handlers the benchmarks run: a trivial one and a ~50 µs CPU-bound one; and `bench/reads`, a
+ * counter whose value changes on every read (bench/api).
+ */
 import { definePlugin } from '../../../src/index.ts';
 import { cpuWork } from '../../cpu-work.ts';
+
+let reads = 0;
 
 export default definePlugin({
   name: 'bench',
@@ -10,5 +15,6 @@ export default definePlugin({
     api.event<number>('bench.cpu', (iterations) => {
       cpuWork(iterations);
     });
+    api.counters.registerCallable('bench', 'reads', 'Read count: a new value on every read', () => ++reads);
   },
 });

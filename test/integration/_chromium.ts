@@ -1,0 +1,67 @@
+/**
+ * A headless Chromium for browser tests, with nothing installed by hand: first the binary that
+ * the `@sparticuz/chromium` devDependency ships (unpacked to the temp directory on first use),
+ * then a system Chromium. If neither starts, the error names the commands that install one.
+ */
+import fs from 'node:fs';
+import { chromium, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
+
+/** System browsers tried after the npm one; `GSF_CHROMIUM` names another. */
+const SYSTEM_CHROMIUMS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+// Loopback only: keep Chromium from reaching for the network on its own.
+const QUIET_ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+/** The commands that bring a Chromium these tests can start, quoted in the failure message. */
+export const INSTALL_CHROMIUM = 'npm install --no-audit --no-fund (brings the @sparticuz/chromium devDependency) '
+  + 'or, on Debian: apt-get install -y chromium';
+
+interface Candidate {
+  name: string;
+  executablePath(): Promise<string>;
+  args: string[];
+}
+
+async function npmChromium(): Promise<Candidate> {
+  const { default: sparticuz } = await import('@sparticuz/chromium');
+  // Its flags keep GPU work in process and on software rendering, as a machine without a display needs.
+  // `--single-process` is left out: a context with several tabs needs a renderer per tab.
+  const args = sparticuz.args.filter((a) => a !== '--single-process' && !a.startsWith('--headless'));
+  return { name: '@sparticuz/chromium', executablePath: () => sparticuz.executablePath(), args: [...args, ...QUIET_ARGS] };
+}
+
+function systemChromiums(): Candidate[] {
+  const paths = [process.env.GSF_CHROMIUM, ...SYSTEM_CHROMIUMS].filter((p): p is string => !!p);
+  return paths.filter((p) => fs.existsSync(p)).map((p) => ({ name: p, executablePath: async () => p, args: QUIET_ARGS }));
+}
+
+/** Starts a persistent headless context in `userDataDir` with the first Chromium that launches. */
+export async function launchChromium(userDataDir: string, options: BrowserContextOptions = {}): Promise<{ context: BrowserContext; browser: string }> {
+  const failures: string[] = [];
+  const candidates: Array<() => Promise<Candidate[]>> = [
+    async () => [await npmChromium()],
+    async () => systemChromiums(),
+  ];
+  for (const list of candidates) {
+    let found: Candidate[];
+    try {
+      found = await list();
+    } catch (err) {
+      failures.push(`@sparticuz/chromium: ${(err as Error).message.split('\n')[0]}`);
+      continue;
+    }
+    for (const c of found) {
+      try {
+        const executablePath = await c.executablePath();
+        // A fixed locale: under LANG=C, Chromium's default ("en-US@posix") is a tag Intl rejects.
+        const context = await chromium.launchPersistentContext(userDataDir, { ...options, executablePath, headless: true, locale: options.locale ?? 'en-US', args: c.args });
+        return { context, browser: c.name };
+      } catch (err) {
+        failures.push(`${c.name}: ${(err as Error).message.split('\n')[0]}`);
+      }
+    }
+  }
+  if (failures.length === 1) failures.push(`no system Chromium at ${SYSTEM_CHROMIUMS.join(', ')} (or GSF_CHROMIUM)`);
+  throw new Error(`no headless Chromium could start (${failures.join('; ')}). Install one with: ${INSTALL_CHROMIUM}`);
+}
