@@ -17,6 +17,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   CounterStoreBinding::Init(env, exports);
   ProfilerBinding::Init(env, exports);
   ConfigBlobBinding::Init(env, exports);
+  PluginHostBinding::Init(env, exports);
+  TranscodeBinding::Init(env, exports);
   return exports;
 }
 
