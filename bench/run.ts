@@ -4,6 +4,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   auth: () => import('./auth.ts'),
   api: () => import('./api.ts'),
   sessions: () => import('./sessions.ts'),
+  native: () => import('./native.ts'),
 };
 
 export async function runBenchmarks(args: string[]): Promise<void> {

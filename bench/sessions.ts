@@ -75,9 +75,9 @@ const FIXED_RATE = Number(process.env.GSF_BENCH_FIXED_RATE ?? 50_000);
  * Event threads of the measured gsf: one per core the main thread leaves (the sizing the README
  * recommends); `GSF_BENCH_EVENT_THREADS` overrides it.
  */
-const EVENT_THREADS = Number(process.env.GSF_BENCH_EVENT_THREADS ?? Math.max(1, os.availableParallelism() - 1));
+export const EVENT_THREADS = Number(process.env.GSF_BENCH_EVENT_THREADS ?? Math.max(1, os.availableParallelism() - 1));
 
-interface Measured {
+export interface Measured {
   peak: Load;
   half: Load;
   /** At `FIXED_RATE`: the round trips, and the server's CPU per message (µs) over the threads it had before the load. */
@@ -94,7 +94,7 @@ interface Server {
  * A warm-up run, the peak, then `HALF_ROUNDS` rounds at half of it (the round with the median
  * p99 is reported), then the server process's CPU per message at `FIXED_RATE`; then stops it.
  */
-async function measure(server: Server): Promise<Measured> {
+export async function measure(server: Server): Promise<Measured> {
   try {
     const { port } = server;
     await load(port, 'peak'); // warm-up: JIT, worker batch sizing
@@ -113,8 +113,9 @@ async function measure(server: Server): Promise<Measured> {
   }
 }
 
-/** A `gsf start` process with the benchmark plugin; `sessionArgs` are added to SessionService's. */
-function gsfServer(eventThreads: number, sessionArgs: Record<string, unknown> = {}): Promise<Server> {
+/** A `gsf start` process with a benchmark plugin (its `echo`); `sessionArgs` are added to SessionService's. */
+export function gsfServer(eventThreads: number, sessionArgs: Record<string, unknown> = {},
+  plugin = path.join(here, 'plugins', 'sessions')): Promise<Server> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-bench-sessions-'));
   const manifest = path.join(dir, 'MANIFEST.json');
   fs.writeFileSync(manifest, JSON.stringify({
@@ -123,13 +124,13 @@ function gsfServer(eventThreads: number, sessionArgs: Record<string, unknown> = 
       { name: 'ApiService', arguments: { api_service_port: 0 } },
       { name: 'SessionService', arguments: { websocket_address: '127.0.0.1', websocket_port: 0, ...sessionArgs } },
     ],
-    plugins: [path.join(here, 'plugins', 'sessions')],
+    plugins: [plugin],
   }));
   return startProcess([path.join(here, '..', 'bin', 'gsf.mjs'), 'start', '--manifest', manifest], /websocket=[^:\s]+:(\d+)/);
 }
 
 /** A baseline server of bench/session-baselines.ts in its own process. */
-function baselineServer(kind: 'uws' | 'ws'): Promise<Server> {
+export function baselineServer(kind: 'uws' | 'ws'): Promise<Server> {
   return startProcess([...workerExecArgv(), path.join(here, 'session-baselines.ts'), kind], /port=(\d+)/);
 }
 

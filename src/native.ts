@@ -97,6 +97,48 @@ export interface CancelledEvent { id: number; tag: number; nameId: number; sessi
 
 export interface CounterValue { type: 'int' | 'double'; value: number; description: string }
 
+/** Status codes of native plugins (`GSF_STATUS_*` in native/include/gsf_plugin.h). */
+export const NativeStatus = {
+  ok: 0, invalidArgument: 1, notFound: 2, conflict: 3, unavailable: 4, internal: 5, notImplemented: 6,
+  permissionDenied: 7, unauthenticated: 8, resourceExhausted: 9, expired: 10,
+} as const;
+/** `gsf_status_name` of each status code, by code. */
+export const NATIVE_STATUS_NAMES: readonly string[] = [
+  'OK', 'INVALID_ARGUMENT', 'NOT_FOUND', 'CONFLICT', 'UNAVAILABLE', 'INTERNAL', 'NOT_IMPLEMENTED',
+  'PERMISSION_DENIED', 'UNAUTHENTICATED', 'RESOURCE_EXHAUSTED', 'EXPIRED',
+];
+
+/**
+ * Codes in a native call's `effects`, a flat array of records:
+ * `[send, sessionId, frame]` (a string for a json session, bytes for a msgpack one),
+ * `[publish, group, jsonFrame, msgpackFrame]`, `[log, level, line]` (level 0 INFO, 1 WARNING,
+ * 2 ERROR, -n verbose level n).
+ */
+export const EffectKind = { send: 1, publish: 2, log: 3 } as const;
+
+/** A loaded native plugin: its handlers, by the index the call functions take. */
+export interface NativePluginInfo {
+  name: string;
+  version: string;
+  /** The library's resolved path. */
+  path: string;
+  events: Array<{ name: string; handler: number }>;
+  messages: Array<{ type: string; handler: number }>;
+  /** What init logged (first load in the process only). */
+  effects: unknown[];
+}
+
+/** A native call that did not just succeed quietly. */
+export interface NativeCallResult {
+  status: number;
+  error: string;
+  effects: unknown[];
+  /** The client frame did not decode; the handler did not run. */
+  decodeFailed: boolean;
+  /** The request id of the message the handler ran for, if it had one. */
+  messageId?: number;
+}
+
 export interface NativeCore {
   /** Interns a string (event or handler name) to a process-wide id >= 1; same string, same id. */
   intern(name: string): number;
@@ -216,6 +258,44 @@ export interface NativeCore {
   profilerSummary(): ProfileSummary;
   profilerEvent(name: string): ProfileEvent | null;
   profilerAll(order: ProfileOrderValue): Array<[string, ProfileEvent]>;
+
+  // ---- native plugins ------------------------------------------------------------
+  /**
+   * Loads a native plugin library once per process (dlopen, never unloaded); later calls return
+   * the same plugin. Throws an Error with `code` GSF_ERR_PLUGIN_LOAD, a `reason` (missing,
+   * not_library, cannot_open, no_entry, abi_major, abi_minor, struct_size, bad_descriptor,
+   * name_taken, init_failed, duplicate, too_many) and a one-line message naming the path.
+   */
+  pluginLoad(path: string): NativePluginInfo;
+  /** Names managed events that native invoke and timers may target. */
+  pluginDeclareEvents(names: string[]): void;
+  /**
+   * Runs native event handler `handler` for the event described, with a msgpack payload.
+   * Null when it succeeded with nothing to apply; else its status, message and effects.
+   */
+  pluginCallEvent(handler: number, eventId: number, tag: number, kind: number, sessionId: number, nameId: number,
+    payload: Uint8Array | null): NativeCallResult | null;
+  /**
+   * Runs native message handler `handler` on the client frame `bytes[start, end)` of session
+   * `sessionId` (its codec from the id's lowest bit): the frame is decoded, the body handed over
+   * as msgpack, replies encoded for the session. Null, or as `pluginCallEvent`.
+   */
+  pluginCallMessage(handler: number, bytes: Uint8Array, start: number, end: number, eventId: number, tag: number,
+    kind: number, sessionId: number, nameId: number): NativeCallResult | null;
+  /** Cuts off the native call running `eventId` (it timed out): its effects are refused. */
+  pluginRevokeEvent(eventId: number): boolean;
+  /** Runs event handler `handler` `count` times in a C++ loop; returns ns per call (benchmarks). */
+  pluginBenchCalls(handler: number, count: number, payload: Uint8Array | null): number;
+  /** JSON text to msgpack as JSON.parse + msgpackr.pack would give it; throws a TypeError on bad JSON. */
+  jsonToMsgpack(text: string): Uint8Array;
+  /** One msgpack value as JSON.stringify(msgpackr.unpack(bytes)) would write it; undefined for `undefined`. */
+  msgpackToJson(bytes: Uint8Array): string | undefined;
+  /** A frame {type, body (msgpack), id} for a session, as native handlers' replies are encoded. */
+  pluginEncodeFrame(sessionId: number, type: string, body: Uint8Array | null, id?: number): string | Uint8Array;
+  /** The native side's named tag (equal to `namedTag`). */
+  pluginNamedTag(name: string): number;
+  /** A random tag from the native side's generator. */
+  pluginRandomTag(): number;
 
   // ---- shared configuration snapshot -------------------------------------------
   /** Replaces the process-wide flag snapshot (JSON text); bumps the version. */

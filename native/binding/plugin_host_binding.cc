@@ -103,6 +103,7 @@ Napi::Value ResultToJs(Napi::Env env, const CallResult& r, CollectingEffects& fx
   out.Set("error", Napi::String::New(env, r.error));
   out.Set("effects", EffectsToJs(env, fx));
   out.Set("decodeFailed", Napi::Boolean::New(env, r.decode_failed));
+  if (r.has_message_id) out.Set("messageId", Napi::Number::New(env, r.message_id));
   return out;
 }
 

@@ -34,7 +34,9 @@ void AppendJsNumber(double v, std::string* out) {
     out->push_back('0');  // -0 too
     return;
   }
-  if (v == std::trunc(v) && std::fabs(v) < 9.2e18) {
+  // Below 2^53 an integer's shortest round-trip digits are its exact digits; above it they
+  // are not (9007199254740993 prints as 9007199254740992, 2^63 as 9223372036854776000).
+  if (v == std::trunc(v) && std::fabs(v) < 9007199254740992.0) {
     AppendInt(static_cast<int64_t>(v), out);
     return;
   }

@@ -58,8 +58,9 @@ bool JsonToMsgpack(std::string_view json, std::string* out, std::string* error);
  * Appends the JSON text of one msgpack value (which must span all of `msgpack`). When the value
  * is `undefined` (msgpackr's fixext 0), nothing is appended and `*undefined` is set, as
  * JSON.stringify returns nothing for it. Differences from JavaScript, where it would throw or
- * mangle: 64-bit integer formats are written exactly (JavaScript gets a BigInt), and invalid
- * UTF-8 is an error (JavaScript substitutes U+FFFD).
+ * mangle: 64-bit integer formats are written exactly (JavaScript gets a BigInt), a key
+ * "__proto__" stays as it is (msgpackr renames it "__proto_"), and invalid UTF-8 is an error
+ * (JavaScript substitutes U+FFFD).
  */
 bool MsgpackToJson(std::string_view msgpack, std::string* out, std::string* error, bool* undefined = nullptr);
 

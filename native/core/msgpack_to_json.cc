@@ -149,9 +149,10 @@ bool Writer::Key(std::string* key) {
       if (n == 0) return Fail("msgpack string is not valid UTF-8");
       i += static_cast<size_t>(n);
     }
+    // Kept as is, "__proto__" too (msgpackr renames that one to "__proto_" for JavaScript's
+    // sake): a key a plugin wrote reaches the client as written, as a managed reply's would.
     key->assign(reinterpret_cast<const char*>(s), len);
     p_ += head + len;
-    if (*key == "__proto__") *key = "__proto_";  // msgpackr renames it
     return true;
   }
   // Other keys become property names through String(key).

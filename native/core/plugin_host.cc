@@ -179,7 +179,10 @@ CallResult PluginHost::CallMessage(uint32_t index, const EventContext& event, st
   state.name_known = true;
   gsf_type_event_info info = Info(event, h->name);
   gsf_type_status status = Run(*h, scope, info, envelope.body);
-  return Finish(state, status);
+  r = Finish(state, status);
+  r.has_message_id = envelope.has_id;
+  r.message_id = envelope.id;
+  return r;
 }
 
 }  // namespace gsf

@@ -73,6 +73,9 @@ struct CallResult {
   bool expired = false;
   /** The client frame could not be decoded; the handler did not run. */
   bool decode_failed = false;
+  /** The request id of the message the handler ran for (failure frames carry it). */
+  bool has_message_id = false;
+  double message_id = 0;
 };
 
 class PluginHost {

@@ -61,6 +61,9 @@ TEST(json_numbers_print_as_javascript) {
   CHECK_EQ(Js(0.1 + 0.2), std::string("0.30000000000000004"));
   CHECK_EQ(Js(1.0000000000000002), std::string("1.0000000000000002"));
   CHECK_EQ(Js(-2147483649.0), std::string("-2147483649"));
+  CHECK_EQ(Js(9007199254740991.0), std::string("9007199254740991"));
+  CHECK_EQ(Js(-7554446030240878592.0), std::string("-7554446030240879000"));
+  CHECK_EQ(Js(9223372036854775808.0), std::string("9223372036854776000"));
 }
 
 TEST(json_to_msgpack_matches_msgpackr) {
@@ -104,7 +107,7 @@ TEST(msgpack_to_json_matches_json_stringify) {
   CHECK_EQ(M2J("81c001"), std::string("{\"null\":1}"));
   CHECK_EQ(M2J("81c301"), std::string("{\"true\":1}"));
   CHECK_EQ(M2J("81cb3ff800000000000001"), std::string("{\"1.5\":1}"));
-  CHECK_EQ(M2J("81a95f5f70726f746f5f5f01"), std::string("{\"__proto_\":1}"));
+  CHECK_EQ(M2J("81a95f5f70726f746f5f5f01"), std::string("{\"__proto__\":1}"));  // as written (msgpackr: "__proto_")
   CHECK_EQ(M2J("a7226c0a1f5c2f7f"), std::string("\"\\\"l\\n\\u001f\\\\/\x7f\""));
   // 64-bit formats are written exactly (JavaScript would get a BigInt).
   CHECK_EQ(M2J("cfffffffffffffffff"), std::string("18446744073709551615"));

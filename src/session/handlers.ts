@@ -10,6 +10,7 @@ import type { EventRuntime } from '../events/runtime.ts';
 import type { EventContext, NetworkFrame } from '../events/types.ts';
 import { DecodeError, decodeCanonicalJson, decodeFrame, sessionCodec } from './codec.ts';
 import { EngineType, ProtocolError, type ProtocolErrorBody } from './protocol.ts';
+import { gsfError } from '../errors.ts';
 import { sessionOps, type SessionOps } from './ops.ts';
 import type { MessageHandler, SessionClosedInfo, SessionHandler, SessionOpenedInfo, SessionMessage } from './types.ts';
 
@@ -21,8 +22,18 @@ export const MESSAGE_EVENT = '_session.message';
 export const OPENED_EVENT = '_session.opened';
 export const CLOSED_EVENT = '_session.closed';
 
+/** A handler that takes the client's raw frame and decodes it itself (native plugins). */
+export type RawMessageHandler = (frame: NetworkFrame, ctx: EventContext) => void;
+
+/** A message type's handler; `raw` ones (native plugins) take the frame instead of `fn`. */
+export interface MessageEntry {
+  plugin: string;
+  fn: MessageHandler;
+  raw?: RawMessageHandler;
+}
+
 export interface SessionHandlers {
-  messages: Map<string, { plugin: string; fn: MessageHandler }>;
+  messages: Map<string, MessageEntry>;
   opened: Array<{ plugin: string; fn: SessionHandler<SessionOpenedInfo> }>;
   closed: Array<{ plugin: string; fn: SessionHandler<SessionClosedInfo> }>;
 }
@@ -42,6 +53,14 @@ export function sessionHandlers(rt: EventRuntime): SessionHandlers {
   return reg;
 }
 
+/** Registers a raw-frame handler of `type`, under the same one-plugin-per-type rule as onMessage. */
+export function addRawMessageHandler(rt: EventRuntime, plugin: string, type: string, raw: RawMessageHandler): void {
+  const handlers = sessionHandlers(rt);
+  const owner = handlers.messages.get(type);
+  if (owner) throw gsfError('GSF_ERR_PLUGIN_DUPLICATE', plugin, 'message type', type, owner.plugin);
+  handlers.messages.set(type, { plugin, fn: () => undefined, raw });
+}
+
 /** The message a handler receives besides its body: who sent it and how to answer. */
 class Message implements SessionMessage {
   constructor(private readonly ops: SessionOps, readonly sessionId: number, readonly type: string, readonly id: number | undefined) {}
@@ -58,10 +77,13 @@ function sendError(ops: SessionOps, sessionId: number, body: ProtocolErrorBody, 
 /** The last message type found and its handler: a batch's messages mostly share a type. */
 let lastHandlers: SessionHandlers | null = null;
 let lastType = '';
-let lastEntry: { plugin: string; fn: MessageHandler } | undefined;
+let lastEntry: MessageEntry | undefined;
 
 function runMessage(handlers: SessionHandlers, ops: SessionOps, frame: NetworkFrame, ctx: EventContext): void | Promise<void> {
   const sessionId = ctx.sessionId ?? 0;
+  // A raw handler decodes the frame itself; the main thread named the event after its type.
+  const raw = ctx.name !== MESSAGE_EVENT ? handlers.messages.get(ctx.name)?.raw : undefined;
+  if (raw !== undefined) return raw(frame, ctx);
   let envelope;
   try {
     // The frame is in the worker's claim buffer: decode before anything else. An event named
@@ -91,6 +113,7 @@ function runMessage(handlers: SessionHandlers, ops: SessionOps, frame: NetworkFr
     sendError(ops, sessionId, { code: ProtocolError.unknownType, message: `no handler for message type '${type}'`, type }, id);
     return;
   }
+  if (entry.raw !== undefined) return entry.raw(frame, ctx);
   if (ctx.name !== type) ctx.setEventName(type);
   let result: void | Promise<void>;
   try {

@@ -26,6 +26,10 @@ export function setMainSessionTarget(target: MainSessionTarget | null): void {
 
 export interface SessionOps {
   sendTo(sessionId: number, type: string, body: unknown, id?: number): void;
+  /** Sends a frame already encoded in the session's codec (native plugins encode their own). */
+  sendFrame(sessionId: number, frame: string | Uint8Array): void;
+  /** Publishes a message already encoded for both codecs. */
+  publishFrames(group: string, json: string, msgpack: Uint8Array): void;
   broadcast(sessionIds: readonly number[] | null, type: string, body: unknown): void;
   close(sessionId: number, code: number, reason: string): void;
   join(sessionId: number, group: string, join: boolean): void;
@@ -53,6 +57,13 @@ export function sessionOps(rt: EventRuntime): SessionOps {
       const frame = encode(codecOf(sessionId), type, body, id);
       if (main) submit([SEND, sessionId, frame]);
       else queueOneSend(sessionId, frame, rt.running !== null);
+    },
+    sendFrame(sessionId, frame) {
+      if (main) submit([SEND, sessionId, frame]);
+      else queueOneSend(sessionId, frame, rt.running !== null);
+    },
+    publishFrames(group, json, msgpack) {
+      submit([Op.publish, group, json, msgpack]);
     },
     broadcast(sessionIds, type, body) {
       let json: string | Uint8Array | null = null;
