@@ -87,8 +87,9 @@ async function events(): Promise<{ trivial: [number, number]; cpu: [number, numb
     const noop = info.events.find((e) => e.name === 'bench_native.noop')!.handler;
     native.pluginBenchCalls(noop, 100_000, null);
     const hostToPlugin = median([0, 1, 2, 3, 4].map(() => native.pluginBenchCalls(noop, 1_000_000, null)));
-    const nameId = native.intern('bench_native.noop');
-    const jsToPlugin = nsPerCall(1_000_000, () => { native.pluginCallEvent(noop, 1, 2 ** 40, 0, 0, nameId, null); });
+    const cells = new Float64Array(native.pluginContextView());
+    cells.set([1, 2 ** 40, 0, 0, native.intern('bench_native.noop')]);
+    const jsToPlugin = nsPerCall(1_000_000, () => { native.pluginCallEvent(noop, null); });
     const jsToEmpty = nsPerCall(1_000_000, () => { native.configVersion(); });
     return { trivial, cpu, boundary: { hostToPlugin, jsToPlugin, jsToEmpty } };
   } finally {

@@ -128,6 +128,17 @@ export interface NativePluginInfo {
   effects: unknown[];
 }
 
+/** Cells of `pluginContextView`: the event a native call runs for, written by the caller. */
+export const CONTEXT_CELLS = 8;
+export const ContextCell = { eventId: 0, tag: 1, kind: 2, sessionId: 3, nameId: 4, frameStart: 5, frameEnd: 6 } as const;
+
+/**
+ * What a native call returns: null when it succeeded with nothing to apply; a frame (a string
+ * for a json session, bytes for a msgpack one) when it succeeded with exactly one frame for its
+ * own session (a reply); otherwise a NativeCallResult.
+ */
+export type NativeCallOutcome = null | string | Uint8Array | NativeCallResult;
+
 /** A native call that did not just succeed quietly. */
 export interface NativeCallResult {
   status: number;
@@ -269,19 +280,19 @@ export interface NativeCore {
   pluginLoad(path: string): NativePluginInfo;
   /** Names managed events that native invoke and timers may target. */
   pluginDeclareEvents(names: string[]): void;
+  /** This thread's call context cells (CONTEXT_CELLS float64; see ContextCell), written before each call. */
+  pluginContextView(): ArrayBuffer;
   /**
-   * Runs native event handler `handler` for the event described, with a msgpack payload.
-   * Null when it succeeded with nothing to apply; else its status, message and effects.
+   * Runs native event handler `handler`, for the event whose fields are in this thread's context
+   * cells, with a msgpack payload. See NativeCallOutcome for what it returns.
    */
-  pluginCallEvent(handler: number, eventId: number, tag: number, kind: number, sessionId: number, nameId: number,
-    payload: Uint8Array | null): NativeCallResult | null;
+  pluginCallEvent(handler: number, payload: Uint8Array | null): NativeCallOutcome;
   /**
-   * Runs native message handler `handler` on the client frame `bytes[start, end)` of session
-   * `sessionId` (its codec from the id's lowest bit): the frame is decoded, the body handed over
-   * as msgpack, replies encoded for the session. Null, or as `pluginCallEvent`.
+   * Runs native message handler `handler` on the client frame `bytes[frameStart, frameEnd)` (the
+   * context cells) of the event's session, its codec from the id's lowest bit: the frame is
+   * decoded, the body handed over as msgpack, replies encoded for the session.
    */
-  pluginCallMessage(handler: number, bytes: Uint8Array, start: number, end: number, eventId: number, tag: number,
-    kind: number, sessionId: number, nameId: number): NativeCallResult | null;
+  pluginCallMessage(handler: number, bytes: Uint8Array): NativeCallOutcome;
   /** Cuts off the native call running `eventId` (it timed out): its effects are refused. */
   pluginRevokeEvent(eventId: number): boolean;
   /** Runs event handler `handler` `count` times in a C++ loop; returns ns per call (benchmarks). */

@@ -94,10 +94,44 @@ Napi::Array EffectsToJs(Napi::Env env, const CollectingEffects& fx) {
   return out;
 }
 
-// null for the common case (OK, nothing to apply); else {status, error, effects, decodeFailed}.
-Napi::Value ResultToJs(Napi::Env env, const CallResult& r, CollectingEffects& fx) {
+/**
+ * The call context cells of this thread (kContextCells doubles): JavaScript writes the event's
+ * fields there before a call instead of passing them as arguments, which keeps the hot calls at
+ * two arguments (node-addon-api allocates for more than six). Never freed: a worker's view may
+ * outlive its thread's exit by a little, and a few bytes per thread ever made do not matter.
+ */
+constexpr size_t kContextCells = 8;
+enum ContextCell { kEventId = 0, kTag, kKind, kSessionId, kNameId, kFrameStart, kFrameEnd };
+
+double* ContextCells() {
+  thread_local double* cells = new double[kContextCells]();
+  return cells;
+}
+
+EventContext EventFromCells(const double* c) {
+  EventContext ev;
+  ev.event_id = static_cast<uint64_t>(c[kEventId]);
+  ev.tag = static_cast<uint64_t>(c[kTag]);
+  ev.kind = static_cast<uint8_t>(c[kKind]);
+  ev.session_id = static_cast<uint64_t>(c[kSessionId]);
+  ev.name_id = static_cast<uint32_t>(c[kNameId]);
+  return ev;
+}
+
+/**
+ * What a call gives back: null when it succeeded with nothing to apply; the frame itself when
+ * it succeeded with exactly one frame for its own session (a reply, the common case); else
+ * {status, error, effects, decodeFailed, messageId?}.
+ */
+Napi::Value ResultToJs(Napi::Env env, const CallResult& r, CollectingEffects& fx, uint64_t session) {
   if (r.expired) fx.used = 0;  // a timed-out call's effects are dropped
-  if (r.status == GSF_STATUS_OK && fx.used == 0) return env.Null();
+  if (r.status == GSF_STATUS_OK) {
+    if (fx.used == 0) return env.Null();
+    const Effect& e = fx.list[0];
+    if (fx.used == 1 && e.code == kSend && e.session == session) {
+      return e.binary ? Bytes(env, e.a) : Napi::String::New(env, e.a.data(), e.a.size());
+    }
+  }
   Napi::Object out = Napi::Object::New(env);
   out.Set("status", Napi::Number::New(env, r.status));
   out.Set("error", Napi::String::New(env, r.error));
@@ -105,16 +139,6 @@ Napi::Value ResultToJs(Napi::Env env, const CallResult& r, CollectingEffects& fx
   out.Set("decodeFailed", Napi::Boolean::New(env, r.decode_failed));
   if (r.has_message_id) out.Set("messageId", Napi::Number::New(env, r.message_id));
   return out;
-}
-
-EventContext EventArgs(const Napi::CallbackInfo& info, size_t first) {
-  EventContext ev;
-  ev.event_id = UintArg(info, first, "eventId");
-  ev.tag = UintArg(info, first + 1, "tag");
-  ev.kind = static_cast<uint8_t>(IntegerArg(info, first + 2, "kind", 0, 255));
-  ev.session_id = UintArg(info, first + 3, "sessionId");
-  ev.name_id = IdArg(info, first + 4, "nameId");
-  return ev;
 }
 
 Napi::Value PluginLoad(const Napi::CallbackInfo& info) {
@@ -162,27 +186,34 @@ Napi::Value PluginDeclareEvents(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+Napi::Value PluginContextView(const Napi::CallbackInfo& info) {
+  return Napi::ArrayBuffer::New(info.Env(), static_cast<void*>(ContextCells()), kContextCells * sizeof(double));
+}
+
 Napi::Value PluginCallEvent(const Napi::CallbackInfo& info) {
   uint32_t handler = IdArg(info, 0, "handler");
-  EventContext ev = EventArgs(info, 1);
-  ByteView payload = BytesArg(info, 6, "payload", true);
+  ByteView payload = BytesArg(info, 1, "payload", true);
+  EventContext ev = EventFromCells(ContextCells());
   CollectingEffects& fx = Collector();
   CallResult r = ProcessPluginHost().CallEvent(
       handler, ev, std::string_view(reinterpret_cast<const char*>(payload.data), payload.length), &fx);
-  return ResultToJs(info.Env(), r, fx);
+  return ResultToJs(info.Env(), r, fx, ev.session_id);
 }
 
 Napi::Value PluginCallMessage(const Napi::CallbackInfo& info) {
   uint32_t handler = IdArg(info, 0, "handler");
   ByteView bytes = BytesArg(info, 1, "bytes", false);
-  double start = IntegerArg(info, 2, "start", 0, static_cast<double>(bytes.length));
-  double end = IntegerArg(info, 3, "end", start, static_cast<double>(bytes.length));
-  EventContext ev = EventArgs(info, 4);
+  const double* cells = ContextCells();
+  double start = cells[kFrameStart], end = cells[kFrameEnd];
+  if (!(start >= 0 && start <= end && end <= static_cast<double>(bytes.length))) {
+    ThrowCoded(info.Env(), ErrorKind::kRangeError, kErrArgument, "the frame's start and end lie outside bytes");
+  }
+  EventContext ev = EventFromCells(cells);
   std::string_view frame(reinterpret_cast<const char*>(bytes.data) + static_cast<size_t>(start),
                          static_cast<size_t>(end - start));
   CollectingEffects& fx = Collector();
   CallResult r = ProcessPluginHost().CallMessage(handler, ev, frame, &fx);
-  return ResultToJs(info.Env(), r, fx);
+  return ResultToJs(info.Env(), r, fx, ev.session_id);
 }
 
 Napi::Value PluginRevokeEvent(const Napi::CallbackInfo& info) {
@@ -216,6 +247,7 @@ Napi::Value PluginBenchCalls(const Napi::CallbackInfo& info) {
 void PluginHostBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<PluginLoad>(env, exports, "pluginLoad");
   Export<PluginDeclareEvents>(env, exports, "pluginDeclareEvents");
+  Export<PluginContextView>(env, exports, "pluginContextView");
   Export<PluginCallEvent>(env, exports, "pluginCallEvent");
   Export<PluginCallMessage>(env, exports, "pluginCallMessage");
   Export<PluginRevokeEvent>(env, exports, "pluginRevokeEvent");

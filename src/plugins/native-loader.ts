@@ -11,7 +11,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { native, EffectKind, EventKind, NATIVE_STATUS_NAMES, NativeStatus, type NativeCallResult } from '../native.ts';
+import {
+  native, ContextCell, EffectKind, EventKind, NATIVE_STATUS_NAMES, NativeStatus, type NativeCallOutcome,
+} from '../native.ts';
 import { GsfError, gsfError } from '../errors.ts';
 import { encodePayload } from '../events/codec.ts';
 import { intern, type EventRuntime } from '../events/runtime.ts';
@@ -87,43 +89,67 @@ export function declareNativeTargets(rt: EventRuntime): void {
   native.pluginDeclareEvents([...rt.handlers.keys()].filter((name) => !name.startsWith('_')));
 }
 
+/** This thread's context cells: the event of the next native call (see ContextCell). */
+let cells: Float64Array | null = null;
+const C_ID = ContextCell.eventId, C_TAG = ContextCell.tag, C_KIND = ContextCell.kind, C_SESSION = ContextCell.sessionId;
+const C_NAME = ContextCell.nameId, C_START = ContextCell.frameStart, C_END = ContextCell.frameEnd;
+
+function setContext(ctx: EventContext, nameId: number): Float64Array {
+  const c = cells ??= new Float64Array(native.pluginContextView());
+  c[C_ID] = ctx.id;
+  c[C_TAG] = ctx.tag;
+  c[C_KIND] = EventKind[ctx.kind];
+  c[C_SESSION] = ctx.sessionId ?? 0;
+  c[C_NAME] = nameId;
+  return c;
+}
+
 function eventHandler(plugin: string, event: string, handler: number, ops: SessionOps, log: Logger) {
   return (payload: unknown, ctx: EventContext): void => {
     // Payloads are decoded by the worker before handlers see them: encoded again for the call.
     const bytes = payload === undefined ? null : encodePayload(payload);
-    const r = native.pluginCallEvent(handler, ctx.id, ctx.tag, EventKind[ctx.kind], ctx.sessionId ?? 0, intern(ctx.name), bytes);
-    if (r !== null) finish(r, plugin, 'event', event, ops, log);
+    setContext(ctx, intern(ctx.name));
+    const r = native.pluginCallEvent(handler, bytes);
+    if (r !== null) finish(r, ctx.sessionId ?? 0, plugin, 'event', event, ops, log);
   };
 }
 
 function messageHandler(plugin: string, type: string, handler: number, ops: SessionOps, log: Logger) {
+  const nameId = intern(type);
   return (frame: NetworkFrame, ctx: EventContext): void => {
     if (ctx.name !== type) ctx.setEventName(type);
-    const sessionId = ctx.sessionId ?? 0;
-    const r = native.pluginCallMessage(handler, frame.bytes, frame.start, frame.end, ctx.id, ctx.tag, EventKind[ctx.kind],
-      sessionId, intern(type));
+    const c = setContext(ctx, nameId);
+    c[C_START] = frame.start;
+    c[C_END] = frame.end;
+    const r = native.pluginCallMessage(handler, frame.bytes);
     if (r === null) return;
-    if (r.decodeFailed) {
+    const sessionId = ctx.sessionId ?? 0;
+    if (typeof r === 'object' && !(r instanceof Uint8Array) && r.decodeFailed) {
       decodeFailed(frame, sessionId, type, r.error, ops);
       return;
     }
-    finish(r, plugin, 'message handler', type, ops, log, () => {
+    finish(r, sessionId, plugin, 'message handler', type, ops, log, (id) => {
       // As for a managed handler that threw: the client learns its request failed.
       const body: ProtocolErrorBody = { code: ProtocolError.handlerFailed, message: `the handler of '${type}' failed`, type };
-      ops.sendTo(sessionId, EngineType.error, body, r.messageId);
+      ops.sendTo(sessionId, EngineType.error, body, id);
     });
   };
 }
 
 /**
- * Applies a call's effects (a timed-out call has none: the binding dropped them); a failing
- * status becomes an error for the worker to log, with the plugin and the handler's name.
+ * Applies a call's outcome: its frame, or its effects (a timed-out call has none: the binding
+ * dropped them). A failing status becomes an error for the worker to log, with the plugin and
+ * the handler's name.
  */
-function finish(r: NativeCallResult, plugin: string, what: string, name: string, ops: SessionOps, log: Logger,
-  onFailure?: () => void): void {
+function finish(r: Exclude<NativeCallOutcome, null>, sessionId: number, plugin: string, what: string, name: string,
+  ops: SessionOps, log: Logger, onFailure?: (messageId: number | undefined) => void): void {
+  if (typeof r === 'string' || r instanceof Uint8Array) {
+    ops.sendFrame(sessionId, r);
+    return;
+  }
   applyEffects(r.effects, ops, log);
   if (r.status === NativeStatus.ok) return;
-  if (r.status !== NativeStatus.expired) onFailure?.();
+  if (r.status !== NativeStatus.expired) onFailure?.(r.messageId);
   const status = NATIVE_STATUS_NAMES[r.status] ?? `status ${r.status}`;
   throw new Error(`plugin '${plugin}' ${what} '${name}' failed: ${status}${r.error ? `: ${r.error}` : ''}`);
 }
