@@ -5,6 +5,7 @@ const BENCHES: Record<string, () => Promise<{ run(flags: string[]): Promise<void
   api: () => import('./api.ts'),
   sessions: () => import('./sessions.ts'),
   objects: () => import('./objects.ts'),
+  native: () => import('./native.ts'),
 };
 
 export async function runBenchmarks(args: string[]): Promise<void> {

@@ -15,8 +15,12 @@ export interface Server {
   port: number;
 }
 
-/** A `gsf start` process with the benchmark plugin; `sessionArgs` are added to SessionService's. */
-export async function gsfServer(eventThreads: number, sessionArgs: Record<string, unknown> = {}): Promise<Server> {
+/**
+ * A `gsf start` process with the benchmark plugin (or `plugin`, a folder); `sessionArgs` are
+ * added to SessionService's.
+ */
+export async function gsfServer(eventThreads: number, sessionArgs: Record<string, unknown> = {},
+  plugin = path.join(here, 'plugins', 'sessions')): Promise<Server> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-bench-sessions-'));
   const manifest = path.join(dir, 'MANIFEST.json');
   fs.writeFileSync(manifest, JSON.stringify({
@@ -25,7 +29,7 @@ export async function gsfServer(eventThreads: number, sessionArgs: Record<string
       { name: 'ApiService', arguments: { api_service_port: 0 } },
       { name: 'SessionService', arguments: { websocket_address: '127.0.0.1', websocket_port: 0, ...sessionArgs } },
     ],
-    plugins: [path.join(here, 'plugins', 'sessions')],
+    plugins: [plugin],
   }));
   const started = await startProcess([path.join(here, '..', 'bin', 'gsf.mjs'), 'start', '--manifest', manifest], /websocket=[^:\s]+:(\d+)/);
   return { name: 'gsf', ...started };

@@ -130,6 +130,59 @@ export interface ObjectCacheStats {
   hits: number; misses: number; evictions: number;
 }
 
+/** Status codes of native plugins (`GSF_STATUS_*` in native/include/gsf_plugin.h). */
+export const NativeStatus = {
+  ok: 0, invalidArgument: 1, notFound: 2, conflict: 3, unavailable: 4, internal: 5, notImplemented: 6,
+  permissionDenied: 7, unauthenticated: 8, resourceExhausted: 9, expired: 10,
+} as const;
+/** `gsf_status_name` of each status code, by code. */
+export const NATIVE_STATUS_NAMES: readonly string[] = [
+  'OK', 'INVALID_ARGUMENT', 'NOT_FOUND', 'CONFLICT', 'UNAVAILABLE', 'INTERNAL', 'NOT_IMPLEMENTED',
+  'PERMISSION_DENIED', 'UNAUTHENTICATED', 'RESOURCE_EXHAUSTED', 'EXPIRED',
+];
+
+/**
+ * Codes in a native call's `effects`, a flat array of records:
+ * `[send, sessionId, frame]` (a string for a json session, bytes for a msgpack one),
+ * `[publish, group, jsonFrame, msgpackFrame]`, `[log, level, line]` (level 0 INFO, 1 WARNING,
+ * 2 ERROR, -n verbose level n).
+ */
+export const EffectKind = { send: 1, publish: 2, log: 3 } as const;
+
+/** A loaded native plugin: its handlers, by the index the call functions take. */
+export interface NativePluginInfo {
+  name: string;
+  version: string;
+  /** The library's resolved path. */
+  path: string;
+  events: Array<{ name: string; handler: number }>;
+  messages: Array<{ type: string; handler: number }>;
+  /** What init logged (first load in the process only). */
+  effects: unknown[];
+}
+
+/** Cells of `pluginContextView`: the event a native call runs for, written by the caller. */
+export const CONTEXT_CELLS = 8;
+export const ContextCell = { eventId: 0, tag: 1, kind: 2, sessionId: 3, nameId: 4, frameStart: 5, frameEnd: 6 } as const;
+
+/**
+ * What a native call returns: null when it succeeded with nothing to apply; a frame (a string
+ * for a json session, bytes for a msgpack one) when it succeeded with exactly one frame for its
+ * own session (a reply); otherwise a NativeCallResult.
+ */
+export type NativeCallOutcome = null | string | Uint8Array | NativeCallResult;
+
+/** A native call that did not just succeed quietly. */
+export interface NativeCallResult {
+  status: number;
+  error: string;
+  effects: unknown[];
+  /** The client frame did not decode; the handler did not run. */
+  decodeFailed: boolean;
+  /** The request id of the message the handler ran for, if it had one. */
+  messageId?: number;
+}
+
 export interface NativeCore {
   /** Interns a string (event or handler name) to a process-wide id >= 1; same string, same id. */
   intern(name: string): number;
@@ -290,6 +343,44 @@ export interface NativeCore {
   objConfigSet(json: string): void;
   objConfigGet(): string;
   objConfigVersion(): number;
+
+  // ---- native plugins ------------------------------------------------------------
+  /**
+   * Loads a native plugin library once per process (dlopen, never unloaded); later calls return
+   * the same plugin. Throws an Error with `code` GSF_ERR_PLUGIN_LOAD, a `reason` (missing,
+   * not_library, cannot_open, no_entry, abi_major, abi_minor, struct_size, bad_descriptor,
+   * name_taken, init_failed, duplicate, too_many) and a one-line message naming the path.
+   */
+  pluginLoad(path: string): NativePluginInfo;
+  /** Names managed events that native invoke and timers may target. */
+  pluginDeclareEvents(names: string[]): void;
+  /** This thread's call context cells (CONTEXT_CELLS float64; see ContextCell), written before each call. */
+  pluginContextView(): ArrayBuffer;
+  /**
+   * Runs native event handler `handler`, for the event whose fields are in this thread's context
+   * cells, with a msgpack payload. See NativeCallOutcome for what it returns.
+   */
+  pluginCallEvent(handler: number, payload: Uint8Array | null): NativeCallOutcome;
+  /**
+   * Runs native message handler `handler` on the client frame `bytes[frameStart, frameEnd)` (the
+   * context cells) of the event's session, its codec from the id's lowest bit: the frame is
+   * decoded, the body handed over as msgpack, replies encoded for the session.
+   */
+  pluginCallMessage(handler: number, bytes: Uint8Array): NativeCallOutcome;
+  /** Cuts off the native call running `eventId` (it timed out): its effects are refused. */
+  pluginRevokeEvent(eventId: number): boolean;
+  /** Runs event handler `handler` `count` times in a C++ loop; returns ns per call (benchmarks). */
+  pluginBenchCalls(handler: number, count: number, payload: Uint8Array | null): number;
+  /** JSON text to msgpack as JSON.parse + msgpackr.pack would give it; throws a TypeError on bad JSON. */
+  jsonToMsgpack(text: string): Uint8Array;
+  /** One msgpack value as JSON.stringify(msgpackr.unpack(bytes)) would write it; undefined for `undefined`. */
+  msgpackToJson(bytes: Uint8Array): string | undefined;
+  /** A frame {type, body (msgpack), id} for a session, as native handlers' replies are encoded. */
+  pluginEncodeFrame(sessionId: number, type: string, body: Uint8Array | null, id?: number): string | Uint8Array;
+  /** The native side's named tag (equal to `namedTag`). */
+  pluginNamedTag(name: string): number;
+  /** A random tag from the native side's generator. */
+  pluginRandomTag(): number;
 
   // ---- shared configuration snapshot -------------------------------------------
   /** Replaces the process-wide flag snapshot (JSON text); bumps the version. */

@@ -18,6 +18,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   ProfilerBinding::Init(env, exports);
   ConfigBlobBinding::Init(env, exports);
   ObjectCacheBinding::Init(env, exports);
+  PluginHostBinding::Init(env, exports);
+  TranscodeBinding::Init(env, exports);
   return exports;
 }
 

@@ -59,4 +59,14 @@ class ConfigBlobBinding {
   static void Init(Napi::Env env, Napi::Object exports);
 };
 
+class PluginHostBinding {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+};
+
+class TranscodeBinding {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+};
+
 }  // namespace gsf::binding

@@ -1,15 +1,22 @@
-# The core sources, shared by the addon build and the core test build.
-set(GSF_CORE_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/config_blob.cc
-  ${CMAKE_CURRENT_LIST_DIR}/counter_store.cc
-  ${CMAKE_CURRENT_LIST_DIR}/name_table.cc
-  ${CMAKE_CURRENT_LIST_DIR}/object_cache.cc
-  ${CMAKE_CURRENT_LIST_DIR}/profiler.cc
-  ${CMAKE_CURRENT_LIST_DIR}/runtime.cc
-  ${CMAKE_CURRENT_LIST_DIR}/tag_queue.cc
-  ${CMAKE_CURRENT_LIST_DIR}/tag_queue_parked.cc
-  ${CMAKE_CURRENT_LIST_DIR}/tag_queue_slots.cc
-  ${CMAKE_CURRENT_LIST_DIR}/tag_queue_stats.cc
-  ${CMAKE_CURRENT_LIST_DIR}/timer_store.cc
-  ${CMAKE_CURRENT_LIST_DIR}/wake_signal.cc
-)
+# The addon's sources, read from native/addon-sources.txt (binding.gyp reads the same list):
+#   GSF_CORE_SOURCES     native/core, shared by the addon build and the core test build
+#   GSF_BINDING_SOURCES  native/binding
+# Absolute paths.
+get_filename_component(GSF_REPO_ROOT "${CMAKE_CURRENT_LIST_DIR}/../.." ABSOLUTE)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${GSF_REPO_ROOT}/native/addon-sources.txt")
+file(STRINGS "${GSF_REPO_ROOT}/native/addon-sources.txt" gsf_source_lines)
+set(GSF_CORE_SOURCES)
+set(GSF_BINDING_SOURCES)
+foreach(line IN LISTS gsf_source_lines)
+  string(STRIP "${line}" line)
+  if(line STREQUAL "" OR line MATCHES "^#")
+    continue()
+  endif()
+  if(line MATCHES "^native/core/")
+    list(APPEND GSF_CORE_SOURCES "${GSF_REPO_ROOT}/${line}")
+  elseif(line MATCHES "^native/binding/")
+    list(APPEND GSF_BINDING_SOURCES "${GSF_REPO_ROOT}/${line}")
+  else()
+    message(FATAL_ERROR "native/addon-sources.txt: ${line} is neither in native/core nor in native/binding")
+  endif()
+endforeach()

@@ -9,6 +9,7 @@ import type { Manifest } from '../config/manifest.ts';
 import { createPluginApi, type RegistrationContext } from './api.ts';
 import type { PluginDefinition } from './types.ts';
 import { explainLoadError, requirePlugin } from './plugin-modules.ts';
+import { declareNativeTargets, isNativeLibrary, nativeLibraryOf, nativePluginDefinition } from './native-loader.ts';
 
 const ENTRY_FILES = ['index.ts', 'index.mts', 'index.js', 'index.mjs'];
 
@@ -19,8 +20,9 @@ export function pluginLabel(file: string): string {
 }
 
 /**
- * Resolves the manifest's plugin entries to module files. A bare name is a folder under
- * `<manifest dir>/plugins/`; anything with a slash is a path relative to the manifest.
+ * Resolves the manifest's plugin entries to module files (or native libraries: a folder with a
+ * gsf-plugin.json, or a path to a .so). A bare name is a folder under `<manifest dir>/plugins/`;
+ * anything with a slash is a path relative to the manifest.
  * Without a `plugins` list, every folder under `<manifest dir>/plugins/` loads, in name order.
  */
 export function resolvePluginFiles(manifest: Pick<Manifest, 'dir' | 'plugins' | 'file'>): string[] {
@@ -36,6 +38,8 @@ export function resolvePluginFiles(manifest: Pick<Manifest, 'dir' | 'plugins' | 
   return entries.map((entry) => {
     const target = entry.includes('/') || entry.startsWith('.') ? path.resolve(manifest.dir, entry) : path.join(pluginsDir, entry);
     if (fs.existsSync(target) && fs.statSync(target).isDirectory()) {
+      const library = nativeLibraryOf(target);
+      if (library !== null) return library;
       const file = ENTRY_FILES.map((f) => path.join(target, f)).find((f) => fs.existsSync(f));
       if (!file) throw gsfError('GSF_ERR_PLUGIN_LOAD', entry, `no ${ENTRY_FILES.join(', ')} in ${target}`);
       return file;
@@ -78,7 +82,7 @@ export async function loadPlugins(files: string[], reg: RegistrationContext): Pr
   reg.registering = true;
   try {
     for (const file of files) {
-      const def = await importPlugin(file);
+      const def = isNativeLibrary(file) ? nativePluginDefinition(file, reg.runtime) : await importPlugin(file);
       const previous = names.get(def.name);
       if (previous !== undefined) throw gsfError('GSF_ERR_PLUGIN_DUPLICATE', pluginLabel(file), 'plugin name', def.name, previous);
       names.set(def.name, pluginLabel(file));
@@ -90,6 +94,7 @@ export async function loadPlugins(files: string[], reg: RegistrationContext): Pr
       }
       loaded.push({ name: def.name, version: def.version, file });
     }
+    declareNativeTargets(reg.runtime);
   } finally {
     reg.registering = false;
   }

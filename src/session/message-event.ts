@@ -7,7 +7,7 @@
  *   opened or closed handler, in plugin order.
  */
 import { isAsyncFunction, type EventRuntime, type RunningEvent } from '../events/runtime.ts';
-import { PluginError } from '../errors.ts';
+import { PluginError, gsfError } from '../errors.ts';
 import type { EventContext, NetworkFrame } from '../events/types.ts';
 import { DecodeError, decodeCanonicalJson, decodeFrame, sessionCodec } from './codec.ts';
 import { EngineType, ProtocolError, type ProtocolErrorBody } from './protocol.ts';
@@ -22,12 +22,16 @@ export const MESSAGE_EVENT = '_session.message';
 export const OPENED_EVENT = '_session.opened';
 export const CLOSED_EVENT = '_session.closed';
 
-/** A plugin's handler of one message type. */
+/** A handler that takes the client's raw frame and decodes it itself (native plugins). */
+export type RawMessageHandler = (frame: NetworkFrame, ctx: EventContext) => void;
+
+/** A plugin's handler of one message type; `raw` ones (native plugins) take the frame instead of `fn`. */
 export interface MessageEntry {
   plugin: string;
   fn: MessageHandler;
   /** An `async function` (runs in its event's async context). */
   async: boolean;
+  raw?: RawMessageHandler;
 }
 
 /** Registers a message handler entry (the plugin API checks names and duplicates first). */
@@ -56,6 +60,14 @@ export function sessionHandlers(rt: EventRuntime): SessionHandlers {
   return reg;
 }
 
+/** Registers a raw-frame handler of `type`, under the same one-plugin-per-type rule as onMessage. */
+export function addRawMessageHandler(rt: EventRuntime, plugin: string, type: string, raw: RawMessageHandler): void {
+  const handlers = sessionHandlers(rt);
+  const owner = handlers.messages.get(type);
+  if (owner) throw gsfError('GSF_ERR_PLUGIN_DUPLICATE', plugin, 'message type', type, owner.plugin);
+  handlers.messages.set(type, { plugin, fn: () => undefined, async: false, raw });
+}
+
 /** The message a handler receives besides its body: who sent it and how to answer. */
 class Message implements SessionMessage {
   constructor(private readonly ops: SessionOps, private readonly event: RunningEvent, readonly sessionId: number,
@@ -77,6 +89,9 @@ let lastEntry: MessageEntry | undefined;
 
 function runMessage(rt: EventRuntime, handlers: SessionHandlers, ops: SessionOps, frame: NetworkFrame, ctx: RunningEvent): unknown {
   const sessionId = ctx.sessionId ?? 0;
+  // A raw handler decodes the frame itself; the main thread named the event after its type.
+  const raw = ctx.name !== MESSAGE_EVENT ? handlers.messages.get(ctx.name)?.raw : undefined;
+  if (raw !== undefined) return raw(frame, ctx);
   let envelope;
   try {
     // The frame is in the worker's claim buffer: decode before anything else. An event named
@@ -106,6 +121,7 @@ function runMessage(rt: EventRuntime, handlers: SessionHandlers, ops: SessionOps
     sendError(ops, sessionId, { code: ProtocolError.unknownType, message: `no handler for message type '${type}'`, type }, id, ctx);
     return undefined;
   }
+  if (entry.raw !== undefined) return entry.raw(frame, ctx);
   if (ctx.name !== type) ctx.setEventName(type);
   const message = new Message(ops, ctx, sessionId, type, id);
   let result: unknown;

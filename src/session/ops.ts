@@ -33,6 +33,10 @@ export function setMainSessionTarget(target: MainSessionTarget | null): void {
 export interface SessionOps {
   /** A frame to one session, on behalf of `event` (the running event when omitted). */
   sendTo(sessionId: number, type: string, body: unknown, id?: number, event?: RunningEvent | null): void;
+  /** Sends a frame already encoded in the session's codec (native plugins encode their own). */
+  sendFrame(sessionId: number, frame: string | Uint8Array): void;
+  /** Publishes a message already encoded for both codecs. */
+  publishFrames(group: string, json: string, msgpack: Uint8Array): void;
   broadcast(sessionIds: readonly number[] | null, type: string, body: unknown): void;
   close(sessionId: number, code: number, reason: string): void;
   join(sessionId: number, group: string, join: boolean): void;
@@ -50,6 +54,12 @@ function mainOps(rt: EventRuntime): SessionOps {
   return {
     sendTo(sessionId, type, body, id) {
       target()?.send(sessionId, encode(codecOf(sessionId), type, body, id));
+    },
+    sendFrame(sessionId, frame) {
+      target()?.send(sessionId, frame);
+    },
+    publishFrames(group, json, msgpack) {
+      target()?.publish(group, utf8.encode(json), msgpack);
     },
     broadcast(sessionIds, type, body) {
       target()?.broadcast(sessionIds === null ? null : [...sessionIds], utf8.encode(encode('json', type, body) as string),
@@ -84,6 +94,12 @@ function workerOps(rt: EventRuntime): SessionOps {
   return {
     sendTo(sessionId, type, body, id, event) {
       out.send(sessionId, encode(codecOf(sessionId), type, body, id), event === undefined ? rt.current() : event);
+    },
+    sendFrame(sessionId, frame) {
+      out.send(sessionId, frame, rt.current());
+    },
+    publishFrames(group, json, msgpack) {
+      out.publish(group, json, msgpack, rt.current());
     },
     broadcast(sessionIds, type, body) {
       const needJson = sessionIds === null || sessionIds.some((id) => id % 2 === 0);

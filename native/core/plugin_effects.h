@@ -1,0 +1,31 @@
+// Where the effects of native handlers go: the main thread owns the sockets and the log.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace gsf {
+
+/**
+ * The sink of one native call's outward effects. Frames arrive encoded: a session's frame in
+ * its codec, a group's in both. Implementations: a list handed back to JavaScript with the
+ * call's result (the binding), or a ring the main thread drains.
+ */
+struct PluginEffects {
+  virtual ~PluginEffects() = default;
+  /** A frame for one session: JSON text (binary false) or msgpack bytes (binary true). */
+  virtual void Send(uint64_t session_id, std::string_view frame, bool binary) = 0;
+  /** One message for every session of a group, as JSON text and as msgpack. */
+  virtual void Publish(std::string_view group, std::string_view json_frame, std::string_view msgpack_frame) = 0;
+  /** A log line; level 0 INFO, 1 WARNING, 2 ERROR, -n verbose level n. */
+  virtual void Log(int level, std::string_view line) = 0;
+};
+
+/** Writes log lines to standard error at once (lines of plugin threads, or of calls that ended). */
+struct StderrEffects : PluginEffects {
+  void Send(uint64_t, std::string_view, bool) override {}
+  void Publish(std::string_view, std::string_view, std::string_view) override {}
+  void Log(int level, std::string_view line) override;
+};
+
+}  // namespace gsf

@@ -1,0 +1,216 @@
+// Host services that act for an event: invoke, reply, send, publish, timers (see
+// plugin_services.cc for the rest of the table).
+#include <cmath>
+#include <algorithm>
+#include <cstring>
+
+#include "../include/gsf_msgpack.h"
+#include "event_tags.h"
+#include "json_msgpack.h"
+#include "plugin_host.h"
+#include "plugin_services.h"
+#include "runtime.h"
+#include "session_frame.h"
+
+namespace gsf {
+namespace services {
+
+namespace {
+
+// The live call a service acts for; token 0 is allowed where `outside_ok` (plugin threads).
+bool Caller(gsf_type_call call, bool outside_ok, CallState** s, gsf_type_status* why) {
+  *s = LiveCall(call, why);
+  return *s != nullptr || (outside_ok && call.token == 0);
+}
+
+// The handler id of an event native code may target, or 0 (with the failure noted).
+uint32_t TargetEvent(CallState* s, const char* what, std::string_view event, gsf_type_status* status) {
+  uint32_t id = ValidName(event) ? Host().runtime().names.Find(event) : 0;
+  if (id == 0 || !Host().KnowsEvent(id)) {
+    *status = Note(s, GSF_STATUS_NOT_FOUND, std::string(what) + ": no plugin registers an event named '" + std::string(event) + "'");
+    return 0;
+  }
+  return id;
+}
+
+bool CheckPayload(CallState* s, const char* what, std::string_view payload, gsf_type_status* status) {
+  std::string error;
+  if (payload.empty() || MsgpackValid(payload, &error)) return true;
+  *status = Note(s, GSF_STATUS_INVALID_ARGUMENT, std::string(what) + ": payload is not one msgpack value (" + error + ")");
+  return false;
+}
+
+// A timer firing `event` after `delay_ms`, then every `interval_ms` if > 0.
+gsf_type_status AddTimer(gsf_type_call call, const char* what, double delay_ms, double interval_ms,
+                         gsf_type_borrowed_str event, gsf_type_borrowed_bytes payload, uint64_t* timer_id) {
+  return Guard([&]() -> gsf_type_status {
+    CallState* s;
+    gsf_type_status status;
+    if (!Caller(call, true, &s, &status)) return status;
+    if (!std::isfinite(delay_ms) || delay_ms < 0 || !std::isfinite(interval_ms) || interval_ms < 0) {
+      return Note(s, GSF_STATUS_INVALID_ARGUMENT, std::string(what) + ": times must be finite, non-negative ms");
+    }
+    uint32_t handler = TargetEvent(s, what, View(event), &status);
+    if (handler == 0) return status;
+    if (!CheckPayload(s, what, View(payload), &status)) return status;
+    uint64_t id = Host().runtime().timers.Add(delay_ms, interval_ms, handler, handler, payload.ptr,
+                                              payload.ptr ? payload.len : 0);
+    if (timer_id) *timer_id = id;
+    return GSF_STATUS_OK;
+  });
+}
+
+// The frame of one message for a session of the given codec, in a per-thread buffer.
+gsf_type_status Frame(CallState* s, const char* what, bool msgpack, std::string_view type, std::string_view body,
+                      const double* id, std::string** frame) {
+  thread_local std::string buffers[2];
+  std::string& out = buffers[msgpack ? 1 : 0];
+  out.clear();
+  std::string error;
+  if (!EncodeFrame(msgpack, type, body, id, &out, &error)) {
+    return Note(s, GSF_STATUS_INVALID_ARGUMENT, std::string(what) + ": " + error);
+  }
+  *frame = &out;
+  return GSF_STATUS_OK;
+}
+
+}  // namespace
+
+gsf_type_status Invoke(gsf_type_call call, gsf_type_borrowed_str event, gsf_type_borrowed_bytes payload,
+                       const gsf_type_invoke_options* options, uint64_t* event_id) {
+  return Guard([&]() -> gsf_type_status {
+    CallState* s;
+    gsf_type_status status;
+    if (!Caller(call, true, &s, &status)) return status;
+    gsf_type_invoke_options o = gsf_invoke_options();
+    if (options) {
+      if (options->struct_size < 8) return Note(s, GSF_STATUS_INVALID_ARGUMENT, "invoke: options.struct_size is too small");
+      // A plugin built for an older minor passes a shorter struct: read what it has.
+      std::memcpy(&o, options, std::min<size_t>(options->struct_size, sizeof o));
+    }
+    std::string_view name = View(event);
+    uint32_t handler = TargetEvent(s, "invoke", name, &status);
+    if (handler == 0) return status;
+    if (!CheckPayload(s, "invoke", View(payload), &status)) return status;
+    bool in_event = s && !s->init;
+    uint64_t tag;
+    switch (o.tag_mode) {
+      case GSF_TAG_MODE_VALUE:
+        if (!IsValidTag(o.tag)) return Note(s, GSF_STATUS_INVALID_ARGUMENT, "invoke: tag must be below 2^53");
+        tag = o.tag;
+        break;
+      case GSF_TAG_MODE_NAMED:
+        tag = NamedTag(View(o.tag_name));
+        break;
+      case GSF_TAG_MODE_RANDOM:
+        tag = RandomTag();
+        break;
+      case GSF_TAG_MODE_DEFAULT: {
+        // SPEC 6.2.4, as resolveTag in src/events/tags.ts.
+        const FlagCache& f = Flags();
+        if (!f.inherit) tag = f.random ? RandomTag() : 0;
+        else if (!in_event || s->event.kind == GSF_EVENT_TIMER || s->event.kind == GSF_EVENT_API) tag = RandomTag();
+        else tag = s->event.tag;
+        break;
+      }
+      default:
+        return Note(s, GSF_STATUS_INVALID_ARGUMENT, "invoke: unknown tag mode " + std::to_string(o.tag_mode));
+    }
+    Runtime& rt = Host().runtime();
+    std::string child;
+    std::string_view event_name = View(o.name);
+    if (event_name.empty() && in_event) {
+      // "{parent}_#{n}": the n-th event this one created.
+      if (!s->name_known) {
+        s->name = rt.names.NameOf(s->event.name_id);
+        s->name_known = true;
+      }
+      child = s->name + "_#" + std::to_string(++s->children);
+      event_name = child;
+    } else if (event_name.empty()) {
+      event_name = name;
+    } else if (!ValidName(event_name)) {
+      return Note(s, GSF_STATUS_INVALID_ARGUMENT, "invoke: options.name is not valid UTF-8");
+    }
+    EventInput in;
+    in.tag = tag;
+    in.name_id = rt.names.Intern(event_name);
+    in.handler_id = handler;
+    in.session_id = in_event ? s->event.session_id : 0;
+    in.kind = GSF_EVENT_USER;
+    in.payload = payload.ptr;
+    in.payload_len = payload.ptr ? payload.len : 0;
+    uint64_t id = rt.queue.Push(in);
+    if (event_id) *event_id = id;
+    return GSF_STATUS_OK;
+  });
+}
+
+gsf_type_status Reply(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_bytes body) {
+  return Guard([&]() -> gsf_type_status {
+    CallState* s;
+    gsf_type_status status;
+    if (!Caller(call, false, &s, &status)) return status;
+    if (!s->message || !s->effects) return Note(s, GSF_STATUS_UNAVAILABLE, "reply: this call handles no client message");
+    std::string_view t = type.len ? View(type) : s->message_type;
+    double id = s->message_id;
+    std::string* frame;
+    bool msgpack = IsMsgpackSession(s->event.session_id);
+    status = Frame(s, "reply", msgpack, t, View(body), s->has_message_id ? &id : nullptr, &frame);
+    if (status == GSF_STATUS_OK) s->effects->Send(s->event.session_id, *frame, msgpack);
+    return status;
+  });
+}
+
+gsf_type_status Send(gsf_type_call call, uint64_t session_id, gsf_type_borrowed_str type, gsf_type_borrowed_bytes body) {
+  return Guard([&]() -> gsf_type_status {
+    CallState* s;
+    gsf_type_status status;
+    if (!Caller(call, false, &s, &status)) return status;
+    if (!s->effects) return Note(s, GSF_STATUS_UNAVAILABLE, "send: no running event");
+    if (session_id == 0 || !IsValidTag(session_id)) return Note(s, GSF_STATUS_INVALID_ARGUMENT, "send: no such session id");
+    std::string* frame;
+    bool msgpack = IsMsgpackSession(session_id);
+    status = Frame(s, "send", msgpack, View(type), View(body), nullptr, &frame);
+    if (status == GSF_STATUS_OK) s->effects->Send(session_id, *frame, msgpack);
+    return status;
+  });
+}
+
+gsf_type_status Publish(gsf_type_call call, gsf_type_borrowed_str group, gsf_type_borrowed_str type,
+                        gsf_type_borrowed_bytes body) {
+  return Guard([&]() -> gsf_type_status {
+    CallState* s;
+    gsf_type_status status;
+    if (!Caller(call, false, &s, &status)) return status;
+    if (!s->effects) return Note(s, GSF_STATUS_UNAVAILABLE, "publish: no running event");
+    if (!ValidName(View(group))) return Note(s, GSF_STATUS_INVALID_ARGUMENT, "publish: group must be non-empty UTF-8");
+    std::string *json, *msgpack;
+    status = Frame(s, "publish", false, View(type), View(body), nullptr, &json);
+    if (status == GSF_STATUS_OK) status = Frame(s, "publish", true, View(type), View(body), nullptr, &msgpack);
+    if (status == GSF_STATUS_OK) s->effects->Publish(View(group), *json, *msgpack);
+    return status;
+  });
+}
+
+gsf_type_status TimerAfter(gsf_type_call call, double delay_ms, gsf_type_borrowed_str event,
+                           gsf_type_borrowed_bytes payload, uint64_t* timer_id) {
+  return AddTimer(call, "timer_after", delay_ms, 0, event, payload, timer_id);
+}
+
+gsf_type_status TimerEvery(gsf_type_call call, double interval_ms, gsf_type_borrowed_str event,
+                           gsf_type_borrowed_bytes payload, uint64_t* timer_id) {
+  if (!(interval_ms > 0)) {
+    gsf_type_status why;
+    return Note(LiveCall(call, &why), GSF_STATUS_INVALID_ARGUMENT, "timer_every: the interval must be > 0 ms");
+  }
+  return AddTimer(call, "timer_every", interval_ms, interval_ms, event, payload, timer_id);
+}
+
+gsf_type_status TimerCancel(uint64_t timer_id) {
+  return Guard([&]() -> gsf_type_status { return Host().runtime().timers.Cancel(timer_id) ? GSF_STATUS_OK : GSF_STATUS_NOT_FOUND; });
+}
+
+
+}  // namespace services
+}  // namespace gsf

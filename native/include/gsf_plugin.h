@@ -1,0 +1,350 @@
+/*
+ * gsf_plugin.h: the C ABI between gsf and its native plugins.
+ *
+ * A native plugin is a shared library that exports one data symbol, the plugin descriptor
+ * `gsf_plugin_entry_v1` (write it with GSF_PLUGIN_DEFINE). gsf reads and checks the descriptor
+ * before it calls any function of the plugin, then calls its init hook once per process with
+ * the host-services table; init registers event and message handlers by name.
+ *
+ * Three kinds of names, so that a reader sees who implements what:
+ *   gsf_type_*   types shared by both sides (structs start with struct_size and grow at the end);
+ *   gsf_on_*     hooks the plugin implements and gsf calls (function pointer types);
+ *   host->...    callbacks gsf implements and the plugin calls: the fields of gsf_type_host_api.
+ *
+ * Versioning. GSF_PLUGIN_ABI_MAJOR changes only when something already published changes; the
+ * entry symbol's name carries it, so a plugin of another major is refused by name. A minor adds
+ * fields at the end of a struct and nothing else (SQLite's rule for sqlite3_api_routines:
+ * new interfaces go at the end, never in the middle). gsf loads a plugin when its major equals
+ * gsf's and its minor is not newer than gsf's. Every field says since which version it exists.
+ *
+ * Ownership is in the type names:
+ *   gsf_type_borrowed_*  a pointer and a length, valid during the call it is passed to only.
+ *                        Both directions: gsf copies what it keeps of the plugin's borrowed
+ *                        data, and a plugin copies what it keeps of gsf's.
+ *   gsf_type_host_bytes  memory gsf allocated for the plugin to keep; the plugin releases it
+ *                        with host->mem_free. Whatever a plugin hands gsf to keep is allocated
+ *                        with host->mem_alloc as well (no such service exists in 1.0).
+ *
+ * Threading. Handlers run on gsf's event threads, several at once for different tags (events
+ * of one tag never overlap). Every host callback is thread-safe. The effects of a handler
+ * (reply, send, publish, invoke, timers, log lines tied to the event) are accepted only from
+ * the thread running it and only until it returns or times out: after that they fail with
+ * GSF_STATUS_EXPIRED.
+ *
+ * Payloads, message bodies and flag values are msgpack (gsf_msgpack.h reads and writes it).
+ * Strings are UTF-8 and not NUL-terminated unless a field says so.
+ *
+ * Compiles as C99 and C++ (checked with -Wall -Wextra -Werror -pedantic).
+ */
+#ifndef GSF_PLUGIN_H
+#define GSF_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- versions ------------------------------------------------------------------------------ */
+
+#define GSF_PLUGIN_ABI_MAJOR 1
+#define GSF_PLUGIN_ABI_MINOR 0
+
+/** The exported descriptor's name: "gsf_plugin_entry_v" followed by the major version. */
+#define GSF_PLUGIN_ENTRY_SYMBOL "gsf_plugin_entry_v1"
+
+#if defined(_WIN32)
+#define GSF_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define GSF_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* ---- types --------------------------------------------------------------------------------- */
+
+/**
+ * Outcome of a hook or a callback. The same codes are what operations-console handlers answer
+ * with, so they name outcomes, not transports; gsf maps them to HTTP statuses and log lines.
+ * @since 1.0
+ */
+typedef int32_t gsf_type_status;
+enum {
+  GSF_STATUS_OK = 0,
+  GSF_STATUS_INVALID_ARGUMENT = 1,   /* the input is wrong; retrying the same input fails again */
+  GSF_STATUS_NOT_FOUND = 2,          /* no such event, counter, flag, session, account, ... */
+  GSF_STATUS_CONFLICT = 3,           /* already exists or registered; a concurrent change won */
+  GSF_STATUS_UNAVAILABLE = 4,        /* not possible now (no running event, shutting down) */
+  GSF_STATUS_INTERNAL = 5,           /* a bug or an unexpected failure (a caught exception) */
+  GSF_STATUS_NOT_IMPLEMENTED = 6,    /* the operation exists but this plugin does not do it */
+  GSF_STATUS_PERMISSION_DENIED = 7,  /* the caller may not do this */
+  GSF_STATUS_UNAUTHENTICATED = 8,    /* the caller is not who it must be */
+  GSF_STATUS_RESOURCE_EXHAUSTED = 9, /* a limit was reached (handlers, sizes, rates) */
+  GSF_STATUS_EXPIRED = 10            /* the call's event has ended or timed out */
+};
+
+/** Text of a status code ("OK", "INVALID_ARGUMENT", ...). @since 1.0 */
+static inline const char* gsf_status_name(gsf_type_status status) {
+  static const char* const names[] = {
+    "OK", "INVALID_ARGUMENT", "NOT_FOUND", "CONFLICT", "UNAVAILABLE", "INTERNAL",
+    "NOT_IMPLEMENTED", "PERMISSION_DENIED", "UNAUTHENTICATED", "RESOURCE_EXHAUSTED", "EXPIRED"};
+  return status >= 0 && status <= GSF_STATUS_EXPIRED ? names[status] : "UNKNOWN";
+}
+
+/** UTF-8 text owned by whoever passes it; valid during the call only. @since 1.0 */
+typedef struct gsf_type_borrowed_str {
+  const char* ptr;
+  size_t len;
+} gsf_type_borrowed_str;
+
+/** Bytes owned by whoever passes them; valid during the call only. @since 1.0 */
+typedef struct gsf_type_borrowed_bytes {
+  const uint8_t* ptr;
+  size_t len;
+} gsf_type_borrowed_bytes;
+
+/** Bytes gsf allocated for the plugin; release them with host->mem_free(ptr). @since 1.0 */
+typedef struct gsf_type_host_bytes {
+  uint8_t* ptr;
+  size_t len;
+} gsf_type_host_bytes;
+
+/** A borrowed view of a NUL-terminated string (NULL gives the empty string). @since 1.0 */
+static inline gsf_type_borrowed_str gsf_str(const char* s) {
+  gsf_type_borrowed_str v;
+  v.ptr = s ? s : "";
+  v.len = s ? strlen(s) : 0;
+  return v;
+}
+
+/** A borrowed view of `len` bytes. @since 1.0 */
+static inline gsf_type_borrowed_bytes gsf_bytes(const void* ptr, size_t len) {
+  gsf_type_borrowed_bytes v;
+  v.ptr = (const uint8_t*)ptr;
+  v.len = len;
+  return v;
+}
+
+/**
+ * The call a hook runs in: init, or one event. Pass it to the callbacks that act on behalf of
+ * that call. It is a value, never a pointer: one kept after its call ended is refused
+ * (GSF_STATUS_EXPIRED), never dereferenced. Token 0 means "no call" (a thread of the plugin's
+ * own); callbacks that can run outside events accept it.
+ * @since 1.0
+ */
+typedef struct gsf_type_call {
+  uint64_t token;
+} gsf_type_call;
+
+/** The "no call" value. @since 1.0 */
+static inline gsf_type_call gsf_no_call(void) {
+  gsf_type_call c;
+  c.token = 0;
+  return c;
+}
+
+/** Event kinds (SPEC 6.1); they decide tag inheritance. @since 1.0 */
+enum {
+  GSF_EVENT_USER = 0,    /* invoked by a plugin */
+  GSF_EVENT_NETWORK = 1, /* a client message (tag: the session's) */
+  GSF_EVENT_TIMER = 2,   /* a timer (tag: the timer tag) */
+  GSF_EVENT_ENGINE = 3,  /* an engine callback (a random tag) */
+  GSF_EVENT_API = 4      /* an API-service or console handler (a random tag) */
+};
+
+/** Reserved tags. Random, named and session tags lie in [2^32, 2^53). @since 1.0 */
+#define GSF_TAG_NULL ((uint64_t)0)
+#define GSF_TAG_TIMER ((uint64_t)1)
+
+/** The event a hook runs for; borrowed, valid during the hook only. @since 1.0 */
+typedef struct gsf_type_event_info {
+  uint32_t struct_size;       /* @since 1.0 */
+  uint32_t kind;              /* GSF_EVENT_*; @since 1.0 */
+  uint64_t event_id;          /* process-unique; @since 1.0 */
+  uint64_t tag;               /* @since 1.0 */
+  uint64_t session_id;        /* the session the event belongs to, 0 for none; @since 1.0 */
+  gsf_type_borrowed_str name; /* event name (a message's type for message hooks); @since 1.0 */
+} gsf_type_event_info;
+
+/** How `invoke` picks the new event's tag. @since 1.0 */
+enum {
+  GSF_TAG_MODE_DEFAULT = 0, /* SPEC 6.2.4: inherit the running event's tag, else a random one */
+  GSF_TAG_MODE_VALUE = 1,   /* options.tag */
+  GSF_TAG_MODE_NAMED = 2,   /* host->tag_named(options.tag_name) */
+  GSF_TAG_MODE_RANDOM = 3   /* a fresh random tag */
+};
+
+/** Options of host->invoke; NULL means all defaults. @since 1.0 */
+typedef struct gsf_type_invoke_options {
+  uint32_t struct_size;            /* sizeof(gsf_type_invoke_options); @since 1.0 */
+  uint32_t tag_mode;               /* GSF_TAG_MODE_*; @since 1.0 */
+  uint64_t tag;                    /* GSF_TAG_MODE_VALUE; @since 1.0 */
+  gsf_type_borrowed_str tag_name;  /* GSF_TAG_MODE_NAMED; @since 1.0 */
+  gsf_type_borrowed_str name;      /* event name; empty: "{parent}_#{n}" inside an event, else the event; @since 1.0 */
+} gsf_type_invoke_options;
+
+/** Options initialised to the defaults. @since 1.0 */
+static inline gsf_type_invoke_options gsf_invoke_options(void) {
+  gsf_type_invoke_options o;
+  memset(&o, 0, sizeof o);
+  o.struct_size = (uint32_t)sizeof o;
+  return o;
+}
+
+/** Log levels (glog's); a negative level -n is verbose level n (written when the `v` flag >= n). @since 1.0 */
+enum { GSF_LOG_INFO = 0, GSF_LOG_WARNING = 1, GSF_LOG_ERROR = 2 };
+
+/* ---- hooks the plugin implements ------------------------------------------------------------ */
+
+struct gsf_type_host_api;
+
+/**
+ * Runs once per process, on load, before any event. Register handlers here. On failure, set a
+ * message with host->set_error(call, ...) and return the status: the start stops with it.
+ * @since 1.0
+ */
+typedef gsf_type_status (*gsf_on_init)(const struct gsf_type_host_api* host, gsf_type_call call);
+
+/**
+ * Handles a named event. `payload` is the event's msgpack payload (empty when none was given).
+ * A status other than OK is logged with the plugin and event names; set a message with
+ * host->set_error first. @since 1.0
+ */
+typedef gsf_type_status (*gsf_on_event)(gsf_type_call call, const gsf_type_event_info* event,
+                                        gsf_type_borrowed_bytes payload, void* user_data);
+
+/**
+ * Handles a client message of one type. `body` is the message body as msgpack, whichever codec
+ * the session uses (empty when the message had no body); answer with host->reply. A status
+ * other than OK is logged and the client gets GSF_ERR_MESSAGE_HANDLER_FAILED. @since 1.0
+ */
+typedef gsf_type_status (*gsf_on_message)(gsf_type_call call, const gsf_type_event_info* event,
+                                          gsf_type_borrowed_bytes body, void* user_data);
+
+/* ---- the plugin descriptor ------------------------------------------------------------------ */
+
+/**
+ * What a plugin exports as GSF_PLUGIN_ENTRY_SYMBOL. Plain data: gsf checks it before running
+ * any function of the plugin. @since 1.0
+ */
+typedef struct gsf_type_plugin {
+  uint32_t struct_size; /* sizeof(gsf_type_plugin) as the plugin was built; @since 1.0 */
+  uint16_t abi_major;   /* GSF_PLUGIN_ABI_MAJOR; @since 1.0 */
+  uint16_t abi_minor;   /* GSF_PLUGIN_ABI_MINOR; @since 1.0 */
+  const char* name;     /* NUL-terminated, unique among the server's plugins; @since 1.0 */
+  const char* version;  /* NUL-terminated; @since 1.0 */
+  gsf_on_init init;     /* @since 1.0 */
+} gsf_type_plugin;
+
+#ifdef __cplusplus
+#define GSF_PLUGIN_EXTERN_C extern "C"
+#else
+#define GSF_PLUGIN_EXTERN_C
+#endif
+
+/** Defines the plugin's descriptor: GSF_PLUGIN_DEFINE("name", "1.0.0", init_function) */
+#define GSF_PLUGIN_DEFINE(name, version, init)                                                    \
+  GSF_PLUGIN_EXTERN_C GSF_PLUGIN_EXPORT const gsf_type_plugin gsf_plugin_entry_v1 = {             \
+      (uint32_t)sizeof(gsf_type_plugin), GSF_PLUGIN_ABI_MAJOR, GSF_PLUGIN_ABI_MINOR, name, version, \
+      init}
+
+/* ---- callbacks gsf implements ---------------------------------------------------------------- */
+
+/**
+ * The host-services table gsf passes to init; valid for the life of the process. Fields are
+ * only ever appended: a plugin built for minor m may use every field marked @since 1.k, k <= m.
+ * Later minors append object access and operations-console handler registration here.
+ * @since 1.0
+ */
+typedef struct gsf_type_host_api {
+  uint32_t struct_size; /* sizeof the table gsf was built with; @since 1.0 */
+  uint16_t abi_major;   /* @since 1.0 */
+  uint16_t abi_minor;   /* @since 1.0 */
+
+  /* Memory for gsf_type_host_bytes and anything handed to gsf to keep. @since 1.0 */
+  void* (*mem_alloc)(size_t size);
+  void* (*mem_realloc)(void* ptr, size_t size);
+  void (*mem_free)(void* ptr);
+
+  /** Sets the message that goes with the status the hook is about to return (copied). @since 1.0 */
+  void (*set_error)(gsf_type_call call, gsf_type_borrowed_str message);
+
+  /**
+   * Writes one log line, prefixed with the plugin's name. Inside a running call the line is
+   * released with the call's other effects; with gsf_no_call(), or a call that has ended, it
+   * is written at once. @since 1.0
+   */
+  void (*log)(gsf_type_call call, int32_t level, gsf_type_borrowed_str text);
+
+  /**
+   * Registers the handler of event `name` (init only). Another handler of that name, in any
+   * plugin, is GSF_STATUS_CONFLICT and stops the start naming both plugins. @since 1.0
+   */
+  gsf_type_status (*register_event)(gsf_type_call init, gsf_type_borrowed_str name, gsf_on_event fn,
+                                    void* user_data);
+
+  /** Registers the handler of client messages of `type` (init only; not starting with '_'). @since 1.0 */
+  gsf_type_status (*register_message)(gsf_type_call init, gsf_type_borrowed_str type, gsf_on_message fn,
+                                      void* user_data);
+
+  /**
+   * Queues event `event` (a registered name, native or managed) with a msgpack payload (empty:
+   * none). Tag and name as `options` say (NULL: SPEC 6.2.4 defaults, as a managed invoke).
+   * `event_id` (may be NULL) receives the new event's id. @since 1.0
+   */
+  gsf_type_status (*invoke)(gsf_type_call call, gsf_type_borrowed_str event, gsf_type_borrowed_bytes payload,
+                            const gsf_type_invoke_options* options, uint64_t* event_id);
+
+  /**
+   * Answers the message the call is handling: type `type` (empty: the request's type), body
+   * `body` (msgpack; empty: no body), the request's id. gsf encodes it in the session's codec.
+   * @since 1.0
+   */
+  gsf_type_status (*reply)(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_bytes body);
+
+  /** Sends a message to a session (unknown or closed sessions are skipped). @since 1.0 */
+  gsf_type_status (*send)(gsf_type_call call, uint64_t session_id, gsf_type_borrowed_str type,
+                          gsf_type_borrowed_bytes body);
+
+  /** Sends a message to every session in a group. @since 1.0 */
+  gsf_type_status (*publish)(gsf_type_call call, gsf_type_borrowed_str group, gsf_type_borrowed_str type,
+                             gsf_type_borrowed_bytes body);
+
+  /** Creates a counter with a description unless it exists. @since 1.0 */
+  gsf_type_status (*counter_define)(gsf_type_borrowed_str category, gsf_type_borrowed_str name,
+                                    gsf_type_borrowed_str description, double initial, int32_t is_double);
+  /** Sets a counter (created if missing). @since 1.0 */
+  gsf_type_status (*counter_update)(gsf_type_borrowed_str category, gsf_type_borrowed_str name, double value,
+                                    int32_t is_double);
+  /** Adds `amount` (negative to decrease); `value` (may be NULL) receives the new value. @since 1.0 */
+  gsf_type_status (*counter_increase)(gsf_type_borrowed_str category, gsf_type_borrowed_str name, double amount,
+                                      double* value);
+  /** Reads a counter; GSF_STATUS_NOT_FOUND if there is none. @since 1.0 */
+  gsf_type_status (*counter_read)(gsf_type_borrowed_str category, gsf_type_borrowed_str name, double* value);
+
+  /** The tag named `name`: the same on every thread and every run, and as a managed plugin's. @since 1.0 */
+  uint64_t (*tag_named)(gsf_type_borrowed_str name);
+  /** A fresh random tag. @since 1.0 */
+  uint64_t (*tag_random)(void);
+
+  /**
+   * The current value of flag `name` as msgpack, in memory the plugin releases with mem_free.
+   * GSF_STATUS_NOT_FOUND for an unknown flag. @since 1.0
+   */
+  gsf_type_status (*flag_get)(gsf_type_borrowed_str name, gsf_type_host_bytes* value);
+
+  /** Fires event `event` once after `delay_ms`, on the timer tag; `timer_id` may be NULL. @since 1.0 */
+  gsf_type_status (*timer_after)(gsf_type_call call, double delay_ms, gsf_type_borrowed_str event,
+                                 gsf_type_borrowed_bytes payload, uint64_t* timer_id);
+  /** Fires event `event` every `interval_ms` (> 0), on the timer tag. @since 1.0 */
+  gsf_type_status (*timer_every)(gsf_type_call call, double interval_ms, gsf_type_borrowed_str event,
+                                 gsf_type_borrowed_bytes payload, uint64_t* timer_id);
+  /** Cancels a timer; GSF_STATUS_NOT_FOUND if it is unknown or a one-shot that fired. @since 1.0 */
+  gsf_type_status (*timer_cancel)(uint64_t timer_id);
+} gsf_type_host_api;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GSF_PLUGIN_H */

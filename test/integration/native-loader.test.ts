@@ -1,0 +1,113 @@
+/**
+ * Native plugins in the manifest: how they are named, and every way loading one fails — each
+ * a start error naming the plugin, the path and the reason (the ABI checks themselves are in
+ * native/tests, one broken library each).
+ */
+import test from 'ava';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { startServer } from '../../src/index.ts';
+import { GsfError } from '../../src/errors.ts';
+import { fixtures } from './_server.ts';
+
+const root = path.join(fixtures, '..', '..');
+const examples = path.join(root, 'plugins');
+
+function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-native-'));
+}
+
+/** A plugin folder whose gsf-plugin.json points at `library` (written as given). */
+function pluginFolder(dir: string, name: string, library: string, contents?: string): string {
+  const folder = path.join(dir, name);
+  fs.mkdirSync(path.join(folder, 'build'), { recursive: true });
+  fs.writeFileSync(path.join(folder, 'gsf-plugin.json'), JSON.stringify({ native: library }));
+  if (contents !== undefined) fs.writeFileSync(path.join(folder, library), contents);
+  return folder;
+}
+
+/** Components of a quiet server: API on port 0, logs to a file of `dir`. */
+function components(dir: string): unknown[] {
+  return [{ name: 'ApiService', arguments: { api_service_port: 0 } }, { name: 'Logging', arguments: { log_file: path.join(dir, 'server.log') } }];
+}
+
+async function startError(plugins: string[], dir = tempDir()): Promise<GsfError> {
+  const manifest = { components: components(dir), plugins };
+  try {
+    const server = await startServer({ manifest, dir });
+    await server.stop();
+  } catch (err) {
+    if (err instanceof GsfError) return err;
+    throw err;
+  }
+  throw new Error('the server started');
+}
+
+test.serial('a library path or a folder with gsf-plugin.json loads; the plugin is listed with its version', async (t) => {
+  const dir = tempDir();
+  const manifest = {
+    components: components(dir),
+    plugins: [path.join(examples, 'native-echo', 'build', 'native-echo.so'), path.join(examples, 'native-greeter')],
+  };
+  const server = await startServer({ manifest, dir });
+  try {
+    t.deepEqual((server.status().plugins as unknown[]), [{ name: 'native-echo', version: '1.0.0' }, { name: 'native-greeter', version: '1.0.0' }]);
+    t.true(server.thread.runtime.handlers.has('native_example.echoed'));
+  } finally {
+    await server.stop();
+  }
+});
+
+test.serial('a missing library, a file that is no library, a bad gsf-plugin.json: start errors naming plugin and path', async (t) => {
+  const dir = tempDir();
+  const missing = pluginFolder(dir, 'unbuilt', 'build/unbuilt.so');
+  let err = await startError([missing]);
+  t.is(err.code, 'GSF_ERR_PLUGIN_LOAD');
+  t.is(err.message, `plugin 'unbuilt' load failed: ${path.join(missing, 'build', 'unbuilt.so')}: no such file (build native plugins with \`npm run build:plugins\`)`);
+  const text = pluginFolder(dir, 'text', 'build/text.so', 'not a library\n');
+  err = await startError([text]);
+  t.is(err.message, `plugin 'text' load failed: ${fs.realpathSync(path.join(text, 'build', 'text.so'))}: not a shared library (no ELF or Mach-O header)`);
+  const bad = path.join(dir, 'bad-marker');
+  fs.mkdirSync(bad);
+  fs.writeFileSync(path.join(bad, 'gsf-plugin.json'), '{"native": 1}');
+  err = await startError([bad]);
+  t.is(err.message, `plugin 'bad-marker' load failed: ${path.join(bad, 'gsf-plugin.json')} must be {"native": "<path of the .so, relative to the folder>"}`);
+});
+
+test.serial('a newer ABI and a failing init stop the start with the plugin\'s reason', async (t) => {
+  const newer = path.join(fixtures, 'native-plugins', 'abi-newer');
+  let err = await startError([newer]);
+  t.regex(err.message, /^plugin 'abi-newer' load failed: \/.*\/abi-newer\.so: built for plugin ABI 1\.1, newer than this gsf's 1\.0/);
+  err = await startError([path.join(fixtures, 'native-plugins', 'init-fails')]);
+  t.regex(err.message, /^plugin 'init-fails' load failed: \/.*\/init-fails\.so: init failed: UNAVAILABLE: the game database is unreachable$/);
+});
+
+test.serial('a message type registered by a native and a managed plugin: an error naming both, in either order', async (t) => {
+  const echo = path.join(examples, 'native-echo');
+  const managed = path.join(fixtures, 'plugins', 'dup-native');
+  let err = await startError([echo, managed]);
+  t.is(err.code, 'GSF_ERR_PLUGIN_DUPLICATE');
+  t.is(err.message, "plugin 'dup-native' registers message type 'native.echo', already registered by plugin 'native-echo'");
+  err = await startError([managed, echo]);
+  t.is(err.message, "plugin 'native-echo' registers message type 'native.echo', already registered by plugin 'dup-native'");
+  // A clean start afterwards: the failed attempts left nothing registered behind.
+  const dir = tempDir();
+  const server = await startServer({ manifest: { components: components(dir), plugins: [echo] }, dir });
+  t.deepEqual(server.status().plugins, [{ name: 'native-echo', version: '1.0.0' }]);
+  await server.stop();
+});
+
+test('gsf start exits 1 with one line naming the plugin, the path and the reason', async (t) => {
+  const dir = tempDir();
+  const folder = pluginFolder(dir, 'broken', 'build/broken.so', 'not a library\n');
+  const manifest = path.join(dir, 'MANIFEST.json');
+  fs.writeFileSync(manifest, JSON.stringify({ components: [{ name: 'ApiService', arguments: { api_service_port: 0 } }], plugins: [folder] }));
+  const child = spawn(process.execPath, [path.join(root, 'bin', 'gsf.mjs'), 'start', '--manifest', manifest], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  t.is(code, 1);
+  t.is(err, `gsf: plugin 'broken' load failed: ${fs.realpathSync(path.join(folder, 'build', 'broken.so'))}: not a shared library (no ELF or Mach-O header)\n`);
+});
