@@ -45,6 +45,11 @@ const clock = performance;
 
 /** Longest a worker sleeps without looking at the queue (a safety net; wake-ups are explicit). */
 const MAX_SLEEP_MS = 1000;
+/**
+ * Longest a worker blocks its thread in one sleep when nothing of it awaits: then it lets its
+ * event loop run once (plugin timers, messages) and sleeps again.
+ */
+const MAX_BLOCK_MS = 250;
 /** Longest a worker spins for the next event before it sleeps, and how its spin adapts. */
 const MAX_SPIN_MS = 0.2;
 
@@ -410,8 +415,9 @@ const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(r
  */
 async function waitForWork(seen: number): Promise<void> {
   const idleStart = clock.now();
-  // Spinning blocks the thread's event loop: not while events of this worker await.
-  const spinMs = awaitingEvents.size > 0 ? 0 : Math.min(MAX_SPIN_MS, idleGapMs * 2);
+  // Spin only while work has recently come back within the spin time (spinning pays); never
+  // while events of this worker await (spinning blocks the thread's event loop).
+  const spinMs = awaitingEvents.size > 0 || idleGapMs > MAX_SPIN_MS ? 0 : MAX_SPIN_MS;
   if (spinMs > 0) {
     beginSeeking();
     try {
@@ -427,7 +433,9 @@ async function waitForWork(seen: number): Promise<void> {
       endSeeking();
     }
   }
-  await sleep(slot, seen, MAX_SLEEP_MS);
+  const keepLoop = awaitingEvents.size > 0 || flushDue;
+  await sleep(slot, seen, keepLoop ? MAX_SLEEP_MS : MAX_BLOCK_MS, keepLoop);
+  if (!keepLoop && readyGeneration() === seen) await yieldToLoop();
   idleGapMs = 0.75 * idleGapMs + 0.25 * Math.min(clock.now() - idleStart, 100);
 }
 

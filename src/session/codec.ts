@@ -229,6 +229,74 @@ export function decodeFrame(bytes: Uint8Array, codec: CodecName): Envelope {
   return checkEnvelope(value);
 }
 
+/** Decodes `bytes[start, end)` as exactly one msgpack value, or throws. */
+function unpackRange(bytes: Uint8Array, start: number, end: number): unknown {
+  return unpackr.unpack(bytes, { start, end });
+}
+
+/** How many bytes the msgpack integer starting with `head` takes, or 0 if `head` starts none. */
+function intLength(head: number): number {
+  if (head <= 0x7f || head >= 0xe0) return 1;
+  switch (head) {
+    case 0xcc: case 0xd0: return 2;
+    case 0xcd: case 0xd1: return 3;
+    case 0xce: case 0xd2: case 0xca: return 5;
+    case 0xcf: case 0xd3: case 0xcb: return 9;
+    default: return 0;
+  }
+}
+
+/**
+ * The envelope of a msgpack frame in the canonical form the SDK writes (a map of `type`,
+ * `body` and an optional integer `id`, in that order) whose type the main thread has already
+ * matched: only the body (and the id) are decoded, with no envelope object made and checked.
+ * Null when the frame is not in that form; `decodeMsgpackFrame` then decodes it fully.
+ *
+ * Sound as the JSON fast path is: msgpack values are self-delimiting, so when the body decodes
+ * to exactly its range and the id to exactly the rest, that is the one parse of the frame.
+ */
+export function decodeCanonicalMsgpack(frame: NetworkFrame, type: string): Envelope | null {
+  const { bytes, start, end } = frame;
+  const keys = bytes[start];
+  if (keys !== 0x82 && keys !== 0x83) return null;
+  const typeHead = bytes[start + 6]!;
+  const typeStart = start + 6 + (typeHead === 0xd9 ? 2 : 1);
+  const bodyStart = typeStart + type.length + 5;
+  // `a4 "body"` after the type string (its bytes were matched by the main thread).
+  if (bytes[bodyStart - 5] !== 0xa4 || bytes[bodyStart - 4] !== 0x62 || bytes[bodyStart - 3] !== 0x6f
+    || bytes[bodyStart - 2] !== 0x64 || bytes[bodyStart - 1] !== 0x79 || bodyStart >= end) return null;
+  try {
+    if (keys === 0x82) return { type, body: unpackRange(bytes, bodyStart, end) };
+    // `a2 "id"` and an integer end the frame: the integer's first byte says how long it is.
+    for (const length of [1, 2, 3, 5, 9]) {
+      const at = end - length;
+      if (at - 3 <= bodyStart || intLength(bytes[at]!) !== length) continue;
+      if (bytes[at - 3] !== 0xa2 || bytes[at - 2] !== 0x69 || bytes[at - 1] !== 0x64) continue;
+      const id = unpackRange(bytes, at, end);
+      if (typeof id !== 'number' || !Number.isSafeInteger(id)) return null;
+      return { type, body: unpackRange(bytes, bodyStart, at - 3), id };
+    }
+  } catch {
+    return null;
+  }
+  return null;
+}
+
+/**
+ * The envelope of a msgpack frame in a worker's claim buffer, decoded in place: no view or
+ * DataView is made per frame (msgpackr keeps one DataView per buffer, and the claim buffer is
+ * reused). Binary fields are copied out (`copyBuffers`).
+ */
+export function decodeMsgpackFrame(frame: NetworkFrame): Envelope {
+  let value: unknown;
+  try {
+    value = unpackr.unpack(frame.bytes, { start: frame.start, end: frame.end });
+  } catch (err) {
+    throw new DecodeError(ProtocolError.badMsgpack, `message is not valid msgpack: ${(err as Error).message}`);
+  }
+  return checkEnvelope(value);
+}
+
 /** `{"type":…,"body":` per message type, for JSON frames built by concatenation. */
 const jsonPrefixes = new Map<string, string>();
 const MAX_JSON_PREFIXES = 1024;
@@ -260,10 +328,18 @@ function jsonFrame(type: string, body: unknown, id: number | undefined): string 
 
 /** Encodes an envelope for `codec`: a string (text frame) for json, bytes (binary frame) for msgpack. */
 export function encodeFrame(codec: CodecName, type: string, body: unknown, id?: number): string | Uint8Array {
-  if (codec === 'json') return jsonFrame(type, body, id);
-  const envelope: Envelope = id === undefined ? { type, body } : { type, body, id };
+  const frame = encodeFrameTransient(codec, type, body, id);
   // Copy out of msgpackr's shared buffer: the frame outlives the next pack call.
-  return Uint8Array.prototype.slice.call(packr.pack(envelope));
+  return typeof frame === 'string' ? frame : Uint8Array.prototype.slice.call(frame);
+}
+
+/**
+ * As `encodeFrame`, but msgpack bytes are a view of msgpackr's buffer, valid until the next
+ * encode: for a caller that copies them at once (the outbound ring).
+ */
+export function encodeFrameTransient(codec: CodecName, type: string, body: unknown, id?: number): string | Uint8Array {
+  if (codec === 'json') return jsonFrame(type, body, id);
+  return packr.pack(id === undefined ? { type, body } : { type, body, id });
 }
 
 /** Text of a frame for logging. */

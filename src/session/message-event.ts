@@ -9,14 +9,16 @@
 import { isAsyncFunction, type EventRuntime, type RunningEvent } from '../events/runtime.ts';
 import { PluginError, gsfError } from '../errors.ts';
 import type { EventContext, NetworkFrame } from '../events/types.ts';
-import { DecodeError, decodeCanonicalJson, decodeFrame, sessionCodec } from './codec.ts';
+import { DecodeError, decodeCanonicalJson, decodeCanonicalMsgpack, decodeFrame, decodeMsgpackFrame, sessionCodec } from './codec.ts';
 import { EngineType, ProtocolError, type ProtocolErrorBody } from './protocol.ts';
 import { sessionOps, type SessionOps } from './ops.ts';
 import type { MessageHandler, SessionClosedInfo, SessionHandler, SessionOpenedInfo, SessionMessage } from './types.ts';
 
 // Module bindings are getters under the CommonJS transform event workers load with: the ones
 // used per message are read once.
-const decode = decodeFrame, decodeCanonical = decodeCanonicalJson, codecOf = sessionCodec, DecodeFailure = DecodeError;
+const decode = decodeFrame, decodeCanonical = decodeCanonicalJson, decodeMsgpack = decodeMsgpackFrame;
+const decodeCanonicalPacked = decodeCanonicalMsgpack;
+const codecOf = sessionCodec, DecodeFailure = DecodeError;
 
 export const MESSAGE_EVENT = '_session.message';
 export const OPENED_EVENT = '_session.opened';
@@ -97,8 +99,12 @@ function runMessage(rt: EventRuntime, handlers: SessionHandlers, ops: SessionOps
     // The frame is in the worker's claim buffer: decode before anything else. An event named
     // after its type is a frame whose type the main thread matched in the canonical form.
     const codec = codecOf(sessionId);
-    envelope = (codec === 'json' && ctx.name !== MESSAGE_EVENT && decodeCanonical(frame, ctx.name))
-      || decode(frame.bytes.subarray(frame.start, frame.end), codec);
+    // An event named after its type is a frame whose type the main thread matched in the
+    // canonical form: only its body is decoded.
+    const named = ctx.name !== MESSAGE_EVENT;
+    envelope = codec === 'msgpack'
+      ? (named && decodeCanonicalPacked(frame, ctx.name)) || decodeMsgpack(frame)
+      : (named && decodeCanonical(frame, ctx.name)) || decode(frame.bytes.subarray(frame.start, frame.end), codec);
   } catch (err) {
     if (!(err instanceof DecodeFailure)) throw err;
     const body: ProtocolErrorBody = { code: err.code, message: err.message };

@@ -4,7 +4,7 @@
  * code runs; on the main thread they go to the running listener directly.
  */
 import type { EventRuntime, RunningEvent } from '../events/runtime.ts';
-import { encodeFrame, sessionCodec } from './codec.ts';
+import { encodeFrame, encodeFrameTransient, sessionCodec } from './codec.ts';
 import { accountCall, type AccountOp } from './account-calls.ts';
 import { OutboundWriter } from './outbound-writer.ts';
 
@@ -20,7 +20,7 @@ export interface MainSessionTarget {
 
 // Module bindings are getters under the CommonJS transform event workers load with: the ones
 // used per message are read once.
-const encode = encodeFrame, codecOf = sessionCodec;
+const encode = encodeFrame, encodeNow = encodeFrameTransient, codecOf = sessionCodec;
 const utf8 = new TextEncoder();
 
 let mainTarget: MainSessionTarget | null = null;
@@ -93,7 +93,8 @@ function workerOps(rt: EventRuntime): SessionOps {
   rt.effects = out;
   return {
     sendTo(sessionId, type, body, id, event) {
-      out.send(sessionId, encode(codecOf(sessionId), type, body, id), event === undefined ? rt.current() : event);
+      // The writer copies the frame into the ring at once (or keeps a copy when it holds it).
+      out.send(sessionId, encodeNow(codecOf(sessionId), type, body, id), event === undefined ? rt.current() : event);
     },
     sendFrame(sessionId, frame) {
       out.send(sessionId, frame, rt.current());
