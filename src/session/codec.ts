@@ -283,18 +283,11 @@ export function decodeCanonicalMsgpack(frame: NetworkFrame, type: string): Envel
 }
 
 /**
- * The envelope of a msgpack frame in a worker's claim buffer, decoded in place: no view or
- * DataView is made per frame (msgpackr keeps one DataView per buffer, and the claim buffer is
- * reused). Binary fields are copied out (`copyBuffers`).
+ * The envelope of a msgpack frame in a worker's claim buffer, decoded whole from a view of
+ * exactly its bytes (so what a bad frame is told depends on its bytes alone).
  */
 export function decodeMsgpackFrame(frame: NetworkFrame): Envelope {
-  let value: unknown;
-  try {
-    value = unpackr.unpack(frame.bytes, { start: frame.start, end: frame.end });
-  } catch (err) {
-    throw new DecodeError(ProtocolError.badMsgpack, `message is not valid msgpack: ${(err as Error).message}`);
-  }
-  return checkEnvelope(value);
+  return decodeFrame(frame.bytes.subarray(frame.start, frame.end), 'msgpack');
 }
 
 /** `{"type":…,"body":` per message type, for JSON frames built by concatenation. */
