@@ -50,6 +50,17 @@ export const ErrorTable = {
   GSF_ERR_BODY_TOO_LARGE: http(413, 'request body exceeds %s bytes'),
   GSF_ERR_URI_TOO_LONG: http(414, 'request path exceeds %s bytes'),
   GSF_ERR_INTERNAL: http(500, 'internal error: %s'),
+  // Answers of plugin route and operations-console handlers (see API_STATUS below).
+  GSF_ERR_NOT_IMPLEMENTED: http(404, '%s is not implemented by the %s console handlers'),
+  GSF_ERR_RESOURCE_NOT_FOUND: http(404, '%s'),
+  GSF_ERR_UNAUTHENTICATED: http(401, '%s'),
+  GSF_ERR_FORBIDDEN: http(403, '%s'),
+  GSF_ERR_CONFLICT: http(409, '%s'),
+  GSF_ERR_TOO_MANY_REQUESTS: http(429, '%s'),
+  GSF_ERR_UNAVAILABLE: http(503, '%s'),
+  GSF_ERR_HANDLER_TIMEOUT: http(504, '%s %s: the handler did not answer within %s ms'),
+  GSF_ERR_HANDLER_EXPIRED: http(504, '%s'),
+  GSF_ERR_ROUTE_CONFLICT: at('start', "plugin '%s' route %s conflicts with %s"),
   // Object model: declarations (at start), values and calls (in handlers), storage.
   GSF_ERR_OBJECT_SCHEMA: at('start', '%s'),
   GSF_ERR_OBJECT_VALUE: at('plugin', '%s'),
@@ -95,6 +106,26 @@ export const ProtocolErrorCodes = {
   /** The message handler threw; details are in the server log. */
   handlerFailed: 'GSF_ERR_MESSAGE_HANDLER_FAILED',
 } as const satisfies Record<string, ErrorCode>;
+
+/**
+ * What a handler's status (`gsf_type_status` of native/include/gsf_plugin.h, `ApiStatus` of
+ * managed handlers) answers over HTTP: the status, and the code of the `{error, message}` body.
+ * OK is the writer's own answer (200, or 204 for a void writer). The README's "Handler statuses"
+ * table is this one.
+ */
+export const API_STATUS: ReadonlyArray<{ name: string; http: number; code: ErrorCode | null }> = [
+  { name: 'OK', http: 200, code: null },
+  { name: 'INVALID_ARGUMENT', http: 400, code: 'GSF_ERR_BAD_REQUEST' },
+  { name: 'NOT_FOUND', http: 404, code: 'GSF_ERR_RESOURCE_NOT_FOUND' },
+  { name: 'CONFLICT', http: 409, code: 'GSF_ERR_CONFLICT' },
+  { name: 'UNAVAILABLE', http: 503, code: 'GSF_ERR_UNAVAILABLE' },
+  { name: 'INTERNAL', http: 500, code: 'GSF_ERR_INTERNAL' },
+  { name: 'NOT_IMPLEMENTED', http: 404, code: 'GSF_ERR_NOT_IMPLEMENTED' },
+  { name: 'PERMISSION_DENIED', http: 403, code: 'GSF_ERR_FORBIDDEN' },
+  { name: 'UNAUTHENTICATED', http: 401, code: 'GSF_ERR_UNAUTHENTICATED' },
+  { name: 'RESOURCE_EXHAUSTED', http: 429, code: 'GSF_ERR_TOO_MANY_REQUESTS' },
+  { name: 'EXPIRED', http: 504, code: 'GSF_ERR_HANDLER_EXPIRED' },
+];
 
 /** An error carrying a `GSF_ERR_*` code and, when it maps to HTTP, a status. */
 export class GsfError extends Error {

@@ -12,6 +12,8 @@ import { dashboardFeature } from './api/dashboard.ts';
 import { apiFeature } from './api/feature.ts';
 import { sessionFeature } from './session/feature.ts';
 import { authFeature } from './auth/feature.ts';
+import { consoleFeature } from './console/feature.ts';
+import { pluginRoutesFeature } from './api/plugin-routes.ts';
 
 export interface FeatureContext {
   manifest: Manifest;
@@ -38,4 +40,7 @@ export const FEATURES: Feature[] = [
   dashboardFeature,
   sessionFeature,
   authFeature,
+  // Last: plugin routes are checked against every route of gsf's, the console's included.
+  consoleFeature,
+  pluginRoutesFeature,
 ];

@@ -49,5 +49,17 @@ export type {
   GameObject, FetchMode, CommitResult, TransactionStats, ObjectAccess, EventTransaction, ObjectsApi,
 } from './objects/types.ts';
 
+// REST routes of plugins on the API service (`api.http`) and the writers handlers answer with;
+// `ApiStatus` names the failure statuses (`res.fail('NOT_FOUND', …)`), mapped to HTTP in README.
+export type { HttpApi, RouteRequest, PluginRouteHandler, RouteOptions } from './api/plugin-routes.ts';
+export type { RouteMethod } from './api/route-patterns.ts';
+export { ApiStatus, type ApiStatusName, type ResponseWriter } from './api/writer.ts';
+
+// The operations console (`api.console`, component DeployApiService, SPEC 4.6).
+export type {
+  ConsoleApi, DeployApiHandler, CampaignHandler, CustomQueryHandler, Page, Gift, GiftItem, NoticeMessage, ItemReclaim,
+  InventoryReclaim, WriterBase, VoidWriter, BoolWriter, JsonObjectWriter, JsonArrayWriter, JsonWriter, StringWriter, StringArrayWriter,
+} from './console/types.ts';
+
 // Errors carry a GSF_ERR_* code.
 export { GsfError, type ErrorCode } from './errors.ts';

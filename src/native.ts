@@ -147,7 +147,25 @@ export const NATIVE_STATUS_NAMES: readonly string[] = [
  * `[publish, group, jsonFrame, msgpackFrame]`, `[log, level, line]` (level 0 INFO, 1 WARNING,
  * 2 ERROR, -n verbose level n).
  */
-export const EffectKind = { send: 1, publish: 2, log: 3 } as const;
+export const EffectKind = { send: 1, publish: 2, log: 3, apiAnswer: 4, objectFetch: 5, objectFetchBy: 6, objectSet: 7 } as const;
+// ABI 1.1 records: `[apiAnswer, requestId, status, jsonBody | null, message]` (an answer of the
+// call handling the request), `[objectFetch, continuation, type, id, mode]`,
+// `[objectFetchBy, continuation, type, field, keyMsgpack, mode]`, `[objectSet, type, id, fieldsMsgpack]`.
+
+/** What a native plugin registered for the API service and the console (ABI 1.1). */
+export interface NativeApiRegistrations {
+  routes: Array<{ method: string; path: string; name: string; entry: number }>;
+  /** `[place in gsf_type_console_handlers (1-based), entry]`. */
+  operations: Array<[number, number]>;
+  editableAccount: string[];
+  editableCharacter: string[];
+  noticeCategories: string[];
+  missionNormal: string[];
+  missionAchievement: string[];
+  giftable: Array<[string, string]>;
+  campaigns: Array<{ type: string; begin: number; end: number }>;
+  queries: Array<{ name: string; method: string; uri: string; requestFields: string[]; responseFields: string[] | null; entry: number }>;
+}
 
 /** A loaded native plugin: its handlers, by the index the call functions take. */
 export interface NativePluginInfo {
@@ -157,13 +175,19 @@ export interface NativePluginInfo {
   path: string;
   events: Array<{ name: string; handler: number }>;
   messages: Array<{ type: string; handler: number }>;
+  /** Its API routes and console registrations, null when it has none. */
+  api: NativeApiRegistrations | null;
   /** What init logged (first load in the process only). */
   effects: unknown[];
 }
 
 /** Cells of `pluginContextView`: the event a native call runs for, written by the caller. */
 export const CONTEXT_CELLS = 8;
-export const ContextCell = { eventId: 0, tag: 1, kind: 2, sessionId: 3, nameId: 4, frameStart: 5, frameEnd: 6 } as const;
+export const ContextCell = {
+  eventId: 0, tag: 1, kind: 2, sessionId: 3, nameId: 4, frameStart: 5, frameEnd: 6,
+  /** An API call's request id and writer kind use the frame cells. */
+  requestId: 5, answerKind: 6,
+} as const;
 
 /**
  * What a native call returns: null when it succeeded with nothing to apply; a frame (a string
@@ -369,6 +393,21 @@ export interface NativeCore {
   pluginCallMessage(handler: number, bytes: Uint8Array): NativeCallOutcome;
   /** Cuts off the native call running `eventId` (it timed out): its effects are refused. */
   pluginRevokeEvent(eventId: number): boolean;
+  /**
+   * Runs API hook `entry` for the request in the context cells (event, requestId, answerKind);
+   * `args` a msgpack map, `label` "operation\nmethod\npath".
+   */
+  pluginCallApi(entry: number, args: Uint8Array | null, label: string): NativeCallOutcome;
+  /** Runs an object continuation (once) for the event in the context cells. */
+  pluginContinue(continuation: number, found: boolean, id: string, fields: Uint8Array | null): NativeCallOutcome;
+  /** Forgets a continuation that will not run. */
+  pluginDropContinuation(continuation: number): void;
+  /** The request ended: its native writer is refused from now on. */
+  pluginApiRelease(requestId: number): void;
+  /** Answers native writers gave outside their request's call: `[requestId, status, jsonBody | null, message]`, flattened. */
+  pluginApiTakeAnswers(): Array<number | string | null>;
+  /** Called on this (the main) thread when such answers wait; null stops it. */
+  pluginApiOnAnswers(fn: (() => void) | null): void;
   /** Runs event handler `handler` `count` times in a C++ loop; returns ns per call (benchmarks). */
   pluginBenchCalls(handler: number, count: number, payload: Uint8Array | null): number;
   /** JSON text to msgpack as JSON.parse + msgpackr.pack would give it; throws a TypeError on bad JSON. */

@@ -19,6 +19,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   ConfigBlobBinding::Init(env, exports);
   ObjectCacheBinding::Init(env, exports);
   PluginHostBinding::Init(env, exports);
+  PluginApiBinding::Init(env, exports);
   TranscodeBinding::Init(env, exports);
   return exports;
 }

@@ -7,6 +7,10 @@
 
 #include "../core/tag_queue.h"
 
+namespace gsf {
+struct NativePlugin;
+}  // namespace gsf
+
 namespace gsf::binding {
 
 /** Reads a worker-slot index argument. */
@@ -63,6 +67,14 @@ class PluginHostBinding {
  public:
   static void Init(Napi::Env env, Napi::Object exports);
 };
+
+class PluginApiBinding {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+};
+
+/** A native plugin's API and console registrations for `pluginLoad` (plugin_api_binding.cc); null when none. */
+Napi::Value ApiRegistrationsToJs(Napi::Env env, const NativePlugin* plugin);
 
 class TranscodeBinding {
  public:

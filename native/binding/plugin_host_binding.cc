@@ -1,5 +1,6 @@
 // Native plugins from JavaScript: load, call a handler, revoke a timed-out call. A call's
-// effects (frames, log lines) come back as one flat array for src/plugins/native-loader.ts.
+// effects (frames, log lines, answers, object requests) come back as one flat array for
+// src/plugins/native-loader.ts (plugin_effects_binding.h).
 #include <chrono>
 #include <vector>
 
@@ -7,139 +8,11 @@
 #include "../core/runtime.h"
 #include "bindings.h"
 #include "boundary.h"
+#include "plugin_effects_binding.h"
 
 namespace gsf::binding {
 
 namespace {
-
-/** Effect codes in the returned array (EffectKind in src/native.ts). */
-enum EffectCode { kSend = 1, kPublish = 2, kLog = 3 };
-
-struct Effect {
-  EffectCode code;
-  uint64_t session;
-  int level;
-  bool binary;
-  std::string a, b;
-};
-
-// Collects one call's effects on this thread; the list is reused from call to call.
-struct CollectingEffects : PluginEffects {
-  std::vector<Effect> list;
-  size_t used = 0;
-
-  Effect& Next(EffectCode code) {
-    if (used == list.size()) list.emplace_back();
-    Effect& e = list[used++];
-    e.code = code;
-    return e;
-  }
-  void Send(uint64_t session, std::string_view frame, bool binary) override {
-    Effect& e = Next(kSend);
-    e.session = session;
-    e.binary = binary;
-    e.a.assign(frame);
-  }
-  void Publish(std::string_view group, std::string_view json, std::string_view msgpack) override {
-    Effect& e = Next(kPublish);
-    e.a.assign(group);
-    e.b.assign(json);
-    e.binary = false;
-    e.session = 0;
-    // The msgpack frame follows the JSON one in `b`, after its length is known from `level`.
-    e.level = static_cast<int>(json.size());
-    e.b.append(msgpack);
-  }
-  void Log(int level, std::string_view line) override {
-    Effect& e = Next(kLog);
-    e.level = level;
-    e.a.assign(line);
-  }
-};
-
-CollectingEffects& Collector() {
-  thread_local CollectingEffects effects;
-  effects.used = 0;
-  return effects;
-}
-
-Napi::Value Bytes(Napi::Env env, std::string_view bytes) {
-  return Napi::Buffer<uint8_t>::Copy(env, reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-}
-
-Napi::Array EffectsToJs(Napi::Env env, const CollectingEffects& fx) {
-  Napi::Array out = Napi::Array::New(env);
-  uint32_t i = 0;
-  for (size_t k = 0; k < fx.used; ++k) {
-    const Effect& e = fx.list[k];
-    out.Set(i++, Napi::Number::New(env, e.code));
-    switch (e.code) {
-      case kSend:
-        out.Set(i++, Napi::Number::New(env, static_cast<double>(e.session)));
-        out.Set(i++, e.binary ? Bytes(env, e.a) : Napi::String::New(env, e.a.data(), e.a.size()));
-        break;
-      case kPublish: {
-        std::string_view b(e.b);
-        out.Set(i++, Napi::String::New(env, e.a));
-        out.Set(i++, Napi::String::New(env, e.b.data(), static_cast<size_t>(e.level)));
-        out.Set(i++, Bytes(env, b.substr(static_cast<size_t>(e.level))));
-        break;
-      }
-      case kLog:
-        out.Set(i++, Napi::Number::New(env, e.level));
-        out.Set(i++, Napi::String::New(env, e.a));
-        break;
-    }
-  }
-  return out;
-}
-
-/**
- * The call context cells of this thread (kContextCells doubles): JavaScript writes the event's
- * fields there before a call instead of passing them as arguments, which keeps the hot calls at
- * two arguments (node-addon-api allocates for more than six). Never freed: a worker's view may
- * outlive its thread's exit by a little, and a few bytes per thread ever made do not matter.
- */
-constexpr size_t kContextCells = 8;
-enum ContextCell { kEventId = 0, kTag, kKind, kSessionId, kNameId, kFrameStart, kFrameEnd };
-
-double* ContextCells() {
-  thread_local double* cells = new double[kContextCells]();
-  return cells;
-}
-
-EventContext EventFromCells(const double* c) {
-  EventContext ev;
-  ev.event_id = static_cast<uint64_t>(c[kEventId]);
-  ev.tag = static_cast<uint64_t>(c[kTag]);
-  ev.kind = static_cast<uint8_t>(c[kKind]);
-  ev.session_id = static_cast<uint64_t>(c[kSessionId]);
-  ev.name_id = static_cast<uint32_t>(c[kNameId]);
-  return ev;
-}
-
-/**
- * What a call gives back: null when it succeeded with nothing to apply; the frame itself when
- * it succeeded with exactly one frame for its own session (a reply, the common case); else
- * {status, error, effects, decodeFailed, messageId?}.
- */
-Napi::Value ResultToJs(Napi::Env env, const CallResult& r, CollectingEffects& fx, uint64_t session) {
-  if (r.expired) fx.used = 0;  // a timed-out call's effects are dropped
-  if (r.status == GSF_STATUS_OK) {
-    if (fx.used == 0) return env.Null();
-    const Effect& e = fx.list[0];
-    if (fx.used == 1 && e.code == kSend && e.session == session) {
-      return e.binary ? Bytes(env, e.a) : Napi::String::New(env, e.a.data(), e.a.size());
-    }
-  }
-  Napi::Object out = Napi::Object::New(env);
-  out.Set("status", Napi::Number::New(env, r.status));
-  out.Set("error", Napi::String::New(env, r.error));
-  out.Set("effects", EffectsToJs(env, fx));
-  out.Set("decodeFailed", Napi::Boolean::New(env, r.decode_failed));
-  if (r.has_message_id) out.Set("messageId", Napi::Number::New(env, r.message_id));
-  return out;
-}
 
 Napi::Value PluginLoad(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -171,6 +44,7 @@ Napi::Value PluginLoad(const Napi::CallbackInfo& info) {
   }
   out.Set("events", events);
   out.Set("messages", messages);
+  out.Set("api", ApiRegistrationsToJs(env, plugin));
   out.Set("effects", EffectsToJs(env, fx));
   return out;
 }

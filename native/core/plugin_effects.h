@@ -19,7 +19,26 @@ struct PluginEffects {
   virtual void Publish(std::string_view group, std::string_view json_frame, std::string_view msgpack_frame) = 0;
   /** A log line; level 0 INFO, 1 WARNING, 2 ERROR, -n verbose level n. */
   virtual void Log(int level, std::string_view line) = 0;
+  /**
+   * The answer to API request `rid`, made by the call handling it: a status (GSF_STATUS_*), the
+   * JSON body of an OK answer (`has_body` false: none, 204) or the message of a failure.
+   */
+  virtual void ApiAnswer(uint64_t rid, int32_t status, std::string_view body, bool has_body, std::string_view message) {
+    (void)rid, (void)status, (void)body, (void)has_body, (void)message;
+  }
+  /**
+   * An object request of the call's event (plugin_objects.cc): `op` fetch, fetch by key or set;
+   * `name` the id (fetch, set) or the unique field (fetch by key); `bytes` the key (fetch by
+   * key) or the fields (set), msgpack; `continuation` what runs with the object (fetches).
+   */
+  virtual void ObjectRequest(int op, uint64_t continuation, std::string_view type, std::string_view name, std::string_view bytes,
+                             uint32_t mode) {
+    (void)op, (void)continuation, (void)type, (void)name, (void)bytes, (void)mode;
+  }
 };
+
+/** The `op` of PluginEffects::ObjectRequest. */
+enum ObjectOp { kObjectOpFetch = 0, kObjectOpFetchBy = 1, kObjectOpSet = 2 };
 
 /** Writes log lines to standard error at once (lines of plugin threads, or of calls that ended). */
 struct StderrEffects : PluginEffects {

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "plugin_api.h"
 #include "plugin_host.h"
 #include "runtime.h"
 
@@ -162,6 +163,7 @@ const NativePlugin& PluginHost::LoadLocked(const std::string& path, PluginEffect
     message = scope.state().error;
   }
   auto forget = [&] {
+    ProcessApiHost().Forget(&plugin);
     plugins_.pop_back();
   };
   if (!plugin.conflict.empty()) {

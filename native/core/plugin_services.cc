@@ -10,6 +10,7 @@
 #include "../include/gsf_msgpack.h"
 #include "event_tags.h"
 #include "json_msgpack.h"
+#include "plugin_api.h"
 #include "plugin_host.h"
 #include "plugin_services.h"
 #include "runtime.h"
@@ -223,6 +224,7 @@ void FillHostApi(gsf_type_host_api* api) {
   api->timer_after = services::TimerAfter;
   api->timer_every = services::TimerEvery;
   api->timer_cancel = services::TimerCancel;
+  FillApiServices(api);
 }
 
 }  // namespace gsf

@@ -35,6 +35,9 @@
  * Strings are UTF-8 and not NUL-terminated unless a field says so.
  *
  * Compiles as C99 and C++ (checked with -Wall -Wextra -Werror -pedantic).
+ *
+ * ABI 1.1 appends REST routes on the API service, the operations console (handler table,
+ * registration rules, response writers) and object access from events (fetch, fetch by key, set).
  */
 #ifndef GSF_PLUGIN_H
 #define GSF_PLUGIN_H
@@ -50,7 +53,7 @@ extern "C" {
 /* ---- versions ------------------------------------------------------------------------------ */
 
 #define GSF_PLUGIN_ABI_MAJOR 1
-#define GSF_PLUGIN_ABI_MINOR 0
+#define GSF_PLUGIN_ABI_MINOR 1
 
 /** The exported descriptor's name: "gsf_plugin_entry_v" followed by the major version. */
 #define GSF_PLUGIN_ENTRY_SYMBOL "gsf_plugin_entry_v1"
@@ -194,6 +197,115 @@ static inline gsf_type_invoke_options gsf_invoke_options(void) {
 /** Log levels (glog's); a negative level -n is verbose level n (written when the `v` flag >= n). @since 1.0 */
 enum { GSF_LOG_INFO = 0, GSF_LOG_WARNING = 1, GSF_LOG_ERROR = 2 };
 
+/* ---- API-service routes and the operations console (@since 1.1) ----------------------------- */
+
+/** What a response writer answers with (the six kinds, and the sets routes and queries take). @since 1.1 */
+enum {
+  GSF_ANSWER_VOID = 0,         /* the status only: 204 */
+  GSF_ANSWER_BOOL = 1,         /* 200 true / false */
+  GSF_ANSWER_JSON_OBJECT = 2,  /* 200 a JSON object */
+  GSF_ANSWER_JSON_ARRAY = 3,   /* 200 a JSON array */
+  GSF_ANSWER_STRING = 4,       /* 200 a JSON string */
+  GSF_ANSWER_STRING_ARRAY = 5, /* 200 a JSON array of strings */
+  GSF_ANSWER_JSON = 6,         /* an object or an array (custom queries) */
+  GSF_ANSWER_ANY = 255         /* any of the six (plugin routes) */
+};
+
+/**
+ * A response writer: answers one API request exactly once, with one of host->answer_*. It is a
+ * value (a token): answer during the handler, or later from any thread (a continuation, a thread
+ * of the plugin's own). A second answer is refused (GSF_STATUS_CONFLICT) and logged; an answer
+ * after the request's deadline (it got 504) is refused with GSF_STATUS_EXPIRED.
+ * @since 1.1
+ */
+typedef struct gsf_type_api_writer {
+  uint64_t token;
+} gsf_type_api_writer;
+
+/** One API request as its handler sees it; borrowed, valid during the hook only. @since 1.1 */
+typedef struct gsf_type_api_request {
+  uint32_t struct_size;            /* @since 1.1 */
+  uint32_t answer_kind;            /* GSF_ANSWER_* the writer takes; @since 1.1 */
+  gsf_type_borrowed_str operation; /* "GetUser", "BeginCampaign", "CustomQuery", or "route"; @since 1.1 */
+  gsf_type_borrowed_str method;    /* "GET", "POST", ...; @since 1.1 */
+  gsf_type_borrowed_str path;      /* the request path, without the query; @since 1.1 */
+  /**
+   * The arguments as a msgpack map: a console operation's (the fields README lists per
+   * operation, e.g. {id} or {condition, value, page_no, page_size}), a campaign's {type,
+   * campaign}, a custom query's {fields}, a route's {method, path, params, query, body}.
+   * @since 1.1
+   */
+  gsf_type_borrowed_bytes args;
+} gsf_type_api_request;
+
+/**
+ * Handles one API request: answer through `writer`, now or later. A status other than OK
+ * returned before answering fails the request with that status (the message: set_error's).
+ * @since 1.1
+ */
+typedef gsf_type_status (*gsf_on_api)(gsf_type_call call, const gsf_type_api_request* request, gsf_type_api_writer writer,
+                                      void* user_data);
+
+/**
+ * The console handler: one hook per operation of SPEC 4.6; NULL leaves an operation unexposed
+ * (404 GSF_ERR_NOT_IMPLEMENTED). Fields are appended as operations are added: gsf reads those
+ * within struct_size. Each answers with the kind in its comment.
+ * @since 1.1
+ */
+typedef struct gsf_type_console_handlers {
+  uint32_t struct_size;                           /* sizeof as the plugin was built; @since 1.1 */
+  void* user_data;                                /* passed to every hook; @since 1.1 */
+  gsf_on_api get_user_search_conditions;          /* string array; @since 1.1 */
+  gsf_on_api search_users;                        /* JSON object {users: [...]}; @since 1.1 */
+  gsf_on_api get_user;                            /* JSON object; @since 1.1 */
+  gsf_on_api update_user;                         /* void; @since 1.1 */
+  gsf_on_api is_logged_in;                        /* bool; @since 1.1 */
+  gsf_on_api force_logout;                        /* void; @since 1.1 */
+  gsf_on_api get_user_banned;                     /* bool; @since 1.1 */
+  gsf_on_api ban_user;                            /* void; @since 1.1 */
+  gsf_on_api unban_user;                          /* void; @since 1.1 */
+  gsf_on_api get_characters;                      /* JSON array; @since 1.1 */
+  gsf_on_api get_character;                       /* JSON object; @since 1.1 */
+  gsf_on_api update_character;                    /* void; @since 1.1 */
+  gsf_on_api get_character_inventory_info;        /* JSON array; @since 1.1 */
+  gsf_on_api get_inventory;                       /* JSON array; @since 1.1 */
+  gsf_on_api delete_inventory_item;               /* void; @since 1.1 */
+  gsf_on_api delete_multiple_inventory_items;     /* void; @since 1.1 */
+  gsf_on_api give_gift;                           /* void; @since 1.1 */
+  gsf_on_api give_gift_to_all;                    /* void; @since 1.1 */
+  gsf_on_api refund;                              /* void; @since 1.1 */
+  gsf_on_api send_realtime_notice;                /* void; @since 1.1 */
+  gsf_on_api get_character_periodic_mission_status; /* JSON array; @since 1.1 */
+  gsf_on_api get_character_mission_status;        /* JSON array; @since 1.1 */
+} gsf_type_console_handlers;
+
+/** A console table with struct_size set and every hook NULL. @since 1.1 */
+static inline gsf_type_console_handlers gsf_console_handlers(void) {
+  gsf_type_console_handlers h;
+  memset(&h, 0, sizeof h);
+  h.struct_size = (uint32_t)sizeof h;
+  return h;
+}
+
+/** Whose fields console_set_editable_fields names. @since 1.1 */
+enum { GSF_CONSOLE_ACCOUNT = 0, GSF_CONSOLE_CHARACTER = 1 };
+
+/* ---- objects (@since 1.1) -------------------------------------------------------------------- */
+
+/** How an event fetches an object: read (the last committed copy) or write (checked at commit; may be set). @since 1.1 */
+enum { GSF_OBJECT_READ = 0, GSF_OBJECT_WRITE = 1 };
+
+/**
+ * Receives an object the event asked for, in the same event after the hook that asked has
+ * returned, with a call of its own: `found` 0 when there is none (then `id` and `fields` are
+ * empty), else its id and fields as a msgpack map. Fetch more, set fields, answer, invoke here
+ * as in any hook; the event's object changes are committed when its last continuation returns.
+ * A status other than OK fails the event (logged; an API request unanswered gets 500).
+ * @since 1.1
+ */
+typedef gsf_type_status (*gsf_on_object)(gsf_type_call call, int32_t found, gsf_type_borrowed_str id,
+                                         gsf_type_borrowed_bytes fields, void* user_data);
+
 /* ---- hooks the plugin implements ------------------------------------------------------------ */
 
 struct gsf_type_host_api;
@@ -253,7 +365,7 @@ typedef struct gsf_type_plugin {
 /**
  * The host-services table gsf passes to init; valid for the life of the process. Fields are
  * only ever appended: a plugin built for minor m may use every field marked @since 1.k, k <= m.
- * Later minors append object access and operations-console handler registration here.
+ * A plugin that uses a 1.1 field runs only on gsf 1.1 or later (gsf refuses a newer minor).
  * @since 1.0
  */
 typedef struct gsf_type_host_api {
@@ -341,6 +453,81 @@ typedef struct gsf_type_host_api {
                                  gsf_type_borrowed_bytes payload, uint64_t* timer_id);
   /** Cancels a timer; GSF_STATUS_NOT_FOUND if it is unknown or a one-shot that fired. @since 1.0 */
   gsf_type_status (*timer_cancel)(uint64_t timer_id);
+
+  /* ---- API-service routes (@since 1.1) ---- */
+
+  /**
+   * Serves `method` (GET, POST, PUT, DELETE, PATCH) `path` on the API service (init only). `{name}`
+   * segments are parameters. The handler runs as an event of kind GSF_EVENT_API with a random
+   * tag, named `event_name` (empty: api.<plugin>.<METHOD>.<path words>), and answers any kind.
+   * A route some path would share with another plugin's or gsf's stops the start naming both.
+   * @since 1.1
+   */
+  gsf_type_status (*register_route)(gsf_type_call init, gsf_type_borrowed_str method, gsf_type_borrowed_str path,
+                                    gsf_type_borrowed_str event_name, gsf_on_api fn, void* user_data);
+
+  /* ---- the operations console (@since 1.1; DeployApiService with deploy_api_service_use_managed false) ---- */
+
+  /** Registers the console handler table (init only; copied). One plugin per operation. @since 1.1 */
+  gsf_type_status (*console_register_handlers)(gsf_type_call init, const gsf_type_console_handlers* handlers);
+  /** SetEditableFieldsForUser / ForCharacter: `target` GSF_CONSOLE_ACCOUNT or _CHARACTER (init only). @since 1.1 */
+  gsf_type_status (*console_set_editable_fields)(gsf_type_call init, uint32_t target, const gsf_type_borrowed_str* fields,
+                                                 size_t count);
+  /** SetGiftableItems: item ids and their names, `count` of each (init only). @since 1.1 */
+  gsf_type_status (*console_set_giftable_items)(gsf_type_call init, const gsf_type_borrowed_str* item_ids,
+                                                const gsf_type_borrowed_str* names, size_t count);
+  /** SetRealtimeNoticeCategory: notice channels besides "all" (init only). @since 1.1 */
+  gsf_type_status (*console_set_notice_categories)(gsf_type_call init, const gsf_type_borrowed_str* categories, size_t count);
+  /** SetMissionCategory: categories of normal and of achievement missions (init only). @since 1.1 */
+  gsf_type_status (*console_set_mission_categories)(gsf_type_call init, const gsf_type_borrowed_str* normal, size_t normal_count,
+                                                    const gsf_type_borrowed_str* achievement, size_t achievement_count);
+  /** RegisterCampaignType with its begin and end callbacks (void answers; init only). @since 1.1 */
+  gsf_type_status (*console_register_campaign_type)(gsf_type_call init, gsf_type_borrowed_str type, gsf_on_api begin,
+                                                    gsf_on_api end, void* user_data);
+  /**
+   * RegisterCustomQueryHandler: served at `method` /cs-api/v1/custom-queries/<uri>/ (init only).
+   * Requests without every request field get 400 and `fn` is not called. `response_fields`
+   * NULL: not set (each answer logs a warning). The handler answers a JSON object or array.
+   * @since 1.1
+   */
+  gsf_type_status (*console_register_custom_query)(gsf_type_call init, gsf_type_borrowed_str name, gsf_type_borrowed_str method,
+                                                   gsf_type_borrowed_str uri, const gsf_type_borrowed_str* request_fields,
+                                                   size_t request_count, const gsf_type_borrowed_str* response_fields,
+                                                   size_t response_count, gsf_on_api fn, void* user_data);
+
+  /* ---- response writers (@since 1.1): each answers once; see gsf_type_api_writer ---- */
+
+  /** Answers the status only (204). @since 1.1 */
+  gsf_type_status (*answer_void)(gsf_type_api_writer writer);
+  /** Answers true (non-zero) or false. @since 1.1 */
+  gsf_type_status (*answer_bool)(gsf_type_api_writer writer, int32_t value);
+  /** Answers a JSON object or array, given as msgpack (a map or an array, as the writer's kind says). @since 1.1 */
+  gsf_type_status (*answer_json)(gsf_type_api_writer writer, gsf_type_borrowed_bytes value);
+  /** Answers a string. @since 1.1 */
+  gsf_type_status (*answer_string)(gsf_type_api_writer writer, gsf_type_borrowed_str value);
+  /** Answers an array of `count` strings. @since 1.1 */
+  gsf_type_status (*answer_string_array)(gsf_type_api_writer writer, const gsf_type_borrowed_str* items, size_t count);
+  /** Fails the request with `status` (not OK) and a message for the caller; README maps statuses to HTTP. @since 1.1 */
+  gsf_type_status (*answer_error)(gsf_type_api_writer writer, gsf_type_status status, gsf_type_borrowed_str message);
+
+  /* ---- objects of the running event (@since 1.1; types declared in the objects folders) ---- */
+
+  /**
+   * Fetches object `id` of `type` for the event: `then` runs once this hook has returned (see
+   * gsf_on_object). With GSF_OBJECT_WRITE the event may set its fields. @since 1.1
+   */
+  gsf_type_status (*object_fetch)(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str id, uint32_t mode,
+                                  gsf_on_object then, void* user_data);
+  /** Fetches the object of `type` whose unique field `field` holds `key` (one msgpack value). @since 1.1 */
+  gsf_type_status (*object_fetch_by)(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str field,
+                                     gsf_type_borrowed_bytes key, uint32_t mode, gsf_on_object then, void* user_data);
+  /**
+   * Sets fields (a msgpack map) of an object this event fetched with GSF_OBJECT_WRITE, committed
+   * with the event's other changes. A field or value the declaration refuses fails the event.
+   * @since 1.1
+   */
+  gsf_type_status (*object_set)(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str id,
+                                gsf_type_borrowed_bytes fields);
 } gsf_type_host_api;
 
 #ifdef __cplusplus

@@ -16,7 +16,13 @@
  * - `top`                reply `{leaders: [{name, score}], total}` (top 5)
  * - `profile`            reply `{name, score, character: {nickname, level}, inventory}`
  * Server pushes: `joined {room, name}`, `chat`, `leaderboard {leaders, total}` (a timer, every
- * 5 s after clicks), `_maintenance` / `_maintenance_end` from the engine.
+ * 5 s after clicks), `notice {category, color, messages}` (the operations console),
+ * `_maintenance` / `_maintenance_end` from the engine.
+ *
+ * The daily mission: 100 clicks in a UTC day earn a medal. A banned account's hello is refused
+ * (`{error}`) until it is reinstated. During the `double_clicks` campaign a click counts twice.
+ * The operations console (`console.ts`, and the C plugin `arena-console-native`) administers it
+ * all: accounts are login names.
  *
  * A player's score, character and inventory are objects, changed by that player's events only
  * (a session's messages run in order on its tag, so `click` replies carry increasing scores and
@@ -24,7 +30,9 @@
  * rebuilt at start from the roster of players; rooms are session groups and logins are the
  * account manager's.
  */
-import { definePlugin, authenticationRequest, makeTestAuthenticationKey, type GameObject } from 'gsf';
+import { definePlugin, authenticationRequest, makeTestAuthenticationKey, type GameObject, type NoticeMessage } from 'gsf';
+import { registerConsole } from './console.ts';
+import { CAMPAIGN, DAILY, dayOf } from './rules.ts';
 
 const LOBBY = 'lobby';
 /** The id of the one ArenaRoster object: every player's name, in order of first hello. */
@@ -44,6 +52,7 @@ export default definePlugin({
     api.counters.define('arena', 'total_clicks', 'Clicks by every player');
     api.counters.define('arena', 'players_seen', 'Players that said hello');
     api.counters.define('arena', 'announced_total', 'Total clicks in the last leaderboard push');
+    api.counters.define('arena', CAMPAIGN, 'Whether the double_clicks campaign runs (1) or not (0)');
 
     const leaders = (): Leader[] => api.counters.list('arena_scores')
       .map((name) => ({ name, score: api.counters.readInt('arena_scores', name) ?? 0 }))
@@ -63,8 +72,13 @@ export default definePlugin({
         msg.reply({ error: auth.reason_description });
         return;
       }
+      // Read for write: a ban committed meanwhile makes this event run again and see it.
+      let me = await api.objects.fetchBy('ArenaPlayer', 'name', name, 'write');
+      if (me?.get('banned')) {
+        msg.reply({ error: `account '${name}' is banned` });
+        return;
+      }
       await ctx.io(api.accounts.login(name));
-      let me = await api.objects.fetchBy('ArenaPlayer', 'name', name);
       if (me === null) {
         // First hello: the player, a character named after them, and a place on the roster.
         me = api.objects.create('ArenaPlayer', { name, joined: new Date() });
@@ -73,6 +87,7 @@ export default definePlugin({
         const roster = await api.objects.fetch('ArenaRoster', ROSTER, 'write') ?? api.objects.create('ArenaRoster', {}, { id: ROSTER });
         roster.set('names', [...roster.get('names'), name]);
       }
+      me.set('session', msg.sessionId);
       api.counters.update('arena_scores', name, me.get('score'));
       api.counters.increase('arena', 'players_seen');
       api.sessions.join(msg.sessionId, LOBBY);
@@ -110,18 +125,22 @@ export default definePlugin({
     api.sessions.onMessage('click', async (_body, msg) => {
       const name = await player(msg.sessionId);
       const me = await playerObject(name);
-      const score = me.get('score') + 1;
+      const points = api.counters.readInt('arena', CAMPAIGN) === 1 ? 2 : 1;
+      const score = me.get('score') + points;
       me.set('score', score);
-      if (score % LEVEL_EVERY === 0 && me.get('character') !== null) {
+      if (Math.floor(score / LEVEL_EVERY) > Math.floor((score - points) / LEVEL_EVERY) && me.get('character') !== null) {
         const character = await api.objects.fetch('ArenaCharacter', me.get('character')!, 'write');
-        character?.set('level', 1 + score / LEVEL_EVERY);
+        character?.set('level', 1 + Math.floor(score / LEVEL_EVERY));
       }
-      if (score % POTION_EVERY === 0) {
-        const inventory = me.get('inventory');
-        me.set('inventory', { ...inventory, potion: (inventory.potion ?? 0) + 1 });
-      }
+      const inventory = { ...me.get('inventory') };
+      if (Math.floor(score / POTION_EVERY) > Math.floor((score - points) / POTION_EVERY)) inventory.potion = (inventory.potion ?? 0) + 1;
+      const today = dayOf(new Date());
+      const clicks = (me.get('clicks_by_day')[today] ?? 0) + 1;
+      me.set('clicks_by_day', { ...me.get('clicks_by_day'), [today]: clicks });
+      if (clicks === DAILY.goal) inventory[DAILY.reward] = (inventory[DAILY.reward] ?? 0) + 1;
+      me.set('inventory', inventory);
       api.counters.update('arena_scores', name, score);
-      const total = api.counters.increase('arena', 'total_clicks', 1);
+      const total = api.counters.increase('arena', 'total_clicks', points);
       api.invoke('arena.scored', { name, score }); // a child event on the session tag, named `click_#1`
       msg.reply({ score, total });
     });
@@ -144,7 +163,8 @@ export default definePlugin({
       });
     });
 
-    // The live leaderboard and total come back from the stored players after a restart.
+    // The live leaderboard and total come back from the stored players after a restart; no
+    // session survived it.
     api.onStart(async () => {
       const scores = await api.objects.transact(async (tx) => {
         const roster = await tx.fetch('ArenaRoster', ROSTER);
@@ -152,6 +172,7 @@ export default definePlugin({
         for (const name of roster?.get('names') ?? []) {
           const p = await tx.fetchBy('ArenaPlayer', 'name', name);
           if (p) out.push({ name, score: p.get('score') });
+          if (p && p.get('session') !== 0) (await tx.fetchBy('ArenaPlayer', 'name', name, 'write'))!.set('session', 0);
         }
         return out;
       });
@@ -164,9 +185,23 @@ export default definePlugin({
       api.counters.update('arena', 'announced_total', total);
     });
 
-    api.sessions.onClose((info) => {
-      if (info.account !== null) api.log.vlog(1, `arena: ${info.account} left (${info.code} ${info.reason})`);
+    api.sessions.onClose(async (info) => {
+      if (info.account === null) return;
+      api.log.vlog(1, `arena: ${info.account} left (${info.code} ${info.reason})`);
+      const me = await api.objects.fetchBy('ArenaPlayer', 'name', info.account, 'write');
+      if (me !== null && me.get('session') === info.sessionId) me.set('session', 0);
     });
+
+    // Asked by the console (either half): close a player's session, push a notice.
+    api.event<{ name: string; reason: string }>('arena.kick', async (p) => {
+      const sessionId = await api.accounts.locate(p.name);
+      if (sessionId !== null) api.sessions.close(sessionId, p.reason);
+    });
+    api.event<{ category: string; color: string; messages: NoticeMessage[] }>('arena.notice', (p) => {
+      if (p.category === 'all') api.sessions.broadcast('all', 'notice', p);
+      else api.sessions.publish(p.category, 'notice', p);
+    });
+    registerConsole(api);
 
     // Timers share one tag, so this handler never runs twice at once; the last total it
     // announced is kept in a counter because the next firing may run on another thread.

@@ -66,6 +66,11 @@ export class Router {
     this.cache.clear();
   }
 
+  /** Every route as `[method, pattern]`, in the order added (route conflict checks read them). */
+  list(): Array<[Method, string]> {
+    return this.routes.map((r) => [r.method, r.pattern]);
+  }
+
   get(pattern: string, handler: RouteHandler): void { this.add('GET', pattern, handler); }
   post(pattern: string, handler: RouteHandler): void { this.add('POST', pattern, handler); }
   put(pattern: string, handler: RouteHandler): void { this.add('PUT', pattern, handler); }

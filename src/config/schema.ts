@@ -73,6 +73,12 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
     api_service_port: u64(8014, 'Port of the API service (0 picks a free port)'),
     api_service_max_body_bytes: u64(1048576, 'Largest accepted request body', 1),
     api_service_token: str('', 'Bearer token required on every API-service request (also GSF_API_TOKEN); empty: none'),
+    api_service_handler_timeout_in_ms: u64(10000, 'How long a plugin route or console handler may take to answer before the request gets 504', 1),
+  },
+  // The operations-console API under /cs-api/v1/ (SPEC 4.6), on the API-service listener.
+  DeployApiService: {
+    deploy_api_service_use_managed: bool(true, 'Console handlers of managed plugins serve (true) or those of native plugins (false)'),
+    deploy_api_max_page_size: u64(100, 'Largest page_size a paged console request may ask for', 1),
   },
   CounterService: {
     counter_monitoring_interval_in_sec: u64(30, 'How often monitored counters are checked', 1),
@@ -138,6 +144,7 @@ export const SERVICES: Record<string, readonly string[]> = {
   ApiService: [],
   CounterService: ['ApiService'],
   RuntimeConfiguration: ['ApiService'],
+  DeployApiService: ['ApiService'],
   SessionService: [],
 };
 

@@ -15,6 +15,8 @@ import { counterRegistry } from '../counters/registry.ts';
 import { createAccountApi, createSessionApi } from '../session/plugin-api.ts';
 import { createAuthApi } from '../auth/plugin-api.ts';
 import { createObjectsApi } from '../objects/plugin-api.ts';
+import { createHttpApi } from '../api/plugin-routes.ts';
+import { createConsoleApi } from '../console/plugin-api.ts';
 import type { CounterMonitor } from '../counters/monitor.ts';
 
 let activeMonitor: CounterMonitor | null = null;
@@ -161,6 +163,8 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
     accounts: createAccountApi(rt),
     auth: createAuthApi(rt),
     objects: createObjectsApi(rt),
+    http: createHttpApi(plugin, rt),
+    console: createConsoleApi(plugin, rt),
     onEventTimeout(fn) {
       mainOnly('onEventTimeout');
       reg.declarations.timeoutHandlers.push({ plugin, fn });

@@ -11,12 +11,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  native, ContextCell, EffectKind, EventKind, NATIVE_STATUS_NAMES, NativeStatus, type NativeCallOutcome,
-} from '../native.ts';
+import { native, ContextCell, EffectKind } from '../native.ts';
 import { GsfError, gsfError } from '../errors.ts';
 import { encodePayload } from '../events/codec.ts';
-import { intern, type EventRuntime } from '../events/runtime.ts';
+import type { EventRuntime, RunningEvent } from '../events/runtime.ts';
 import type { EventContext, NetworkFrame } from '../events/types.ts';
 import type { Logger } from '../log/logger.ts';
 import { DecodeError, decodeFrame, sessionCodec } from '../session/codec.ts';
@@ -24,6 +22,8 @@ import { addRawMessageHandler } from '../session/message-event.ts';
 import { sessionOps, type SessionOps } from '../session/ops.ts';
 import { EngineType, ProtocolError, type ProtocolErrorBody } from '../session/protocol.ts';
 import type { PluginDefinition } from './types.ts';
+import { contextCells, settleNativeCall, writeLine } from './native-calls.ts';
+import { registerNativeApi } from './native-api.ts';
 
 /** The file that marks a plugin folder as native and says where its library is. */
 export const NATIVE_MARKER = 'gsf-plugin.json';
@@ -76,10 +76,11 @@ export function nativePluginDefinition(file: string, rt: EventRuntime): PluginDe
     name: info.name,
     version: info.version,
     register(api) {
-      for (const { name, handler } of info.events) api.event(name, eventHandler(info.name, name, handler, ops, rt.log));
+      for (const { name, handler } of info.events) api.event(name, eventHandler(rt, info.name, name, handler, ops));
       for (const { type, handler } of info.messages) {
-        addRawMessageHandler(rt, info.name, type, messageHandler(info.name, type, handler, ops, rt.log));
+        addRawMessageHandler(rt, info.name, type, messageHandler(rt, info.name, type, handler, ops));
       }
+      if (info.api !== null) registerNativeApi(rt, info.name, info.api, ops);
     },
   };
 }
@@ -89,69 +90,40 @@ export function declareNativeTargets(rt: EventRuntime): void {
   native.pluginDeclareEvents([...rt.handlers.keys()].filter((name) => !name.startsWith('_')));
 }
 
-/** This thread's context cells: the event of the next native call (see ContextCell). */
-let cells: Float64Array | null = null;
-const C_ID = ContextCell.eventId, C_TAG = ContextCell.tag, C_KIND = ContextCell.kind, C_SESSION = ContextCell.sessionId;
-const C_NAME = ContextCell.nameId, C_START = ContextCell.frameStart, C_END = ContextCell.frameEnd;
-
-function setContext(ctx: EventContext, nameId: number): Float64Array {
-  const c = cells ??= new Float64Array(native.pluginContextView());
-  c[C_ID] = ctx.id;
-  c[C_TAG] = ctx.tag;
-  c[C_KIND] = EventKind[ctx.kind];
-  c[C_SESSION] = ctx.sessionId ?? 0;
-  c[C_NAME] = nameId;
-  return c;
-}
-
-function eventHandler(plugin: string, event: string, handler: number, ops: SessionOps, log: Logger) {
-  return (payload: unknown, ctx: EventContext): void => {
+function eventHandler(rt: EventRuntime, plugin: string, event: string, handler: number, ops: SessionOps) {
+  return (payload: unknown, ctx: EventContext): void | Promise<void> => {
+    const ev = ctx as RunningEvent;
     // Payloads are decoded by the worker before handlers see them: encoded again for the call.
     const bytes = payload === undefined ? null : encodePayload(payload);
-    setContext(ctx, intern(ctx.name));
+    contextCells(ev);
     const r = native.pluginCallEvent(handler, bytes);
-    if (r !== null) finish(r, ctx.sessionId ?? 0, plugin, 'event', event, ops, log);
+    return settleNativeCall(r, { rt, ev, ops, log: rt.log, plugin, what: 'event', name: event });
   };
 }
 
-function messageHandler(plugin: string, type: string, handler: number, ops: SessionOps, log: Logger) {
-  const nameId = intern(type);
-  return (frame: NetworkFrame, ctx: EventContext): void => {
+function messageHandler(rt: EventRuntime, plugin: string, type: string, handler: number, ops: SessionOps) {
+  return (frame: NetworkFrame, ctx: EventContext): void | Promise<void> => {
+    const ev = ctx as RunningEvent;
     if (ctx.name !== type) ctx.setEventName(type);
-    const c = setContext(ctx, nameId);
-    c[C_START] = frame.start;
-    c[C_END] = frame.end;
+    const c = contextCells(ev);
+    c[ContextCell.frameStart] = frame.start;
+    c[ContextCell.frameEnd] = frame.end;
     const r = native.pluginCallMessage(handler, frame.bytes);
-    if (r === null) return;
+    if (r === null) return undefined;
     const sessionId = ctx.sessionId ?? 0;
     if (typeof r === 'object' && !(r instanceof Uint8Array) && r.decodeFailed) {
       decodeFailed(frame, sessionId, type, r.error, ops);
-      return;
+      return undefined;
     }
-    finish(r, sessionId, plugin, 'message handler', type, ops, log, (id) => {
-      // As for a managed handler that threw: the client learns its request failed.
-      const body: ProtocolErrorBody = { code: ProtocolError.handlerFailed, message: `the handler of '${type}' failed`, type };
-      ops.sendTo(sessionId, EngineType.error, body, id);
+    return settleNativeCall(r, {
+      rt, ev, ops, log: rt.log, plugin, what: 'message handler', name: type,
+      onFailure: (id) => {
+        // As for a managed handler that threw: the client learns its request failed.
+        const body: ProtocolErrorBody = { code: ProtocolError.handlerFailed, message: `the handler of '${type}' failed`, type };
+        ops.sendTo(sessionId, EngineType.error, body, id);
+      },
     });
   };
-}
-
-/**
- * Applies a call's outcome: its frame, or its effects (a timed-out call has none: the binding
- * dropped them). A failing status becomes an error for the worker to log, with the plugin and
- * the handler's name.
- */
-function finish(r: Exclude<NativeCallOutcome, null>, sessionId: number, plugin: string, what: string, name: string,
-  ops: SessionOps, log: Logger, onFailure?: (messageId: number | undefined) => void): void {
-  if (typeof r === 'string' || r instanceof Uint8Array) {
-    ops.sendFrame(sessionId, r);
-    return;
-  }
-  applyEffects(r.effects, ops, log);
-  if (r.status === NativeStatus.ok) return;
-  if (r.status !== NativeStatus.expired) onFailure?.(r.messageId);
-  const status = NATIVE_STATUS_NAMES[r.status] ?? `status ${r.status}`;
-  throw new Error(`plugin '${plugin}' ${what} '${name}' failed: ${status}${r.error ? `: ${r.error}` : ''}`);
 }
 
 /** The error frame a managed handler's session would get for a frame that does not decode. */
@@ -169,30 +141,12 @@ function decodeFailed(frame: NetworkFrame, sessionId: number, type: string, nati
   ops.sendTo(sessionId, EngineType.error, { code: ProtocolError.malformed, message: nativeError, type }, undefined);
 }
 
-/** Applies the flat effects array of a native call (see EffectKind). */
+/** Applies the effects of a native plugin's init (log lines). */
 export function applyEffects(effects: unknown[], ops: SessionOps, log: Logger): void {
   for (let i = 0; i < effects.length;) {
-    switch (effects[i]) {
-      case EffectKind.send:
-        ops.sendFrame(effects[i + 1] as number, effects[i + 2] as string | Uint8Array);
-        i += 3;
-        break;
-      case EffectKind.publish:
-        ops.publishFrames(effects[i + 1] as string, effects[i + 2] as string, effects[i + 3] as Uint8Array);
-        i += 4;
-        break;
-      case EffectKind.log: {
-        const level = effects[i + 1] as number;
-        const line = effects[i + 2] as string;
-        if (level >= 2) log.error(line);
-        else if (level === 1) log.warn(line);
-        else if (level === 0) log.info(line);
-        else log.vlog(-level, line);
-        i += 3;
-        break;
-      }
-      default:
-        throw new Error(`native effects: unknown record ${String(effects[i])}`);
-    }
+    if (effects[i] !== EffectKind.log) throw new Error(`native init effects: unexpected record ${String(effects[i])}`);
+    writeLine(log, effects[i + 1] as number, effects[i + 2] as string);
+    i += 3;
   }
+  void ops;
 }

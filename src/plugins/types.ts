@@ -10,6 +10,8 @@ import type { EventHandler, InvokeOptions, TimeoutHandler } from '../events/type
 import type { AccountApi, SessionApi } from '../session/types.ts';
 import type { AuthApi } from '../auth/plugin-api.ts';
 import type { ObjectsApi } from '../objects/types.ts';
+import type { HttpApi } from '../api/plugin-routes.ts';
+import type { ConsoleApi } from '../console/types.ts';
 
 export interface PluginDefinition {
   name: string;
@@ -102,6 +104,10 @@ export interface PluginApi {
   readonly auth: AuthApi;
   /** Game objects (declared in objects/*.json): the running event's, committed when it ends. */
   readonly objects: ObjectsApi;
+  /** REST routes of this plugin on the API service; handlers run as events (random tag) and answer through a writer. */
+  readonly http: HttpApi;
+  /** The operations console (`/cs-api/v1/`, component DeployApiService): handler and registration rules. */
+  readonly console: ConsoleApi;
   /** Called on the main thread when an event times out (SPEC 6.3). */
   onEventTimeout(handler: TimeoutHandler): void;
   /** Runs once on the main thread after the workers are up. */

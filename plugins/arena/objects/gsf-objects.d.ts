@@ -10,6 +10,9 @@ declare module 'gsf' {
       character: string | null; // id of a ArenaCharacter; default null
       inventory: Readonly<Record<string, number>>; // integer; default {}
       joined: Date;
+      banned: boolean; // default false
+      session: number; // integer; default 0
+      clicks_by_day: Readonly<Record<string, number>>; // integer; default {}
     };
     ArenaCharacter: {
       nickname: string;
@@ -27,6 +30,9 @@ declare module 'gsf' {
       character?: string | null;
       inventory?: Readonly<Record<string, number>>;
       joined: Date;
+      banned?: boolean;
+      session?: number;
+      clicks_by_day?: Readonly<Record<string, number>>;
     };
     ArenaCharacter: {
       nickname: string;

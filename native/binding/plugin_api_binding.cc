@@ -1,0 +1,192 @@
+// API-service handlers of native plugins from JavaScript (ABI 1.1): a plugin's registrations,
+// calling a hook for a request, continuing an event after an object fetch, and the mailbox of
+// answers given outside the call that handled their request (the main thread is woken for it).
+#include <mutex>
+#include <set>
+
+#include "../core/plugin_api.h"
+#include "bindings.h"
+#include "boundary.h"
+#include "plugin_effects_binding.h"
+
+namespace gsf::binding {
+
+namespace {
+
+Napi::Array Strings(Napi::Env env, const std::vector<std::string>& list) {
+  Napi::Array out = Napi::Array::New(env, list.size());
+  for (uint32_t i = 0; i < list.size(); ++i) out.Set(i, Napi::String::New(env, list[i]));
+  return out;
+}
+
+}  // namespace
+
+Napi::Value ApiRegistrationsToJs(Napi::Env env, const NativePlugin* plugin) {
+  const ApiRegistrations* reg = ProcessApiHost().Find(plugin);
+  if (!reg) return env.Null();
+  Napi::Object out = Napi::Object::New(env);
+  Napi::Array routes = Napi::Array::New(env, reg->routes.size());
+  for (uint32_t i = 0; i < reg->routes.size(); ++i) {
+    Napi::Object r = Napi::Object::New(env);
+    r.Set("method", reg->routes[i].method);
+    r.Set("path", reg->routes[i].path);
+    r.Set("name", reg->routes[i].name);
+    r.Set("entry", reg->routes[i].entry);
+    routes.Set(i, r);
+  }
+  out.Set("routes", routes);
+  Napi::Array ops = Napi::Array::New(env, reg->operations.size());
+  for (uint32_t i = 0; i < reg->operations.size(); ++i) {
+    Napi::Array pair = Napi::Array::New(env, 2);
+    pair.Set(0u, reg->operations[i].first);
+    pair.Set(1u, reg->operations[i].second);
+    ops.Set(i, pair);
+  }
+  out.Set("operations", ops);
+  out.Set("editableAccount", Strings(env, reg->editable_account));
+  out.Set("editableCharacter", Strings(env, reg->editable_character));
+  out.Set("noticeCategories", Strings(env, reg->notice_categories));
+  out.Set("missionNormal", Strings(env, reg->mission_normal));
+  out.Set("missionAchievement", Strings(env, reg->mission_achievement));
+  Napi::Array gifts = Napi::Array::New(env, reg->giftable.size());
+  for (uint32_t i = 0; i < reg->giftable.size(); ++i) gifts.Set(i, Strings(env, {reg->giftable[i].first, reg->giftable[i].second}));
+  out.Set("giftable", gifts);
+  Napi::Array campaigns = Napi::Array::New(env, reg->campaigns.size());
+  for (uint32_t i = 0; i < reg->campaigns.size(); ++i) {
+    Napi::Object c = Napi::Object::New(env);
+    c.Set("type", reg->campaigns[i].type);
+    c.Set("begin", reg->campaigns[i].begin);
+    c.Set("end", reg->campaigns[i].end);
+    campaigns.Set(i, c);
+  }
+  out.Set("campaigns", campaigns);
+  Napi::Array queries = Napi::Array::New(env, reg->queries.size());
+  for (uint32_t i = 0; i < reg->queries.size(); ++i) {
+    const ApiRegistrations::Query& q = reg->queries[i];
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("name", q.name);
+    o.Set("method", q.method);
+    o.Set("uri", q.uri);
+    o.Set("requestFields", Strings(env, q.request));
+    o.Set("responseFields", q.has_response ? Napi::Value(Strings(env, q.response)) : env.Null());
+    o.Set("entry", q.entry);
+    queries.Set(i, o);
+  }
+  out.Set("queries", queries);
+  return out;
+}
+
+namespace {
+
+Napi::Value PluginCallApi(const Napi::CallbackInfo& info) {
+  uint32_t entry = IdArg(info, 0, "entry");
+  ByteView args = BytesArg(info, 1, "args", true);
+  Utf8Arg label(info, 2, "label");
+  const double* cells = ContextCells();
+  EventContext ev = EventFromCells(cells);
+  CollectingEffects& fx = Collector();
+  CallResult r = ProcessApiHost().Call(entry, ev, static_cast<uint64_t>(cells[kRequestId]), static_cast<uint32_t>(cells[kAnswerKind]),
+                                       std::string_view(reinterpret_cast<const char*>(args.data), args.length), label.view(), &fx);
+  return ResultToJs(info.Env(), r, fx, ev.session_id);
+}
+
+Napi::Value PluginContinue(const Napi::CallbackInfo& info) {
+  double cont = UintArg(info, 0, "continuation");
+  bool found = info[1].ToBoolean().Value();
+  Utf8Arg id(info, 2, "id");
+  ByteView fields = BytesArg(info, 3, "fields", true);
+  EventContext ev = EventFromCells(ContextCells());
+  CollectingEffects& fx = Collector();
+  CallResult r = ProcessApiHost().Continue(static_cast<uint64_t>(cont), ev, found, id.view(),
+                                           std::string_view(reinterpret_cast<const char*>(fields.data), fields.length), &fx);
+  return ResultToJs(info.Env(), r, fx, ev.session_id);
+}
+
+Napi::Value PluginDropContinuation(const Napi::CallbackInfo& info) {
+  ProcessApiHost().DropContinuation(static_cast<uint64_t>(UintArg(info, 0, "continuation")));
+  return info.Env().Undefined();
+}
+
+Napi::Value PluginApiRelease(const Napi::CallbackInfo& info) {
+  ProcessApiHost().Release(static_cast<uint64_t>(UintArg(info, 0, "rid")));
+  return info.Env().Undefined();
+}
+
+Napi::Value PluginApiTakeAnswers(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::vector<ApiAnswerRecord> answers = ProcessApiHost().TakeAnswers();
+  Napi::Array out = Napi::Array::New(env, answers.size() * 4);
+  uint32_t i = 0;
+  for (const ApiAnswerRecord& a : answers) {
+    out.Set(i++, Napi::Number::New(env, static_cast<double>(a.rid)));
+    out.Set(i++, Napi::Number::New(env, a.status));
+    out.Set(i++, a.has_body ? Napi::Value(Napi::String::New(env, a.body)) : env.Null());
+    out.Set(i++, Napi::String::New(env, a.message));
+  }
+  return out;
+}
+
+// The answer callback: a thread-safe function of the main thread's environment, called from
+// whichever thread put an answer in the empty mailbox; it never keeps the process alive.
+struct Notifier {
+  std::mutex mu;
+  Napi::ThreadSafeFunction tsfn;
+  napi_env env = nullptr;
+  bool live = false;
+  std::set<napi_env> hooked;
+};
+
+Notifier& TheNotifier() {
+  static Notifier* n = new Notifier();  // leaked: other threads may notify during exit
+  return *n;
+}
+
+void ReleaseLocked(Notifier& n) {
+  if (!n.live) return;
+  n.live = false;
+  n.env = nullptr;
+  n.tsfn.Release();
+}
+
+void Notify() {
+  Notifier& n = TheNotifier();
+  std::lock_guard<std::mutex> lock(n.mu);
+  if (n.live) n.tsfn.NonBlockingCall();
+}
+
+void Cleanup(void* arg) {
+  Notifier& n = TheNotifier();
+  std::lock_guard<std::mutex> lock(n.mu);
+  n.hooked.erase(static_cast<napi_env>(arg));
+  if (n.env == arg) ReleaseLocked(n);
+}
+
+Napi::Value PluginApiOnAnswers(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  static std::once_flag once;
+  std::call_once(once, [] { ProcessApiHost().SetNotify(Notify); });
+  Notifier& n = TheNotifier();
+  std::lock_guard<std::mutex> lock(n.mu);
+  ReleaseLocked(n);
+  if (info[0].IsNull() || info[0].IsUndefined()) return env.Undefined();
+  if (!info[0].IsFunction()) ThrowCoded(env, ErrorKind::kTypeError, kErrArgument, "fn must be a function or null");
+  n.tsfn = Napi::ThreadSafeFunction::New(env, info[0].As<Napi::Function>(), "gsf-api-answers", 0, 1);
+  n.tsfn.Unref(env);
+  n.env = env;
+  n.live = true;
+  if (n.hooked.insert(env).second) napi_add_env_cleanup_hook(env, Cleanup, env);
+  return env.Undefined();
+}
+
+}  // namespace
+
+void PluginApiBinding::Init(Napi::Env env, Napi::Object exports) {
+  Export<PluginCallApi>(env, exports, "pluginCallApi");
+  Export<PluginContinue>(env, exports, "pluginContinue");
+  Export<PluginDropContinuation>(env, exports, "pluginDropContinuation");
+  Export<PluginApiRelease>(env, exports, "pluginApiRelease");
+  Export<PluginApiTakeAnswers>(env, exports, "pluginApiTakeAnswers");
+  Export<PluginApiOnAnswers>(env, exports, "pluginApiOnAnswers");
+}
+
+}  // namespace gsf::binding

@@ -1,0 +1,156 @@
+#include "plugin_effects_binding.h"
+
+namespace gsf::binding {
+
+Effect& CollectingEffects::Next(EffectCode code) {
+  if (used == list.size()) list.emplace_back();
+  Effect& e = list[used++];
+  e.code = code;
+  return e;
+}
+
+void CollectingEffects::Send(uint64_t session, std::string_view frame, bool binary) {
+  Effect& e = Next(kSend);
+  e.session = session;
+  e.binary = binary;
+  e.a.assign(frame);
+}
+
+void CollectingEffects::Publish(std::string_view group, std::string_view json, std::string_view msgpack) {
+  Effect& e = Next(kPublish);
+  e.a.assign(group);
+  e.b.assign(json);
+  e.binary = false;
+  e.session = 0;
+  // The msgpack frame follows the JSON one in `b`, after its length is known from `level`.
+  e.level = static_cast<int>(json.size());
+  e.b.append(msgpack);
+}
+
+void CollectingEffects::Log(int level, std::string_view line) {
+  Effect& e = Next(kLog);
+  e.level = level;
+  e.a.assign(line);
+}
+
+void CollectingEffects::ApiAnswer(uint64_t rid, int32_t status, std::string_view body, bool has_body, std::string_view message) {
+  Effect& e = Next(kApiAnswer);
+  e.session = rid;
+  e.level = status;
+  e.binary = has_body;
+  e.a.assign(body);
+  e.b.assign(message);
+}
+
+void CollectingEffects::ObjectRequest(int op, uint64_t continuation, std::string_view type, std::string_view name,
+                                      std::string_view bytes, uint32_t mode) {
+  Effect& e = Next(op == kObjectOpFetch ? kObjectFetch : op == kObjectOpFetchBy ? kObjectFetchBy : kObjectSet);
+  e.session = continuation;
+  e.level = static_cast<int>(mode);
+  e.a.assign(type);
+  e.b.assign(name);
+  e.c.assign(bytes);
+}
+
+CollectingEffects& Collector() {
+  thread_local CollectingEffects effects;
+  effects.used = 0;
+  return effects;
+}
+
+Napi::Value Bytes(Napi::Env env, std::string_view bytes) {
+  return Napi::Buffer<uint8_t>::Copy(env, reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+}
+
+namespace {
+
+Napi::Value Str(Napi::Env env, const std::string& s) { return Napi::String::New(env, s.data(), s.size()); }
+Napi::Value Num(Napi::Env env, double v) { return Napi::Number::New(env, v); }
+
+}  // namespace
+
+Napi::Array EffectsToJs(Napi::Env env, const CollectingEffects& fx) {
+  Napi::Array out = Napi::Array::New(env);
+  uint32_t i = 0;
+  for (size_t k = 0; k < fx.used; ++k) {
+    const Effect& e = fx.list[k];
+    out.Set(i++, Num(env, e.code));
+    switch (e.code) {
+      case kSend:
+        out.Set(i++, Num(env, static_cast<double>(e.session)));
+        out.Set(i++, e.binary ? Bytes(env, e.a) : Str(env, e.a));
+        break;
+      case kPublish: {
+        std::string_view b(e.b);
+        out.Set(i++, Str(env, e.a));
+        out.Set(i++, Napi::String::New(env, e.b.data(), static_cast<size_t>(e.level)));
+        out.Set(i++, Bytes(env, b.substr(static_cast<size_t>(e.level))));
+        break;
+      }
+      case kLog:
+        out.Set(i++, Num(env, e.level));
+        out.Set(i++, Str(env, e.a));
+        break;
+      case kApiAnswer:  // [4, rid, status, body | null, message]
+        out.Set(i++, Num(env, static_cast<double>(e.session)));
+        out.Set(i++, Num(env, e.level));
+        out.Set(i++, e.binary ? Str(env, e.a) : env.Null());
+        out.Set(i++, Str(env, e.b));
+        break;
+      case kObjectFetch:  // [5, continuation, type, id, mode]
+        out.Set(i++, Num(env, static_cast<double>(e.session)));
+        out.Set(i++, Str(env, e.a));
+        out.Set(i++, Str(env, e.b));
+        out.Set(i++, Num(env, e.level));
+        break;
+      case kObjectFetchBy:  // [6, continuation, type, field, key, mode]
+        out.Set(i++, Num(env, static_cast<double>(e.session)));
+        out.Set(i++, Str(env, e.a));
+        out.Set(i++, Str(env, e.b));
+        out.Set(i++, Bytes(env, e.c));
+        out.Set(i++, Num(env, e.level));
+        break;
+      case kObjectSet:  // [7, type, id, fields]
+        out.Set(i++, Str(env, e.a));
+        out.Set(i++, Str(env, e.b));
+        out.Set(i++, Bytes(env, e.c));
+        break;
+    }
+  }
+  return out;
+}
+
+double* ContextCells() {
+  thread_local double* cells = new double[kContextCells]();
+  return cells;
+}
+
+EventContext EventFromCells(const double* c) {
+  EventContext ev;
+  ev.event_id = static_cast<uint64_t>(c[kEventId]);
+  ev.tag = static_cast<uint64_t>(c[kTag]);
+  ev.kind = static_cast<uint8_t>(c[kKind]);
+  ev.session_id = static_cast<uint64_t>(c[kSessionId]);
+  ev.name_id = static_cast<uint32_t>(c[kNameId]);
+  return ev;
+}
+
+Napi::Value ResultToJs(Napi::Env env, const CallResult& r, CollectingEffects& fx, uint64_t session) {
+  if (r.expired) fx.used = 0;  // a timed-out call's effects are dropped
+  if (r.status == GSF_STATUS_OK) {
+    if (fx.used == 0) return env.Null();
+    const Effect& e = fx.list[0];
+    if (fx.used == 1 && e.code == kSend && e.session == session) {
+      return e.binary ? Bytes(env, e.a) : Napi::String::New(env, e.a.data(), e.a.size());
+    }
+  }
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("status", Napi::Number::New(env, r.status));
+  out.Set("error", Napi::String::New(env, r.error));
+  out.Set("effects", EffectsToJs(env, fx));
+  out.Set("decodeFailed", Napi::Boolean::New(env, r.decode_failed));
+  if (r.has_message_id) out.Set("messageId", Napi::Number::New(env, r.message_id));
+  return out;
+}
+
+}  // namespace gsf::binding

@@ -1,0 +1,72 @@
+// Shared by the native-plugin bindings: one call's effects collected on this thread and handed
+// back to JavaScript as one flat array, the call context cells, and a call's result.
+#pragma once
+
+#include <napi.h>
+
+#include <string>
+#include <vector>
+
+#include "../core/plugin_effects.h"
+#include "../core/plugin_host.h"
+
+namespace gsf::binding {
+
+/** Effect codes in the returned array (EffectKind in src/native.ts). */
+enum EffectCode {
+  kSend = 1, kPublish = 2, kLog = 3, kApiAnswer = 4, kObjectFetch = 5, kObjectFetchBy = 6, kObjectSet = 7,
+};
+
+struct Effect {
+  EffectCode code;
+  uint64_t session;  // kSend: the session; kApiAnswer: the request; object fetches: the continuation
+  int level;         // kLog: the level; kPublish: the JSON frame's length; kApiAnswer: the status; objects: the mode
+  bool binary;       // kSend: msgpack; kApiAnswer: has a body
+  std::string a, b, c;
+};
+
+/** Collects one call's effects on this thread; the list is reused from call to call. */
+struct CollectingEffects : PluginEffects {
+  std::vector<Effect> list;
+  size_t used = 0;
+
+  Effect& Next(EffectCode code);
+  void Send(uint64_t session, std::string_view frame, bool binary) override;
+  void Publish(std::string_view group, std::string_view json, std::string_view msgpack) override;
+  void Log(int level, std::string_view line) override;
+  void ApiAnswer(uint64_t rid, int32_t status, std::string_view body, bool has_body, std::string_view message) override;
+  void ObjectRequest(int op, uint64_t continuation, std::string_view type, std::string_view name, std::string_view bytes,
+                     uint32_t mode) override;
+};
+
+/** This thread's collector, emptied. */
+CollectingEffects& Collector();
+
+/** The effects as the flat array native.ts describes. */
+Napi::Array EffectsToJs(Napi::Env env, const CollectingEffects& fx);
+
+/**
+ * The call context cells of this thread (kContextCells doubles): JavaScript writes the event's
+ * fields there before a call instead of passing them as arguments, which keeps the hot calls at
+ * few arguments (node-addon-api allocates for more than six). Never freed: a worker's view may
+ * outlive its thread's exit by a little, and a few bytes per thread ever made do not matter.
+ * An API call reads its request id and writer kind from the frame cells.
+ */
+constexpr size_t kContextCells = 8;
+enum ContextCell { kEventId = 0, kTag, kKind, kSessionId, kNameId, kFrameStart, kFrameEnd };
+constexpr ContextCell kRequestId = kFrameStart;
+constexpr ContextCell kAnswerKind = kFrameEnd;
+double* ContextCells();
+EventContext EventFromCells(const double* c);
+
+/**
+ * What a call gives back: null when it succeeded with nothing to apply; the frame itself when
+ * it succeeded with exactly one frame for its own session (a reply, the common case); else
+ * {status, error, effects, decodeFailed, messageId?}.
+ */
+Napi::Value ResultToJs(Napi::Env env, const CallResult& r, CollectingEffects& fx, uint64_t session);
+
+/** Bytes copied into a new Buffer. */
+Napi::Value Bytes(Napi::Env env, std::string_view bytes);
+
+}  // namespace gsf::binding

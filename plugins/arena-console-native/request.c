@@ -1,0 +1,203 @@
+/* Requests in flight: their arguments, the fields of fetched objects, answers and paging. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena_console.h"
+
+arena_req* req_new(const gsf_type_api_request* request, gsf_type_api_writer writer) {
+  arena_req* r = (arena_req*)calloc(1, sizeof *r);
+  if (r) {
+    r->writer = writer;
+    r->args = (uint8_t*)malloc(request->args.len ? request->args.len : 1);
+    if (!r->args) {
+      free(r);
+      r = NULL;
+    } else {
+      memcpy(r->args, request->args.ptr, request->args.len);
+      r->args_len = request->args.len;
+    }
+  }
+  if (!r) host->answer_error(writer, GSF_STATUS_RESOURCE_EXHAUSTED, gsf_str("out of memory"));
+  return r;
+}
+
+void req_free(arena_req* r) {
+  size_t i, j;
+  for (i = 0; i < r->bag_count; i++) {
+    for (j = 0; j < r->bags[i].count; j++) free(r->bags[i].items[j]);
+    free(r->bags[i].items);
+    free(r->bags[i].quantities);
+    free(r->bags[i].player_id);
+    free(r->bags[i].name);
+  }
+  free(r->bags);
+  free(r->args);
+  free(r->kept);
+  free(r->text);
+  free(r);
+}
+
+int field(gsf_type_borrowed_bytes map, const char* key, gsf_mp_reader* out) {
+  gsf_mp_reader m;
+  gsf_mp_reader_init(&m, map.ptr, map.len);
+  return gsf_mp_map_find(&m, key, out);
+}
+
+int arg_str(const arena_req* r, const char* key, gsf_type_borrowed_str* out) {
+  return field_str(gsf_bytes(r->args, r->args_len), key, out);
+}
+
+int64_t arg_int(const arena_req* r, const char* key) {
+  return field_int(gsf_bytes(r->args, r->args_len), key);
+}
+
+int64_t field_int(gsf_type_borrowed_bytes map, const char* key) {
+  gsf_mp_reader v;
+  int64_t n = 0;
+  if (field(map, key, &v)) gsf_mp_read_int(&v, &n);
+  return n;
+}
+
+int field_bool(gsf_type_borrowed_bytes map, const char* key) {
+  gsf_mp_reader v;
+  int b = 0;
+  if (field(map, key, &v)) gsf_mp_read_bool(&v, &b);
+  return b;
+}
+
+int field_str(gsf_type_borrowed_bytes map, const char* key, gsf_type_borrowed_str* out) {
+  gsf_mp_reader v;
+  if (field(map, key, &v) && gsf_mp_read_str(&v, out)) return 1;
+  *out = gsf_str(NULL);
+  return 0;
+}
+
+void write_field(gsf_mp_writer* w, gsf_type_borrowed_bytes map, const char* key) {
+  gsf_mp_reader v;
+  const uint8_t* start;
+  if (!field(map, key, &v)) {
+    gsf_mp_write_nil(w);
+    return;
+  }
+  start = v.p;
+  if (!gsf_mp_skip(&v)) {
+    gsf_mp_write_nil(w);
+    return;
+  }
+  gsf_mp_write_raw(w, gsf_bytes(start, (size_t)(v.p - start)));
+}
+
+int keep_bytes(arena_req* r, gsf_type_borrowed_bytes bytes) {
+  uint8_t* copy = (uint8_t*)malloc(bytes.len ? bytes.len : 1);
+  if (!copy) return 0;
+  memcpy(copy, bytes.ptr, bytes.len);
+  free(r->kept);
+  r->kept = copy;
+  r->kept_len = bytes.len;
+  return 1;
+}
+
+int keep_text(arena_req* r, gsf_type_borrowed_str text) {
+  char* copy = (char*)malloc(text.len + 1);
+  if (!copy) return 0;
+  memcpy(copy, text.ptr, text.len);
+  copy[text.len] = '\0';
+  free(r->text);
+  r->text = copy;
+  return 1;
+}
+
+int str_is(gsf_type_borrowed_str s, const char* c) {
+  return s.len == strlen(c) && memcmp(s.ptr, c, s.len) == 0;
+}
+
+int64_t parse_count(gsf_type_borrowed_str s) {
+  int64_t n = 0;
+  size_t i;
+  if (s.len == 0 || s.len > 15) return -1;
+  for (i = 0; i < s.len; i++) {
+    if (s.ptr[i] < '0' || s.ptr[i] > '9') return -1;
+    n = n * 10 + (s.ptr[i] - '0');
+  }
+  return n;
+}
+
+void fail(arena_req* r, gsf_type_status status, const char* format, ...) {
+  char message[512];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(message, sizeof message, format, args);
+  va_end(args);
+  host->answer_error(r->writer, status, gsf_str(message));
+  req_free(r);
+}
+
+void answer_json(arena_req* r, gsf_mp_writer* w) {
+  if (gsf_mp_writer_ok(w)) host->answer_json(r->writer, gsf_mp_writer_bytes(w));
+  else host->answer_error(r->writer, GSF_STATUS_RESOURCE_EXHAUSTED, gsf_str("out of memory"));
+  gsf_mp_writer_free(w);
+  req_free(r);
+}
+
+void answer_void(arena_req* r) {
+  host->answer_void(r->writer);
+  req_free(r);
+}
+
+void answer_bool(arena_req* r, int value) {
+  host->answer_bool(r->writer, value);
+  req_free(r);
+}
+
+void page_range(const arena_req* r, size_t total, size_t* first, size_t* end) {
+  uint64_t no = (uint64_t)arg_int(r, "page_no"), size = (uint64_t)arg_int(r, "page_size");
+  uint64_t a = no * size, b = a + size;
+  *first = a > total ? total : (size_t)a;
+  *end = b > total ? total : (size_t)b;
+}
+
+void answer_page(arena_req* r, gsf_mp_writer* items, uint32_t count) {
+  size_t first, end, i;
+  gsf_mp_reader rd;
+  const uint8_t* start = NULL;
+  const uint8_t* stop = NULL;
+  gsf_mp_writer out;
+  page_range(r, count, &first, &end);
+  gsf_mp_reader_init(&rd, items->data, items->len);
+  for (i = 0; i < end; i++) {
+    if (i == first) start = rd.p;
+    gsf_mp_skip(&rd);
+  }
+  stop = rd.p;
+  gsf_mp_writer_init(&out);
+  gsf_mp_write_array(&out, (uint32_t)(end - first));
+  if (start) gsf_mp_write_raw(&out, gsf_bytes(start, (size_t)(stop - start)));
+  gsf_mp_writer_free(items);
+  answer_json(r, &out);
+}
+
+gsf_type_status fetch_player(gsf_type_call call, arena_req* r, gsf_type_borrowed_str name, uint32_t mode, gsf_on_object then) {
+  gsf_mp_writer key;
+  gsf_type_status status;
+  gsf_mp_writer_init(&key);
+  gsf_mp_write_str(&key, name.ptr, name.len);
+  status = host->object_fetch_by(call, gsf_str("ArenaPlayer"), gsf_str("name"), gsf_mp_writer_bytes(&key), mode, then, r);
+  gsf_mp_writer_free(&key);
+  if (status != GSF_STATUS_OK) req_free(r);
+  return status;
+}
+
+gsf_type_status fetch_id(gsf_type_call call, arena_req* r, const char* type, gsf_type_borrowed_str id, uint32_t mode,
+                         gsf_on_object then) {
+  gsf_type_status status = host->object_fetch(call, gsf_str(type), id, mode, then, r);
+  if (status != GSF_STATUS_OK) req_free(r);
+  return status;
+}
+
+gsf_type_status invoke(gsf_type_call call, const char* event, gsf_mp_writer* payload) {
+  gsf_type_status status = host->invoke(call, gsf_str(event), gsf_mp_writer_bytes(payload), NULL, NULL);
+  gsf_mp_writer_free(payload);
+  return status;
+}

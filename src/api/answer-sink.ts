@@ -1,0 +1,152 @@
+/**
+ * Event-worker side of API answers. A handler's answer goes to the main thread once its event
+ * has finished: after its object changes are durable, never for a run whose changes were
+ * dropped (an object conflict runs the handler again, and that run answers). Answers of
+ * finished events travel in one message per claim on the worker's `api-answers` channel.
+ *
+ * The sink joins the worker's `WorkerEffects` (next to the session ring's), so the serve loop
+ * tells it when events park, finish, fail or time out.
+ */
+import { MessageChannel, parentPort, threadId, type MessagePort } from 'node:worker_threads';
+import type { EventRuntime } from '../events/runtime.ts';
+import type { ChannelHello, HeldEffects, WorkerEffects } from '../events/types.ts';
+import type { AnswerRecord, AnswerTarget, WriterCall } from './writer.ts';
+
+/** A request being handled on this worker: its event and whether that event has finished. */
+export interface ApiCall extends WriterCall {
+  readonly event: HeldEffects;
+  /** The event finished: a later answer goes out at once. */
+  finished: boolean;
+}
+
+/** Worker → main on the api-answers channel: answer records, flattened. */
+export type AnswerBatch = Array<number | string | null>;
+
+class AnswerSink implements WorkerEffects, AnswerTarget {
+  private port: MessagePort | null = null;
+  private ready: AnswerBatch = [];
+  /** Answers of events that have not finished, by event. */
+  private readonly waiting = new Map<HeldEffects, AnswerRecord[]>();
+  /** The request each running API event handles (a rerun answers it again). */
+  private readonly calls = new WeakMap<HeldEffects, ApiCall>();
+  private soon = false;
+
+  /** Starts a request's call on its event (again on a rerun). */
+  track(call: ApiCall): void {
+    this.calls.set(call.event, call);
+  }
+
+  deliver(call: WriterCall, record: AnswerRecord): void {
+    const c = call as ApiCall;
+    if (c.finished) {
+      this.push(record);
+      this.flushSoon();
+      return;
+    }
+    const list = this.waiting.get(c.event);
+    if (list) list.push(record);
+    else this.waiting.set(c.event, [record]);
+  }
+
+  /** The event of `call` finished without parking (a synchronous handler, no object changes). */
+  settle(call: ApiCall): void {
+    call.finished = true;
+    this.release(call.event);
+  }
+
+  /** Drops what `call`'s event answered so far (it failed with object changes: they are discarded). */
+  drop(call: ApiCall): void {
+    this.waiting.delete(call.event);
+    call.answered = false;
+  }
+
+  commit(): void {}
+
+  flush(): void {
+    if (this.ready.length === 0) return;
+    const batch = this.ready;
+    this.ready = [];
+    this.channel().postMessage(batch);
+  }
+
+  hold(): void {}
+
+  release(event: HeldEffects): void {
+    const list = this.waiting.get(event);
+    if (list === undefined) return;
+    this.waiting.delete(event);
+    for (const r of list) this.push(r);
+  }
+
+  discard(event: HeldEffects): void {
+    // An object conflict (the handler runs again and answers again), a failure with discarded
+    // changes (the failure answer follows) or a timeout (the main thread answers 504).
+    if (!this.waiting.delete(event)) return;
+    const call = this.calls.get(event);
+    if (call !== undefined) call.answered = false;
+  }
+
+  private push(r: AnswerRecord): void {
+    this.ready.push(r[0], r[1], r[2]);
+  }
+
+  /** Answers given outside any serve loop's claim (a later answer) leave on the next turn. */
+  private flushSoon(): void {
+    if (this.soon) return;
+    this.soon = true;
+    setImmediate(() => {
+      this.soon = false;
+      this.flush();
+    });
+  }
+
+  private channel(): MessagePort {
+    if (this.port !== null) return this.port;
+    if (parentPort === null) throw new Error('API answers need an event worker');
+    const { port1, port2 } = new MessageChannel();
+    const hello: ChannelHello = { type: 'channel', channel: 'api-answers', threadId, port: port2 };
+    parentPort.postMessage(hello, [port2]);
+    port1.unref();
+    this.port = port1;
+    return port1;
+  }
+}
+
+/** Passes every WorkerEffects call to each member, in order. */
+class EffectsChain implements WorkerEffects {
+  constructor(readonly members: WorkerEffects[]) {}
+  commit(): void { for (const m of this.members) m.commit(); }
+  flush(): void { for (const m of this.members) m.flush(); }
+  hold(e: HeldEffects): void { for (const m of this.members) m.hold(e); }
+  release(e: HeldEffects): void { for (const m of this.members) m.release(e); }
+  discard(e: HeldEffects): void { for (const m of this.members) m.discard(e); }
+}
+
+const sinks = new WeakMap<EventRuntime, AnswerSink>();
+
+/**
+ * The answer sink of a worker's runtime, joined to its effects on first use. The runtime's
+ * `effects` becomes a chain of the sink and whatever other feature sets (before or after):
+ * a later assignment replaces the other member, never the sink.
+ */
+export function answerSink(rt: EventRuntime): AnswerSink {
+  let sink = sinks.get(rt);
+  if (sink) return sink;
+  const created = sink = new AnswerSink();
+  sinks.set(rt, sink);
+  let other: WorkerEffects | null = rt.effects;
+  let chain = new EffectsChain(other === null ? [created] : [other, created]);
+  Object.defineProperty(rt, 'effects', {
+    configurable: true,
+    enumerable: true,
+    get: () => chain,
+    set: (value: WorkerEffects | null) => {
+      if (value === chain) return;
+      other = value;
+      chain = new EffectsChain(other === null ? [created] : [other, created]);
+    },
+  });
+  return sink;
+}
+
+export type { AnswerSink };

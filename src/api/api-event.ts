@@ -1,0 +1,105 @@
+/**
+ * The engine event that runs API-service handlers (plugin routes, operations-console
+ * operations) on the event threads: `_gsf.api`, of kind `api` (SPEC 6.2.4b: events derived from
+ * it get random tags). Its payload names a target (the same key on every thread, since every
+ * thread registers the same plugins) and carries the request's arguments; the handler answers
+ * through a `ResponseWriter`.
+ *
+ * A handler that throws (or rejects) answers its error (a `GsfError` with an HTTP status as
+ * itself, anything else 500) unless it answered already; when the event changed objects its
+ * changes and its answer are dropped together and the failure is answered instead.
+ */
+import { PluginError } from '../errors.ts';
+import type { EventRuntime, RunningEvent } from '../events/runtime.ts';
+import { answerSink, type ApiCall, type AnswerSink } from './answer-sink.ts';
+import { ResponseWriter, thrownAnswer } from './writer.ts';
+
+export const API_EVENT = '_gsf.api';
+
+/** What runs for one kind of request on an event thread. */
+export interface ApiTarget {
+  plugin: string;
+  /** The writer's kind (`AnswerKind`). */
+  kind: number;
+  /** How failures name it: `route handler`, `console handler`, … */
+  stage: string;
+  /** Runs the handler (in the event's async context); a returned promise keeps the event until it settles. */
+  run(args: unknown, res: ResponseWriter, ctx: RunningEvent): unknown;
+}
+
+/** An API event's payload. */
+export type ApiPayload = [rid: number, key: string, label: string, args: unknown];
+
+interface Registry {
+  targets: Map<string, ApiTarget>;
+}
+
+const registries = new WeakMap<EventRuntime, Registry>();
+
+/** The API targets of a thread; the first call registers the engine event (and, on workers, the answer sink). */
+export function apiTargets(rt: EventRuntime): Map<string, ApiTarget> {
+  let reg = registries.get(rt);
+  if (reg) return reg.targets;
+  const registry: Registry = reg = { targets: new Map() };
+  registries.set(rt, reg);
+  const sink = rt.role === 'worker' ? answerSink(rt) : null;
+  rt.addHandler('gsf', API_EVENT, ((payload: ApiPayload, ev: RunningEvent) => runApiEvent(rt, registry, sink!, payload, ev)) as never);
+  return reg.targets;
+}
+
+interface RunningCall extends ApiCall {
+  error: unknown;
+}
+
+const calls = new WeakMap<RunningEvent, RunningCall>();
+
+function runApiEvent(rt: EventRuntime, reg: Registry, sink: AnswerSink, payload: ApiPayload, ev: RunningEvent): unknown {
+  const [rid, key, label, args] = payload;
+  let call = calls.get(ev);
+  if (call === undefined) {
+    // One call per event: a rerun after an object conflict answers the same request.
+    call = { rid, label, answered: false, event: ev, finished: false, error: undefined };
+    calls.set(ev, call);
+    const c = call;
+    ev.failureReply = () => {
+      // The event's object changes were discarded: what it answered went with them.
+      c.answered = true;
+      sink.deliver(c, thrownAnswer(rid, c.error ?? new Error('its object changes could not be committed; nothing was changed')));
+    };
+  }
+  sink.track(call);
+  const target = reg.targets.get(key);
+  if (target === undefined) {
+    call.answered = true;
+    sink.deliver(call, thrownAnswer(rid, new Error(`${label}: no handler '${key}' on this event thread`)));
+    sink.settle(call);
+    return undefined;
+  }
+  const res = new ResponseWriter(call, target.kind, sink, rt.log);
+  const c = call;
+  const failed = (err: unknown): PluginError => {
+    c.error = err;
+    if (ev.tx !== undefined) sink.drop(c);
+    if (!c.answered) {
+      c.answered = true;
+      sink.deliver(c, thrownAnswer(rid, err));
+    }
+    return new PluginError(target.plugin, target.stage, err, { subject: label });
+  };
+  let result: unknown;
+  try {
+    // In the event's async context: after an await, the handler's objects, sends and invokes are still its event's.
+    result = rt.call(true, ev, target.run, args, res, ev);
+  } catch (err) {
+    const failure = failed(err);
+    sink.settle(c);
+    throw failure;
+  }
+  if (result instanceof Promise) {
+    return result.then(() => undefined, (err: unknown) => {
+      throw failed(err);
+    });
+  }
+  if (ev.tx === undefined) sink.settle(c);
+  return undefined;
+}

@@ -1,0 +1,127 @@
+/**
+ * Component `DeployApiService`: the operations-console API under `/cs-api/v1/` (SPEC 4.6) on the
+ * API-service listener, with its token, body limit and error form. One side's registrations
+ * serve: managed plugins' (`deploy_api_service_use_managed` true, the default) or native
+ * plugins'; the other side's are ignored, which one INFO line at start says.
+ *
+ * Each request is checked here first (the operation implemented, paging, editable fields,
+ * giftable items, categories, custom query fields): a refused request never reaches a handler.
+ * Then it runs as an event named `cs-api.<Operation>` on the tag of the account or character
+ * its path names (`api.tags.named('account:<id>')`, `'character:<id>'`), or a random tag.
+ */
+import { gsfError } from '../errors.ts';
+import { namedTag, randomTag } from '../events/tags.ts';
+import type { Feature, FeatureContext, RunningFeature } from '../features.ts';
+import { handlerServices, jsonBody, releaseHandlerServices, type HandlerServices } from '../api/dispatch.ts';
+import type { ApiRequest, ApiResponse, Router } from '../api/router.ts';
+import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
+import { DEFAULT_NOTICE_CATEGORY, OPERATIONS, type ArgsContext, type ConsoleOperation } from './operations.ts';
+import { consoleRegistry, operationKey, type ConsoleSide } from './registry.ts';
+import { bad, bodyObject, Fields } from './requests.ts';
+
+const V1 = '/cs-api/v1';
+
+/** The tag an operation runs on: the named account or character's, else a random one. */
+export function operationTag(op: ConsoleOperation, req: ApiRequest): number {
+  if (op.tag === 'account') return namedTag(`account:${req.params.id}`);
+  if (op.tag === 'character') return namedTag(`character:${req.params.id}`);
+  return randomTag();
+}
+
+function describeSide(side: ConsoleSide): string {
+  return side.plugins.size === 0 ? `no ${side.name} plugin registers any` : `plugin(s) ${[...side.plugins].join(', ')}`;
+}
+
+const sorted = (s: Iterable<string>): string[] => [...s].sort();
+
+/** Registry reads a console renders choices from; answered here, no handler runs. */
+function metaRoutes(router: Router, side: ConsoleSide): void {
+  const ok = (body: unknown): ApiResponse => ({ status: 200, body });
+  router.get(`${V1}/editable-fields`, () => ok({ account: sorted(side.editableUser), character: sorted(side.editableCharacter) }));
+  router.get(`${V1}/item/giftable`, () => ok([...side.giftable].map(([item_id, name]) => ({ item_id, name }))));
+  router.get(`${V1}/notice/categories`, () => ok([DEFAULT_NOTICE_CATEGORY, ...sorted(side.noticeCategories)]));
+  router.get(`${V1}/mission/categories`, () => ok({ normal: sorted(side.missionNormal), achievement: sorted(side.missionAchievement) }));
+  router.get(`${V1}/campaign/types`, () => ok(sorted(side.campaigns.keys())));
+  router.get(`${V1}/custom-queries`, () => ok([...side.queries.values()].map((q) => ({
+    name: q.name, method: q.method, uri: q.uri, path: `${q.path}/`, request_fields: q.requestFields, response_fields: q.responseFields,
+  }))));
+}
+
+function campaignRoutes(router: Router, side: ConsoleSide, services: HandlerServices): void {
+  for (const phase of ['begin', 'end'] as const) {
+    const name = phase === 'begin' ? 'BeginCampaign' : 'EndCampaign';
+    router.post(`${V1}/campaign/{type}/${phase}`, (req) => {
+      const type = req.params.type!;
+      const entry = side.campaigns.get(type);
+      if (!entry) throw gsfError('GSF_ERR_NOT_IMPLEMENTED', `campaign type '${type}'`, side.name);
+      const campaign = bodyObject(req);
+      new Fields(campaign).nonEmpty('campaign_id');
+      return services.dispatch({
+        key: entry[phase], tag: randomTag(), name: `cs-api.${name}`, method: req.method, path: req.path, audit: 'cs-api',
+        native: side.name === 'native', args: { type, campaign },
+      });
+    });
+  }
+}
+
+function queryRoutes(router: Router, side: ConsoleSide, services: HandlerServices, lines: LineLimiter): void {
+  for (const q of side.queries.values()) {
+    router.add(q.method, q.path, (req) => {
+      const given = q.method === 'GET' ? Object.fromEntries(req.query) : jsonBody(req) ?? {};
+      if (typeof given !== 'object' || given === null || Array.isArray(given)) throw bad('request body must be a JSON object');
+      const fields = given as Record<string, unknown>;
+      const missing = q.requestFields.filter((f) => fields[f] === undefined);
+      if (missing.length > 0) {
+        const message = `custom query '${q.name}' needs request field(s) ${missing.join(', ')}`;
+        lines.error(q.key, `GSF_ERR_BAD_REQUEST: ${req.method} ${req.path}: ${message}; its handler was not called`);
+        throw bad(message);
+      }
+      if (q.responseFields === null) {
+        lines.warn(q.key, `custom query '${q.name}' (${q.method} ${q.path}/) declares no response fields; its answer is sent as it is`);
+      }
+      return services.dispatch({
+        key: q.key, tag: randomTag(), name: `cs-api.CustomQuery.${q.uri.replace(/\//g, '.')}`, method: req.method, path: req.path,
+        audit: 'cs-api', native: side.name === 'native', args: { fields },
+      });
+    });
+  }
+}
+
+function start({ manifest, thread, dispatcher, api }: FeatureContext): RunningFeature | void {
+  if (!manifest.listed.has('DeployApiService')) return;
+  const args = manifest.components.DeployApiService!;
+  const registry = consoleRegistry(thread.runtime);
+  const managed = args.deploy_api_service_use_managed as boolean;
+  const side = managed ? registry.managed : registry.native;
+  const other = managed ? registry.native : registry.managed;
+  thread.log.info(`DeployApiService: the ${side.name} console handlers serve /cs-api/v1/ (${describeSide(side)}); ` +
+    `the ${other.name} ones are ignored (${describeSide(other)})`);
+  const services = handlerServices(thread.runtime, dispatcher, manifest.components.ApiService!.api_service_handler_timeout_in_ms as number, thread.log);
+  const lines = createLineLimiter({ perKeyPerSecond: 5, log: thread.log });
+  const ctx: ArgsContext = { rules: side, maxPageSize: args.deploy_api_max_page_size as number, logError: (line) => lines.error('gate', line) };
+  for (const op of OPERATIONS) {
+    const key = operationKey(side.name, op.name);
+    const implemented = side.operations.has(op.name);
+    const name = `cs-api.${op.name}`;
+    for (const path of op.paths) {
+      api.router.add(op.http, path, (req) => {
+        if (!implemented) throw gsfError('GSF_ERR_NOT_IMPLEMENTED', `operation ${op.name}`, side.name);
+        const opArgs = op.args(req, ctx);
+        return services.dispatch({
+          key, tag: operationTag(op, req), name, method: req.method, path: req.path, audit: 'cs-api', native: side.name === 'native', args: opArgs,
+        });
+      });
+    }
+  }
+  campaignRoutes(api.router, side, services);
+  queryRoutes(api.router, side, services, lines);
+  metaRoutes(api.router, side);
+  return {
+    stop() {
+      lines.close();
+      releaseHandlerServices(dispatcher);
+    },
+  };
+}
+
+export const consoleFeature: Feature = { name: 'deploy-api', start };

@@ -1,0 +1,58 @@
+/**
+ * A native plugin's API-service routes and console registrations (ABI 1.1) on one thread:
+ * each hook becomes an API target that calls it through `native.pluginCallApi`, with the
+ * request's writer token and kind in the context cells; its answer (given during the call or
+ * a continuation) goes through the request's writer, like a managed handler's.
+ */
+import { native, ContextCell, type NativeApiRegistrations } from '../native.ts';
+import { encodePayload } from '../events/codec.ts';
+import type { EventRuntime, RunningEvent } from '../events/runtime.ts';
+import type { ApiTarget } from '../api/api-event.ts';
+import { addRoute } from '../api/plugin-routes.ts';
+import { AnswerKind, failureAnswer, nativeAnswer, type ResponseWriter } from '../api/writer.ts';
+import { OPERATIONS } from '../console/operations.ts';
+import { ConsoleRegistrar } from '../console/registry.ts';
+import type { SessionOps } from '../session/ops.ts';
+import { contextCells, settleNativeCall } from './native-calls.ts';
+
+/** The target that runs native API hook `entry` as `operation`, answering `kind`. */
+function nativeTarget(rt: EventRuntime, plugin: string, ops: SessionOps, entry: number, operation: string, kind: number): ApiTarget['run'] {
+  return (args, res: ResponseWriter, ev: RunningEvent) => {
+    const c = contextCells(ev);
+    c[ContextCell.requestId] = res.requestId;
+    c[ContextCell.answerKind] = kind;
+    const space = res.label.indexOf(' ');
+    const out = native.pluginCallApi(entry, encodePayload(args), `${operation}\n${res.label.slice(0, space)}\n${res.label.slice(space + 1)}`);
+    return settleNativeCall(out, {
+      rt, ev, ops, log: rt.log, plugin, what: 'API handler', name: operation,
+      answer: (rid, status, body, message) => { res.deliverNative(nativeAnswer(rid, status, body, message)); },
+      // A hook that returned a failing status before answering: the request fails with that status.
+      onFailure: (_id, status, message) => { if (!res.answered) res.deliverNative(failureAnswer(res.requestId, status, message)); },
+    });
+  };
+}
+
+/** Registers what a native plugin registered for the API service and the console, on this thread. */
+export function registerNativeApi(rt: EventRuntime, plugin: string, api: NativeApiRegistrations, ops: SessionOps): void {
+  for (const r of api.routes) {
+    addRoute(rt, plugin, r.method, r.path, r.name === '' ? undefined : r.name,
+      nativeTarget(rt, plugin, ops, r.entry, 'route', AnswerKind.any), true);
+  }
+  const console = new ConsoleRegistrar(rt, 'native', plugin);
+  for (const [place, entry] of api.operations) {
+    const op = OPERATIONS.find((o) => o.native === place);
+    if (op) console.operation(op.method, nativeTarget(rt, plugin, ops, entry, op.name, op.answer));
+  }
+  if (api.editableAccount.length > 0) console.editable('account', api.editableAccount);
+  if (api.editableCharacter.length > 0) console.editable('character', api.editableCharacter);
+  if (api.giftable.length > 0) console.giftable(api.giftable);
+  if (api.noticeCategories.length > 0) console.noticeCategories(api.noticeCategories);
+  if (api.missionNormal.length + api.missionAchievement.length > 0) console.missionCategories(api.missionNormal, api.missionAchievement);
+  for (const c of api.campaigns) {
+    console.campaign(c.type, nativeTarget(rt, plugin, ops, c.begin, 'BeginCampaign', AnswerKind.void),
+      nativeTarget(rt, plugin, ops, c.end, 'EndCampaign', AnswerKind.void));
+  }
+  for (const q of api.queries) {
+    console.customQuery(q.name, q.method, q.uri, q.requestFields, q.responseFields, nativeTarget(rt, plugin, ops, q.entry, 'CustomQuery', AnswerKind.json));
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * Carrying out what a native call produced, for the event it ran in: its frames and log lines,
+ * its API answer, and its object requests (ABI 1.1). Fetches run on the event's transaction;
+ * each fetch's continuation then runs with the object, in the same event, and may produce more.
+ * While fetches are pending the handler's result is a promise, so the event awaits (holding its
+ * tag) and commits its object changes once its last continuation has returned.
+ */
+import { native, ContextCell, EffectKind, EventKind, NATIVE_STATUS_NAMES, NativeStatus, type NativeCallOutcome } from '../native.ts';
+import { decodePayload, encodePayload } from '../events/codec.ts';
+import { intern, type EventRuntime, type RunningEvent } from '../events/runtime.ts';
+import type { Logger } from '../log/logger.ts';
+import { transactionOf } from '../objects/current.ts';
+import type { ObjectHandle } from '../objects/object-handle.ts';
+import type { SessionOps } from '../session/ops.ts';
+
+/** Who made a call and what to do with its answers and failures. */
+export interface NativeCallEnv {
+  rt: EventRuntime;
+  ev: RunningEvent;
+  ops: SessionOps;
+  log: Logger;
+  /** `plugin '<p>' <what> '<name>' failed: …` */
+  plugin: string;
+  what: string;
+  name: string;
+  /** The answer of the API request the call handles. */
+  answer?(rid: number, status: number, body: string | null, message: string): void;
+  /** A failing status (not a timeout): the client learns its request failed (a message's request id, the status, the message). */
+  onFailure?(messageId: number | undefined, status: number, message: string): void;
+}
+
+type Fetch = [continuation: number, result: Promise<ObjectHandle | null>];
+
+/** This thread's context cells. */
+let cells: Float64Array | null = null;
+
+/** Writes the event's fields into this thread's context cells before a native call. */
+export function contextCells(ev: RunningEvent): Float64Array {
+  const c = cells ??= new Float64Array(native.pluginContextView());
+  c[ContextCell.eventId] = ev.id;
+  c[ContextCell.tag] = ev.tag;
+  c[ContextCell.kind] = EventKind[ev.kind];
+  c[ContextCell.sessionId] = ev.sessionId ?? 0;
+  c[ContextCell.nameId] = ev.nameId ?? intern(ev.name);
+  return c;
+}
+
+const handles = new WeakMap<RunningEvent, Map<string, ObjectHandle>>();
+
+function remember(ev: RunningEvent, h: ObjectHandle): void {
+  let map = handles.get(ev);
+  if (!map) handles.set(ev, map = new Map());
+  map.set(`${h.type}\u0000${h.id}`, h);
+}
+
+/** Applies an object_set: fields of an object the event fetched for write. */
+function setFields(ev: RunningEvent, type: string, id: string, fields: Uint8Array): void {
+  const h = handles.get(ev)?.get(`${type}\u0000${id}`);
+  if (h === undefined || !h.forWrite) {
+    throw new Error(`object_set: ${type} '${id}' was not fetched for write (GSF_OBJECT_WRITE) in this event`);
+  }
+  const values = decodePayload(fields, 0, fields.length) as Record<string, unknown>;
+  for (const [field, value] of Object.entries(values)) h.set(field, value);
+}
+
+/**
+ * Carries out a call's outcome: effects now, continuations after their fetches. Throws (or
+ * rejects) with the call's failure; continuations of a failed call are dropped.
+ */
+export function settleNativeCall(outcome: NativeCallOutcome, env: NativeCallEnv): void | Promise<void> {
+  if (outcome === null) return undefined;
+  if (typeof outcome === 'string' || outcome instanceof Uint8Array) {
+    env.ops.sendFrame(env.ev.sessionId ?? 0, outcome);
+    return undefined;
+  }
+  const fetches: Fetch[] = [];
+  let failure: unknown;
+  try {
+    applyAll(outcome.effects, env, fetches);
+  } catch (err) {
+    failure = err;
+  }
+  if (failure === undefined && outcome.status !== NativeStatus.ok) {
+    if (outcome.status !== NativeStatus.expired) env.onFailure?.(outcome.messageId, outcome.status, outcome.error);
+    const status = NATIVE_STATUS_NAMES[outcome.status] ?? `status ${outcome.status}`;
+    failure = new Error(`plugin '${env.plugin}' ${env.what} '${env.name}' failed: ${status}${outcome.error ? `: ${outcome.error}` : ''}`);
+  }
+  if (failure !== undefined) {
+    for (const [continuation] of fetches) native.pluginDropContinuation(continuation);
+    throw failure;
+  }
+  if (fetches.length === 0) return undefined;
+  return continueAfter(fetches, env);
+}
+
+async function continueAfter(fetches: Fetch[], env: NativeCallEnv): Promise<void> {
+  let i = 0;
+  try {
+    for (; i < fetches.length; i++) {
+      const [continuation, result] = fetches[i]!;
+      const h = await result;
+      if (h !== null) remember(env.ev, h);
+      contextCells(env.ev);
+      const out = native.pluginContinue(continuation, h !== null, h?.id ?? '', h === null ? null : encodePayload(h.toJSON()));
+      // The continuation runs in the event's async context, as the first call did.
+      await env.rt.call(true, env.ev, settleNativeCall, out, env, undefined);
+    }
+  } catch (err) {
+    for (i++; i < fetches.length; i++) native.pluginDropContinuation(fetches[i]![0]);
+    throw err;
+  }
+}
+
+function mode(value: unknown): 'read' | 'write' {
+  return value === 1 ? 'write' : 'read';
+}
+
+/** Applies the flat effects array of a native call (see EffectKind); fetches are started and collected. */
+function applyAll(effects: unknown[], env: NativeCallEnv, fetches: Fetch[]): void {
+  const fetched = (continuation: number, result: Promise<ObjectHandle | null>): void => {
+    result.catch(() => undefined); // awaited in order later; a failure meanwhile is not unhandled
+    fetches.push([continuation, result]);
+  };
+  for (let i = 0; i < effects.length;) {
+    switch (effects[i]) {
+      case EffectKind.send:
+        env.ops.sendFrame(effects[i + 1] as number, effects[i + 2] as string | Uint8Array);
+        i += 3;
+        break;
+      case EffectKind.publish:
+        env.ops.publishFrames(effects[i + 1] as string, effects[i + 2] as string, effects[i + 3] as Uint8Array);
+        i += 4;
+        break;
+      case EffectKind.log:
+        writeLine(env.log, effects[i + 1] as number, effects[i + 2] as string);
+        i += 3;
+        break;
+      case EffectKind.apiAnswer:
+        if (env.answer) env.answer(effects[i + 1] as number, effects[i + 2] as number, effects[i + 3] as string | null, effects[i + 4] as string);
+        i += 5;
+        break;
+      case EffectKind.objectFetch: {
+        const tx = transactionOf(env.ev);
+        fetched(effects[i + 1] as number, tx.fetch(effects[i + 2] as string, effects[i + 3] as string, mode(effects[i + 4])));
+        i += 5;
+        break;
+      }
+      case EffectKind.objectFetchBy: {
+        const tx = transactionOf(env.ev);
+        const key = effects[i + 4] as Uint8Array;
+        fetched(effects[i + 1] as number, tx.fetchBy(effects[i + 2] as string, effects[i + 3] as string, decodePayload(key, 0, key.length), mode(effects[i + 5])));
+        i += 6;
+        break;
+      }
+      case EffectKind.objectSet:
+        setFields(env.ev, effects[i + 1] as string, effects[i + 2] as string, effects[i + 3] as Uint8Array);
+        i += 4;
+        break;
+      default:
+        throw new Error(`native effects: unknown record ${String(effects[i])}`);
+    }
+  }
+}
+
+/** A native log line at its level (negative: verbose level). */
+export function writeLine(log: Logger, level: number, line: string): void {
+  if (level >= 2) log.error(line);
+  else if (level === 1) log.warn(line);
+  else if (level === 0) log.info(line);
+  else log.vlog(-level, line);
+}
