@@ -9,17 +9,19 @@
  * Then it runs as an event named `cs-api.<Operation>` on the tag of the account or character
  * its path names (`api.tags.named('account:<id>')`, `'character:<id>'`), or a random tag.
  */
-import { gsfError } from '../errors.ts';
+import { GsfError, gsfError } from '../errors.ts';
+import type { Logger } from '../log/logger.ts';
 import { namedTag, randomTag } from '../events/tags.ts';
 import type { Feature, FeatureContext, RunningFeature } from '../features.ts';
 import { handlerServices, jsonBody, releaseHandlerServices, type HandlerServices } from '../api/dispatch.ts';
-import type { ApiRequest, ApiResponse, Router } from '../api/router.ts';
+import type { ApiRequest, ApiResponse, RouteHandler, Router } from '../api/router.ts';
 import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
 import { DEFAULT_NOTICE_CATEGORY, OPERATIONS, type ArgsContext, type ConsoleOperation } from './operations.ts';
 import { consoleRegistry, operationKey, type ConsoleSide } from './registry.ts';
 import { bad, bodyObject, Fields } from './requests.ts';
 
 const V1 = '/cs-api/v1';
+type ConsoleRouter = Pick<Router, 'add' | 'get' | 'post'>;
 
 /** The tag an operation runs on: the named account or character's, else a random one. */
 export function operationTag(op: ConsoleOperation, req: ApiRequest): number {
@@ -35,7 +37,7 @@ function describeSide(side: ConsoleSide): string {
 const sorted = (s: Iterable<string>): string[] => [...s].sort();
 
 /** Registry reads a console renders choices from; answered here, no handler runs. */
-function metaRoutes(router: Router, side: ConsoleSide): void {
+function metaRoutes(router: ConsoleRouter, side: ConsoleSide): void {
   const ok = (body: unknown): ApiResponse => ({ status: 200, body });
   router.get(`${V1}/editable-fields`, () => ok({ account: sorted(side.editableUser), character: sorted(side.editableCharacter) }));
   router.get(`${V1}/item/giftable`, () => ok([...side.giftable].map(([item_id, name]) => ({ item_id, name }))));
@@ -47,7 +49,7 @@ function metaRoutes(router: Router, side: ConsoleSide): void {
   }))));
 }
 
-function campaignRoutes(router: Router, side: ConsoleSide, services: HandlerServices): void {
+function campaignRoutes(router: ConsoleRouter, side: ConsoleSide, services: HandlerServices): void {
   for (const phase of ['begin', 'end'] as const) {
     const name = phase === 'begin' ? 'BeginCampaign' : 'EndCampaign';
     router.post(`${V1}/campaign/{type}/${phase}`, (req) => {
@@ -64,7 +66,7 @@ function campaignRoutes(router: Router, side: ConsoleSide, services: HandlerServ
   }
 }
 
-function queryRoutes(router: Router, side: ConsoleSide, services: HandlerServices, lines: LineLimiter): void {
+function queryRoutes(router: ConsoleRouter, side: ConsoleSide, services: HandlerServices, lines: LineLimiter): void {
   for (const q of side.queries.values()) {
     router.add(q.method, q.path, (req) => {
       const given = q.method === 'GET' ? Object.fromEntries(req.query) : jsonBody(req) ?? {};
@@ -87,6 +89,37 @@ function queryRoutes(router: Router, side: ConsoleSide, services: HandlerService
   }
 }
 
+/**
+ * Every console request writes one audit line: the ones handed to a handler when their answer
+ * is written (PendingRequests), the ones answered here (refusals, registry reads) at once.
+ */
+function audited(log: Logger, handler: RouteHandler): RouteHandler {
+  return (req) => {
+    const start = performance.now();
+    const line = (status: number): void => {
+      log.info(`cs-api audit: method=${req.method}, path=${req.path}, status=${status}, duration_in_ms=${(performance.now() - start).toFixed(3)}`);
+    };
+    let result: ApiResponse | Promise<ApiResponse>;
+    try {
+      result = handler(req);
+    } catch (err) {
+      line(err instanceof GsfError && err.status > 0 ? err.status : 500);
+      throw err;
+    }
+    if (!(result instanceof Promise)) line(result.status);
+    return result;
+  };
+}
+
+/** The console's router: every route added through it is audited. */
+function auditedRouter(router: Router, log: Logger): Pick<Router, 'add' | 'get' | 'post'> {
+  return {
+    add: (method, pattern, handler) => router.add(method, pattern, audited(log, handler)),
+    get: (pattern, handler) => router.add('GET', pattern, audited(log, handler)),
+    post: (pattern, handler) => router.add('POST', pattern, audited(log, handler)),
+  };
+}
+
 function start({ manifest, thread, dispatcher, api }: FeatureContext): RunningFeature | void {
   if (!manifest.listed.has('DeployApiService')) return;
   const args = manifest.components.DeployApiService!;
@@ -99,12 +132,13 @@ function start({ manifest, thread, dispatcher, api }: FeatureContext): RunningFe
   const services = handlerServices(thread.runtime, dispatcher, manifest.components.ApiService!.api_service_handler_timeout_in_ms as number, thread.log);
   const lines = createLineLimiter({ perKeyPerSecond: 5, log: thread.log });
   const ctx: ArgsContext = { rules: side, maxPageSize: args.deploy_api_max_page_size as number, logError: (line) => lines.error('gate', line) };
+  const router = auditedRouter(api.router, thread.log);
   for (const op of OPERATIONS) {
     const key = operationKey(side.name, op.name);
     const implemented = side.operations.has(op.name);
     const name = `cs-api.${op.name}`;
     for (const path of op.paths) {
-      api.router.add(op.http, path, (req) => {
+      router.add(op.http, path, (req) => {
         if (!implemented) throw gsfError('GSF_ERR_NOT_IMPLEMENTED', `operation ${op.name}`, side.name);
         const opArgs = op.args(req, ctx);
         return services.dispatch({
@@ -113,9 +147,9 @@ function start({ manifest, thread, dispatcher, api }: FeatureContext): RunningFe
       });
     }
   }
-  campaignRoutes(api.router, side, services);
-  queryRoutes(api.router, side, services, lines);
-  metaRoutes(api.router, side);
+  campaignRoutes(router, side, services);
+  queryRoutes(router, side, services, lines);
+  metaRoutes(router, side);
   return {
     stop() {
       lines.close();
