@@ -143,7 +143,7 @@ TEST(api_object_requests_continue_in_the_event) {
   CHECK_EQ(*p.second, GSF_STATUS_OK);
   REQUIRE(p.fx.objects.size() == 2);
   CHECK_EQ(p.fx.objects[0], std::string("0|c|Thing|t1|0|1"));
-  CHECK_EQ(p.fx.objects[1], std::string("2|-|Thing|t1|3|1"));
+  CHECK_EQ(p.fx.objects[1], std::string("2|-|Thing|t1|4|1"));
   CHECK(p.fx.answers.empty());
   // The fetch finished: its continuation runs in the same event and answers there.
   std::string fields, error;

@@ -21,10 +21,10 @@ export function pageOf(req: ApiRequest, maxPageSize: number): { page_no: number;
   const size = req.query.get('page_size');
   const pageNo = no === null ? 0 : Number(no);
   const pageSize = size === null ? Math.min(DEFAULT_PAGE_SIZE, maxPageSize) : Number(size);
-  if (no !== null && (!/^-?\d+$/.test(no) || pageNo < 0 || !Number.isSafeInteger(pageNo))) {
+  if (no !== null && (!/^\d+$/.test(no) || !Number.isSafeInteger(pageNo))) {
     throw bad(`page_no must be an integer >= 0 (got '${no}')`);
   }
-  if (size !== null && (!/^-?\d+$/.test(size) || pageSize < 1 || pageSize > maxPageSize)) {
+  if (size !== null && (!/^\d+$/.test(size) || pageSize < 1 || pageSize > maxPageSize)) {
     throw bad(`page_size must be an integer from 1 to ${maxPageSize} (got '${size}')`);
   }
   return { page_no: pageNo, page_size: pageSize };
