@@ -16,7 +16,8 @@ function countOf(text, mark) {
 
 function run(o) {
   const extra = Object.entries(o.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-  const request = `GET ${o.path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${extra}\r\n`;
+  // With `paths`, each connection walks the list from its own place, one path per request.
+  const requests = (o.paths ?? [o.path]).map((p) => `GET ${p} HTTP/1.1\r\nHost: 127.0.0.1\r\n${extra}\r\n`);
   let responses = 0;
   let ok = 0;
   let running = true;
@@ -25,12 +26,18 @@ function run(o) {
   return new Promise((resolve) => {
     for (let c = 0; c < o.connections; c++) {
       const socket = net.connect(o.port, '127.0.0.1');
+      let next = c;
+      const more = (n) => {
+        let text = '';
+        for (let i = 0; i < n; i++) text += requests[next++ % requests.length];
+        return text;
+      };
       socket.setNoDelay(true);
       // A status line may straddle two chunks: each count keeps the end of the last chunk, one
       // character short of its mark, so no mark is counted twice.
       let tailAny = '';
       let tailOk = '';
-      socket.on('connect', () => socket.write(request.repeat(o.depth)));
+      socket.on('connect', () => socket.write(more(o.depth)));
       socket.on('data', (chunk) => {
         const text = chunk.toString('latin1');
         const any = tailAny + text;
@@ -40,7 +47,7 @@ function run(o) {
         tailAny = any.slice(-(MARK.length - 1));
         tailOk = okText.slice(-(OK.length - 1));
         responses += n;
-        if (running && n > 0) socket.write(request.repeat(n));
+        if (running && n > 0) socket.write(more(n));
       });
       socket.on('error', () => {});
       sockets.push(socket);

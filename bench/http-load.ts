@@ -12,6 +12,8 @@ export interface LoadOptions {
   depth: number;
   durationMs: number;
   headers?: Record<string, string>;
+  /** Paths to request in turn instead of `path` (each connection starts at its own). */
+  paths?: string[];
 }
 
 export interface HttpLoadResult {

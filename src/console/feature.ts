@@ -23,10 +23,23 @@ import { bad, bodyObject, Fields } from './requests.ts';
 const V1 = '/cs-api/v1';
 type ConsoleRouter = Pick<Router, 'add' | 'get' | 'post'>;
 
+/** Named tags of recent accounts and characters: a console keeps asking about the same few. */
+const tags = new Map<string, number>();
+
+function tagOf(name: string): number {
+  let tag = tags.get(name);
+  if (tag === undefined) {
+    if (tags.size >= 10_000) tags.clear();
+    tag = namedTag(name);
+    tags.set(name, tag);
+  }
+  return tag;
+}
+
 /** The tag an operation runs on: the named account or character's, else a random one. */
 export function operationTag(op: ConsoleOperation, req: ApiRequest): number {
-  if (op.tag === 'account') return namedTag(`account:${req.params.id}`);
-  if (op.tag === 'character') return namedTag(`character:${req.params.id}`);
+  if (op.tag === 'account') return tagOf(`account:${req.params.id}`);
+  if (op.tag === 'character') return tagOf(`character:${req.params.id}`);
   return randomTag();
 }
 

@@ -2,7 +2,11 @@
 import test from 'ava';
 import { overlaps, parsePattern, segmentsOf } from '../../src/api/route-patterns.ts';
 import { AnswerKind, failureAnswer, nativeAnswer, ResponseWriter, thrownAnswer, type AnswerRecord } from '../../src/api/writer.ts';
-import { GsfError } from '../../src/errors.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { API_STATUS, GsfError } from '../../src/errors.ts';
+import { NATIVE_STATUS_NAMES } from '../../src/native.ts';
 import { namedTag } from '../../src/events/tags.ts';
 import { OPERATIONS } from '../../src/console/operations.ts';
 import { operationTag } from '../../src/console/feature.ts';
@@ -100,4 +104,12 @@ test('a writer answers once, in its kind; wrong values throw and answer nothing'
   const any = new ResponseWriter({ rid: 2, label: 'r', answered: false }, AnswerKind.any, { deliver: (_c, r) => delivered.push(r) }, log);
   t.throws(() => any.json(circular), { message: /^r: the answer cannot be written as JSON: / });
   t.false(any.answered);
+});
+
+test('the README table of handler statuses is API_STATUS, and the statuses are the native ones in order', (t) => {
+  const readme = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### Handler statuses'), readme.indexOf('## Operations console'));
+  const rows = section.split('\n').filter((l) => /^\| `[A-Z_]+` \|/.test(l)).map((l) => l.split('|').slice(1, 4).map((c) => c.trim()));
+  t.deepEqual(rows, API_STATUS.map((e) => [`\`${e.name}\``, String(e.http), e.code === null ? '(the writer\'s answer; 204 for void)' : `\`${e.code}\``]));
+  t.deepEqual(API_STATUS.map((e) => e.name), NATIVE_STATUS_NAMES);
 });
