@@ -404,8 +404,14 @@ export interface NativeCore {
   pluginDropContinuation(continuation: number): void;
   /** The request ended: its native writer is refused from now on. */
   pluginApiRelease(requestId: number): void;
-  /** Answers native writers gave outside their request's call: `[requestId, status, jsonBody | null, message]`, flattened. */
-  pluginApiTakeAnswers(): Array<number | string | null>;
+  /** Answers of events that finished on this event thread, `[requestId, httpStatus, jsonBody | null]` flattened, to the main thread. */
+  pluginApiPostAnswers(answers: Array<number | string | null>): void;
+  /**
+   * The answers waiting for the main thread, `[requestId, status, jsonBody | null, message, http]`
+   * flattened: `http` true for posted answers (HTTP status), false for native writers' answers
+   * given outside their request's call (a `GSF_STATUS_*` status).
+   */
+  pluginApiTakeAnswers(): Array<number | string | boolean | null>;
   /** Called on this (the main) thread when such answers wait; null stops it. */
   pluginApiOnAnswers(fn: (() => void) | null): void;
   /** Runs event handler `handler` `count` times in a C++ loop; returns ns per call (benchmarks). */

@@ -112,16 +112,44 @@ Napi::Value PluginApiRelease(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// [rid, httpStatus, body | null]* of answers that finished on an event thread.
+Napi::Value PluginApiPostAnswers(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsArray()) ThrowCoded(env, ErrorKind::kTypeError, kErrArgument, "answers must be an array");
+  Napi::Array in = info[0].As<Napi::Array>();
+  uint32_t n = in.Length();
+  if (n % 3 != 0) ThrowCoded(env, ErrorKind::kRangeError, kErrArgument, "answers must be [rid, status, body] triples");
+  std::vector<ApiAnswerRecord> answers;
+  answers.reserve(n / 3);
+  for (uint32_t i = 0; i < n; i += 3) {
+    Napi::Value rid = in.Get(i), status = in.Get(i + 1), body = in.Get(i + 2);
+    if (!rid.IsNumber() || !status.IsNumber() || !(body.IsString() || body.IsNull())) {
+      ThrowCoded(env, ErrorKind::kTypeError, kErrArgument, "answers must be [number, number, string | null] triples");
+    }
+    ApiAnswerRecord a;
+    a.rid = static_cast<uint64_t>(rid.As<Napi::Number>().DoubleValue());
+    a.status = status.As<Napi::Number>().Int32Value();
+    a.has_body = body.IsString();
+    if (a.has_body) a.body = body.As<Napi::String>().Utf8Value();
+    a.http = true;
+    answers.push_back(std::move(a));
+  }
+  ProcessApiHost().PostAnswers(std::move(answers));
+  return env.Undefined();
+}
+
+// [rid, status, body | null, message, http]* : `http` true when the status is HTTP's already.
 Napi::Value PluginApiTakeAnswers(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::vector<ApiAnswerRecord> answers = ProcessApiHost().TakeAnswers();
-  Napi::Array out = Napi::Array::New(env, answers.size() * 4);
+  Napi::Array out = Napi::Array::New(env, answers.size() * 5);
   uint32_t i = 0;
   for (const ApiAnswerRecord& a : answers) {
     out.Set(i++, Napi::Number::New(env, static_cast<double>(a.rid)));
     out.Set(i++, Napi::Number::New(env, a.status));
     out.Set(i++, a.has_body ? Napi::Value(Napi::String::New(env, a.body)) : env.Null());
     out.Set(i++, Napi::String::New(env, a.message));
+    out.Set(i++, Napi::Boolean::New(env, a.http));
   }
   return out;
 }
@@ -185,6 +213,7 @@ void PluginApiBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<PluginContinue>(env, exports, "pluginContinue");
   Export<PluginDropContinuation>(env, exports, "pluginDropContinuation");
   Export<PluginApiRelease>(env, exports, "pluginApiRelease");
+  Export<PluginApiPostAnswers>(env, exports, "pluginApiPostAnswers");
   Export<PluginApiTakeAnswers>(env, exports, "pluginApiTakeAnswers");
   Export<PluginApiOnAnswers>(env, exports, "pluginApiOnAnswers");
 }

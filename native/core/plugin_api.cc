@@ -167,6 +167,22 @@ void ApiHost::Release(uint64_t rid) {
   writers_.erase(rid);
 }
 
+void ApiHost::PostAnswers(std::vector<ApiAnswerRecord>&& answers) {
+  if (answers.empty()) return;
+  void (*notify)() = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(writers_mu_);
+    bool was_empty = mailbox_.empty();
+    if (was_empty) {
+      mailbox_.swap(answers);
+    } else {
+      for (ApiAnswerRecord& a : answers) mailbox_.push_back(std::move(a));
+    }
+    if (was_empty) notify = notify_;
+  }
+  if (notify) notify();
+}
+
 std::vector<ApiAnswerRecord> ApiHost::TakeAnswers() {
   std::lock_guard<std::mutex> lock(writers_mu_);
   std::vector<ApiAnswerRecord> out;

@@ -53,13 +53,18 @@ struct ApiRegistrations {
   std::vector<Query> queries;
 };
 
-/** An answer that left through the mailbox (a writer used outside the call handling its request). */
+/**
+ * An answer on its way to the main thread through the mailbox: a native writer's used outside
+ * the call handling its request (a GSF_STATUS_* status, a JSON body or a failure's message), or
+ * answers of events that finished on an event thread (`http`: the HTTP status and body as sent).
+ */
 struct ApiAnswerRecord {
   uint64_t rid;
   int32_t status;
   bool has_body;
   std::string body;
   std::string message;
+  bool http = false;
 };
 
 class ApiHost {
@@ -88,6 +93,8 @@ class ApiHost {
   gsf_type_status Answer(gsf_type_api_writer writer, uint32_t kind, int32_t status, std::string body, bool has_body);
   /** The request ended (answered or timed out): its writer is refused from now on. */
   void Release(uint64_t rid);
+  /** Adds finished answers to the mailbox (an event thread's batch); wakes the main thread if it was empty. */
+  void PostAnswers(std::vector<ApiAnswerRecord>&& answers);
   /** Answers that went to the mailbox since the last call. */
   std::vector<ApiAnswerRecord> TakeAnswers();
   /** Called (from any thread) when the mailbox gets an answer while it was empty. */

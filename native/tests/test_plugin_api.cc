@@ -131,6 +131,25 @@ TEST(api_writer_outside_its_call_goes_to_the_mailbox) {
   gsf::ProcessApiHost().Release(505);
   CHECK_EQ(answer(), GSF_STATUS_EXPIRED);   // the request ended (504 or answered)
   CHECK(gsf::ProcessApiHost().TakeAnswers().empty());
+  // Event threads post their finished answers in batches: one wake-up until the main thread drains.
+  std::vector<gsf::ApiAnswerRecord> batch(2);
+  batch[0].rid = 600;
+  batch[0].status = 204;
+  batch[1].rid = 601;
+  batch[1].status = 200;
+  batch[1].has_body = true;
+  batch[1].body = "[1]";
+  for (auto& a : batch) a.http = true;
+  std::vector<gsf::ApiAnswerRecord> more(1);
+  more[0].rid = 602;
+  gsf::ProcessApiHost().PostAnswers(std::move(batch));
+  gsf::ProcessApiHost().PostAnswers(std::move(more));
+  CHECK_EQ(notified, 2);
+  got = gsf::ProcessApiHost().TakeAnswers();
+  REQUIRE(got.size() == 3);
+  CHECK_EQ(got[0].rid, uint64_t{600});
+  CHECK(got[1].http && got[1].has_body && got[1].body == "[1]");
+  CHECK_EQ(got[2].rid, uint64_t{602});
   gsf::ProcessApiHost().SetNotify(nullptr);
 }
 

@@ -46,7 +46,6 @@ export function handlerServices(rt: EventRuntime, dispatcher: Dispatcher, timeou
   }
   apiTargets(rt);
   const pending = new PendingRequests(timeoutMs, log);
-  dispatcher.onChannel('api-answers', (hello) => pending.accept(hello));
   s = {
     pending,
     users: 1,
@@ -71,7 +70,6 @@ export function releaseHandlerServices(dispatcher: Dispatcher): void {
   const s = byDispatcher.get(dispatcher);
   if (!s || --s.users > 0) return;
   byDispatcher.delete(dispatcher);
-  dispatcher.onChannel('api-answers', null);
   s.pending.close();
 }
 

@@ -1,18 +1,17 @@
 /**
  * Main-thread side of requests answered by handlers on event threads (plugin routes and the
- * operations console): each gets a request id and stays open until its answer arrives from a
- * worker's `api-answers` channel or from the native answer mailbox (native writers used outside
- * their event), or until the handler deadline passes (504). Every request writes one audit line:
+ * operations console): each gets a request id and stays open until its answer arrives through
+ * the native answer mailbox (answers of finished events, posted by event threads; native
+ * writers used outside their event), or until the handler deadline passes (504). The mailbox
+ * wakes this thread once when it gets its first answer, and is drained whole: answers of many
+ * requests and threads cost one wake-up. Every request writes one audit line:
  * method, path, status, duration; never a body.
  */
-import type { MessagePort } from 'node:worker_threads';
 import { native } from '../native.ts';
 import { gsfError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
-import type { ChannelHello } from '../events/types.ts';
 import type { ApiResponse } from './router.ts';
-import type { AnswerBatch } from './answer-sink.ts';
 import { nativeAnswer } from './writer.ts';
 
 interface Pending {
@@ -42,13 +41,13 @@ let nextRid = 1;
 export class PendingRequests {
   private readonly open = new Map<number, Pending>();
   private timer: NodeJS.Timeout | null = null;
-  private readonly ports = new Set<MessagePort>();
   private readonly lateLines: LineLimiter;
   private closed = false;
 
   constructor(private readonly timeoutMs: number, private readonly log: Logger) {
     this.lateLines = createLineLimiter({ perKeyPerSecond: 5, log });
-    native.pluginApiOnAnswers(() => this.drainNative());
+    native.pluginApiTakeAnswers(); // answers left over from an earlier server of this process
+    native.pluginApiOnAnswers(() => this.drain());
   }
 
   /** Opens a request; `rid` goes into its event, the promise resolves with its answer. */
@@ -68,24 +67,22 @@ export class PendingRequests {
     this.finish(rid, response);
   }
 
-  /** Takes a worker's answer channel. */
-  accept(hello: ChannelHello): void {
-    this.ports.add(hello.port);
-    hello.port.on('message', (batch: AnswerBatch) => {
-      for (let i = 0; i + 2 < batch.length; i += 3) this.answered(batch[i] as number, batch[i + 1] as number, batch[i + 2] as string | null);
-    });
-  }
-
   /** Requests open now. */
   get size(): number {
     return this.open.size;
   }
 
-  private drainNative(): void {
+  /** Answers everything in the mailbox: event threads' finished answers and native writers' later ones. */
+  private drain(): void {
     const batch = native.pluginApiTakeAnswers();
-    for (let i = 0; i + 3 < batch.length; i += 4) {
-      const [rid, status, body] = nativeAnswer(batch[i] as number, batch[i + 1] as number, batch[i + 2] as string | null, batch[i + 3] as string);
-      this.answered(rid, status, body);
+    for (let i = 0; i + 4 < batch.length; i += 5) {
+      const rid = batch[i] as number, status = batch[i + 1] as number, body = batch[i + 2] as string | null;
+      if (batch[i + 4] === true) {
+        this.answered(rid, status, body);
+      } else {
+        const r = nativeAnswer(rid, status, body, batch[i + 3] as string);
+        this.answered(r[0], r[1], r[2]);
+      }
     }
   }
 
@@ -131,8 +128,6 @@ export class PendingRequests {
     for (const rid of [...this.open.keys()]) {
       this.finish(rid, { status: 503, body: gsfError('GSF_ERR_UNAVAILABLE', 'the server stopped before the handler answered').toBody() });
     }
-    for (const port of this.ports) port.close();
-    this.ports.clear();
     this.lateLines.close();
   }
 }
