@@ -26,7 +26,7 @@ export interface RouteRequest<B = unknown> {
   path: string;
   /** Path parameters by name (`{id}` → `params.id`), decoded. */
   params: Record<string, string>;
-  /** Query parameters (the first value of each). */
+  /** Query parameters (the last value of a repeated one). */
   query: Record<string, string>;
   /** The JSON body, undefined when there is none (a body that is not JSON gets 400 before the handler). */
   body: B;

@@ -71,7 +71,7 @@ export function nativePluginDefinition(file: string, rt: EventRuntime): PluginDe
     throw new GsfError('GSF_ERR_PLUGIN_LOAD', [label, `${e.message}${hint}`], { cause: err });
   }
   const ops = sessionOps(rt);
-  applyEffects(info.effects, ops, rt.log);
+  applyInitEffects(info.effects, ops, rt.log);
   return {
     name: info.name,
     version: info.version,
@@ -141,12 +141,24 @@ function decodeFailed(frame: NetworkFrame, sessionId: number, type: string, nati
   ops.sendTo(sessionId, EngineType.error, { code: ProtocolError.malformed, message: nativeError, type }, undefined);
 }
 
-/** Applies the effects of a native plugin's init (log lines). */
-export function applyEffects(effects: unknown[], ops: SessionOps, log: Logger): void {
+/** Applies what a native plugin's init produced: log lines, frames (sessions, groups). */
+export function applyInitEffects(effects: unknown[], ops: SessionOps, log: Logger): void {
   for (let i = 0; i < effects.length;) {
-    if (effects[i] !== EffectKind.log) throw new Error(`native init effects: unexpected record ${String(effects[i])}`);
-    writeLine(log, effects[i + 1] as number, effects[i + 2] as string);
-    i += 3;
+    switch (effects[i]) {
+      case EffectKind.log:
+        writeLine(log, effects[i + 1] as number, effects[i + 2] as string);
+        i += 3;
+        break;
+      case EffectKind.send:
+        ops.sendFrame(effects[i + 1] as number, effects[i + 2] as string | Uint8Array);
+        i += 3;
+        break;
+      case EffectKind.publish:
+        ops.publishFrames(effects[i + 1] as string, effects[i + 2] as string, effects[i + 3] as Uint8Array);
+        i += 4;
+        break;
+      default:
+        throw new Error(`native init effects: unexpected record ${String(effects[i])}`);
+    }
   }
-  void ops;
 }
