@@ -260,6 +260,11 @@ export interface NativeCore {
    * unstarted events and abandons its parked ones. Null if that event is no longer running there.
    */
   timeoutSlot(slot: number, eventId: number): TimeoutOutcome | null;
+  /**
+   * Ends the process at once with `code`, without joining threads (Node's exit joins every
+   * worker thread, and one stuck in native code never returns). For a server that stopped.
+   */
+  exitNow(code: number): never;
 
   // ---- wake-up and timers ------------------------------------------------------
   /** Sets (or clears with null) the main-thread function called when work may be ready. */

@@ -321,6 +321,9 @@ function runOne(i: number, queueMs: number, start: number): number {
     frame.start = offset;
     frame.end = offset + length;
     payload = frame;
+  } else if (entry.rawPayload) {
+    // A native handler decodes the bytes itself: no decode here and encode again there.
+    payload = length === 0 ? null : bytes.subarray(offset, offset + length);
   } else {
     payload = length === 0 ? undefined : decodeUserPayload(bytes, offset, length);
   }
