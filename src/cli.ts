@@ -67,7 +67,7 @@ async function main(argv: string[]): Promise<void> {
       await start(rest);
       break;
     case 'authenticator': {
-      const { runAuthenticator, DEFAULT_AGENT_MANIFEST } = await import('./auth/command.ts');
+      const { runAuthenticator, DEFAULT_AGENT_MANIFEST } = await import('./auth/agent/command.ts');
       await runAuthenticator(option(rest, '--manifest') ?? DEFAULT_AGENT_MANIFEST);
       break;
     }

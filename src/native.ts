@@ -312,9 +312,6 @@ export interface NativeCore {
   profilerReset(): void;
   /** True while a reset is in progress (`event/profiling/reset`). */
   profilerResetting(): boolean;
-  /** Records one sample directly (seconds). Used by `complete` internally and by tests. */
-  profilerRecord(nameId: number, queueSec: number, handlerSec: number, ioWaitSec: number, rollbacks: number): void;
-  profilerRecordTimeout(nameId: number): void;
   profilerSummary(): ProfileSummary;
   profilerEvent(name: string): ProfileEvent | null;
   profilerAll(order: ProfileOrderValue): Array<[string, ProfileEvent]>;
