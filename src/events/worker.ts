@@ -309,7 +309,8 @@ function runOne(i: number, queueMs: number, start: number): number {
   const kind = meta[m + T_KIND]!;
   const ev = new Running(runtime, meta[m + T_ID]!, meta[m + T_TAG]!, kind, meta[m + T_SESSION]!, lastName, nameId);
   if (!entry) {
-    log.error(`GSF_ERR_UNKNOWN_EVENT: event_name=${ev.name}, event_id=${ev.id}: no handler on this worker`);
+    failureLines.error(ev.name, `GSF_ERR_UNKNOWN_EVENT: event_name=${ev.name}, event_id=${ev.id}: no handler on this worker`);
+    core.counterIncrease('engine', 'events_unknown', 1);
     timings[t + F_FLAGS] = FLAG_NOT_RUN;
     return 0;
   }
