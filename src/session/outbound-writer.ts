@@ -16,7 +16,7 @@ import type { OutboundFlush, RingHello } from './outbound-ring.ts';
 // with, too slow to read per record.
 const { align8, distance, CONTROL_BYTES, DEFAULT_CAPACITY, FLAG_ALL, FLAG_BINARY, FLAG_JOIN, HEADER_BYTES } = ring;
 const C_COMMITTED = ring.Control.committed, C_POSTED = ring.Control.posted, C_CONSUMED = ring.Control.consumed;
-const C_CAPACITY = ring.Control.capacity;
+const C_CAPACITY = ring.Control.capacity, C_POSTING_SEQ = ring.Control.postingSeq, C_POSTING_END = ring.Control.postingEnd;
 const OP_PAD = ring.RingOp.pad, OP_SEND = ring.RingOp.send, OP_CLOSE = ring.RingOp.close, OP_GROUP = ring.RingOp.group;
 const OP_PUBLISH = ring.RingOp.publish, OP_BROADCAST = ring.RingOp.broadcast, OP_INLINE = ring.RingOp.inline;
 
@@ -122,6 +122,9 @@ export class OutboundWriter implements WorkerEffects {
       message.inline = this.inline;
       this.inline = [];
     }
+    // Announced first: if this thread is ended before the post, the main thread posts it for us.
+    Atomics.store(this.control, C_POSTING_END, this.write | 0);
+    Atomics.store(this.control, C_POSTING_SEQ, message.seq + 1);
     this.port.postMessage(message);
     this.posted = this.write;
     Atomics.store(this.control, C_POSTED, this.write | 0);
