@@ -37,20 +37,29 @@ async function start(args: string[]): Promise<void> {
     process.stderr.write(`gsf: ${err instanceof TypeError ? `TypeError: ${err.message}` : describeError(err)}\n`);
     process.exit(1);
   }
+  // An event thread abandoned in native code would hold Node's exit forever (it joins threads),
+  // so every exit of a started server checks for one.
+  const exit = async (code: number): Promise<never> => {
+    const { native } = await import('./native.ts');
+    if ((native.counterValue('engine', 'event_threads_abandoned') ?? 0) > 0) native.exitNow(code);
+    process.exit(code);
+  };
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) {
       process.stderr.write(`gsf: ${signal} again, exiting without draining\n`);
-      process.exit(1);
+      // Not process.exit: it joins every thread, and one may be stuck in native code.
+      void import('./native.ts').then(({ native }) => native.exitNow(1));
+      return;
     }
     stopping = true;
     server.thread.log.info(`${signal} received: stopping`);
-    server.stop().then(() => {
+    server.stop().then(async () => {
       server.thread.log.info('stopped');
-      process.exit(0);
-    }, (err: unknown) => {
+      await exit(0);
+    }, async (err: unknown) => {
       process.stderr.write(`gsf: stop failed: ${describeError(err)}\n`);
-      process.exit(1);
+      await exit(1);
     });
   };
   process.on('SIGINT', () => stop('SIGINT'));
@@ -64,7 +73,7 @@ async function main(argv: string[]): Promise<void> {
       await start(rest);
       break;
     case 'authenticator': {
-      const { runAuthenticator, DEFAULT_AGENT_MANIFEST } = await import('./auth/command.ts');
+      const { runAuthenticator, DEFAULT_AGENT_MANIFEST } = await import('./auth/agent/command.ts');
       await runAuthenticator(option(rest, '--manifest') ?? DEFAULT_AGENT_MANIFEST);
       break;
     }

@@ -13,8 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { native, ContextCell, EffectKind } from '../native.ts';
 import { GsfError, gsfError } from '../errors.ts';
-import { encodePayload } from '../events/codec.ts';
-import type { EventRuntime, RunningEvent } from '../events/runtime.ts';
+import { takesRawPayload, type EventRuntime, type RunningEvent } from '../events/runtime.ts';
 import type { EventContext, NetworkFrame } from '../events/types.ts';
 import type { Logger } from '../log/logger.ts';
 import { DecodeError, decodeFrame, sessionCodec } from '../session/codec.ts';
@@ -91,14 +90,13 @@ export function declareNativeTargets(rt: EventRuntime): void {
 }
 
 function eventHandler(rt: EventRuntime, plugin: string, event: string, handler: number, ops: SessionOps) {
-  return (payload: unknown, ctx: EventContext): void | Promise<void> => {
+  // The worker hands the payload over as it was queued (msgpack bytes): the call is direct.
+  return takesRawPayload((bytes: Uint8Array | null, ctx: EventContext): void | Promise<void> => {
     const ev = ctx as RunningEvent;
-    // Payloads are decoded by the worker before handlers see them: encoded again for the call.
-    const bytes = payload === undefined ? null : encodePayload(payload);
     contextCells(ev);
     const r = native.pluginCallEvent(handler, bytes);
     return settleNativeCall(r, { rt, ev, ops, log: rt.log, plugin, what: 'event', name: event });
-  };
+  });
 }
 
 function messageHandler(rt: EventRuntime, plugin: string, type: string, handler: number, ops: SessionOps) {
