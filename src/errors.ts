@@ -50,6 +50,11 @@ export const ErrorTable = {
   GSF_ERR_BODY_TOO_LARGE: http(413, 'request body exceeds %s bytes'),
   GSF_ERR_URI_TOO_LONG: http(414, 'request path exceeds %s bytes'),
   GSF_ERR_INTERNAL: http(500, 'internal error: %s'),
+  // Plugin hot reload (POST /v1/plugins/reload, /v1/plugins/{name}/reload, SIGHUP, --watch).
+  GSF_ERR_PLUGIN_NOT_FOUND: http(404, "no plugin named '%s' (running: %s)"),
+  GSF_ERR_RELOAD_RUNNING: http(409, 'a reload of %s is running; ask again when it has finished'),
+  GSF_ERR_RELOAD_FAILED: http(422, 'reload of %s refused, the running version keeps serving: %s'),
+  GSF_ERR_RELOAD_UNAVAILABLE: http(503, 'plugin reload is unavailable: %s'),
   // Object model: declarations (at start), values and calls (in handlers), storage.
   GSF_ERR_OBJECT_SCHEMA: at('start', '%s'),
   GSF_ERR_OBJECT_VALUE: at('plugin', '%s'),

@@ -309,7 +309,11 @@ function runOne(i: number, queueMs: number, start: number): number {
   const kind = meta[m + T_KIND]!;
   const ev = new Running(runtime, meta[m + T_ID]!, meta[m + T_TAG]!, kind, meta[m + T_SESSION]!, lastName, nameId);
   if (!entry) {
-    log.error(`GSF_ERR_UNKNOWN_EVENT: event_name=${ev.name}, event_id=${ev.id}: no handler on this worker`);
+    // Its handler is gone (a plugin reload removed it after the event was queued): dropped,
+    // counted, and logged at most 10 times per second per event name.
+    core.counterIncrease('engine', 'events_unknown_handler', 1);
+    failureLines.error(ev.name, `GSF_ERR_UNKNOWN_EVENT: event_name=${ev.name}, event_id=${ev.id}, event_tag=${ev.tag}: `
+      + `no handler '${nameOfId(handlerId)}' on this event thread; the event is dropped`);
     timings[t + F_FLAGS] = FLAG_NOT_RUN;
     return 0;
   }

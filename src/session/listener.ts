@@ -239,6 +239,17 @@ export class SessionListener implements OutboundTarget {
     this.stage.add(d.id, nameId, bytes);
   }
 
+  /**
+   * Forgets which message types are handled (a plugin reload changed them): the next frame
+   * of each type looks it up again. Frames already queued keep the name they were given; the
+   * worker that runs them looks the type up in its own handlers.
+   */
+  forgetTypes(): void {
+    this.typeIds.clear();
+    this.lastType = new Uint8Array(0);
+    this.lastTypeId = -1;
+  }
+
   private isLastType(bytes: Uint8Array, start: number, end: number): boolean {
     const last = this.lastType;
     if (end - start !== last.length) return false;
