@@ -18,6 +18,7 @@ import type { WorkerInit } from './events/types.ts';
 import { startObjectStore, type ObjectStore } from './objects/store.ts';
 import { PluginReloader, type ReloadOutcome } from './plugins/reload.ts';
 import { registerPluginRoutes } from './api/plugins.ts';
+import type { PluginSource } from './plugins/reload-source.ts';
 
 export interface StartOptions {
   /** Path of a MANIFEST.json. */
@@ -146,6 +147,11 @@ export class GsfServer {
   reloadPlugins(names: readonly string[] | null = null, force = false): Promise<ReloadOutcome> {
     if (this.reloader === null || this.stopped !== null) return Promise.reject(gsfError('GSF_ERR_RELOAD_UNAVAILABLE', 'the server is not running'));
     return this.reloader.reload(names, force);
+  }
+
+  /** The running plugins' sources (the `--watch` file watcher). */
+  pluginSources(): PluginSource[] {
+    return this.reloader?.sources() ?? [];
   }
 
   /** Reloads every changed plugin for a signal or a file watcher, logging the outcome. */

@@ -130,6 +130,11 @@ export class PluginReloader {
     });
   }
 
+  /** Where the running plugins' files are (`--watch`). */
+  sources(): PluginSource[] {
+    return [...this.records.values()].map((r) => r.source);
+  }
+
   /** Stops taking reloads (the server stops) and deletes the library copies. */
   stop(): void {
     this.stopped = true;
