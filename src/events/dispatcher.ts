@@ -330,8 +330,9 @@ export class Dispatcher {
       if (!this.closing) await hooks.beforeSwap?.();
       if (this.closing) throw gsfError('GSF_ERR_SHUTTING_DOWN', 'replacing the event threads');
     } catch (err) {
-      await pool.destroy();
-      throw err;
+      // close() may have ended it already.
+      await pool.destroy().catch(() => undefined);
+      throw this.closing ? gsfError('GSF_ERR_SHUTTING_DOWN', 'replacing the event threads') : err;
     } finally {
       this.warming = null;
     }

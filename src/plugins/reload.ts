@@ -283,6 +283,8 @@ export class PluginReloader {
           thread.log.error(`plugin reload: timer '${t.event}' of plugin '${record.name}' not started: ${describeError(err)}`);
         }
       }
+      const loaded = thread.plugins.find((p) => p.name === record.name);
+      if (loaded !== undefined) loaded.version = staged.version;
       Object.assign(record, {
         version: staged.version, hash: a.hash.hash, objectsHash: a.hash.objectsHash, loadFile: a.copy ?? record.loadFile,
         loadedAt: new Date(), reloads: record.reloads + 1,

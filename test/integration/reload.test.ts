@@ -49,6 +49,7 @@ test.serial('a session connected before the reload gets the new reply, new types
     const after = (await get(s, '/v1/plugins/')).body.plugins as Array<Record<string, unknown>>;
     t.like(after[0], { version: '2.0.0', hash: item.hash, source_changed: false, reloads: 1 });
     t.true(s.logs().some((l) => l.includes(`plugin reload: '${PLUGIN}' 1.0.0 -> 2.0.0`)));
+    t.deepEqual((await get(s, '/v1/status')).body.plugins, [{ name: PLUGIN, version: '2.0.0' }]);
   } finally {
     await c.close();
     await s.stop();
