@@ -50,6 +50,8 @@ export interface StagingOwners {
   events: Map<string, string>;
   flags: Map<string, string>;
   messages: Map<string, string>;
+  /** Flags the reloaded plugins define now: free for their new versions. */
+  replacedFlags: ReadonlySet<string>;
 }
 
 /** Owners for staging `targets` (plugin names) against the rest. */
@@ -57,10 +59,11 @@ export function stagingOwners(thread: ThreadContext, targets: ReadonlySet<string
   const without = (m: Map<string, string>): Map<string, string> => new Map([...m].filter(([, p]) => !targets.has(p)));
   const messages = new Map<string, string>();
   for (const [type, entry] of sessionHandlers(thread.runtime).messages) if (!targets.has(entry.plugin)) messages.set(type, entry.plugin);
-  return { events: without(thread.registration.eventOwners), flags: without(thread.registration.flagOwners), messages };
+  const replacedFlags = new Set([...thread.registration.flagOwners].filter(([, p]) => targets.has(p)).map(([f]) => f));
+  return { events: without(thread.registration.eventOwners), flags: without(thread.registration.flagOwners), messages, replacedFlags };
 }
 
-/** A view of `flags` whose `define` stages, and where the plugin's old flags are not there (it defines them again). */
+/** A view of `flags` whose `define` stages, and where the reloaded plugins' flags are not there (they define them again). */
 function stagingFlags(flags: FlagRegistry, old: ReadonlySet<string>, staged: Map<string, StagedFlag>, live: () => boolean): FlagRegistry {
   return new Proxy(flags, {
     get(target, prop) {
@@ -101,9 +104,8 @@ export async function stagePlugin(thread: ThreadContext, name: string, owners: S
   const rt = thread.runtime;
   const handlers: HandlerEntry[] = [];
   const flags = new Map<string, StagedFlag>();
-  const oldFlags = new Set([...thread.registration.flagOwners].filter(([, p]) => p === name).map(([f]) => f));
   let committed = false;
-  const flagsView = stagingFlags(rt.flags, oldFlags, flags, () => committed);
+  const flagsView = stagingFlags(rt.flags, owners.replacedFlags, flags, () => committed);
   const view = new Proxy(rt, {
     get(target, prop, receiver) {
       if (!committed && prop === 'addHandler') {

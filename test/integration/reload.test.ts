@@ -148,6 +148,15 @@ test.serial('the routes: 404 for an unknown plugin, 409 while a reload runs, for
     t.like(done.body, { reloaded: [{ name: PLUGIN, version: '1.0.0', reloads: 1 }], unchanged: [] });
     const listed = await fetch(`http://127.0.0.1:${s.server.api.port}/v1/plugins/reload`, { method: 'DELETE' });
     t.is(listed.status, 405);
+    // Object declarations apply at start only.
+    fs.mkdirSync(path.join(dir, 'objects'));
+    fs.writeFileSync(path.join(dir, 'objects', 'types.json'), '{}');
+    const objects = await post(s, '/v1/plugins/reload');
+    t.is(objects.status, 422);
+    t.like(objects.body, { plugins: [PLUGIN], stage: 'objects' });
+    t.regex(objects.body.message as string, /its object declarations \(objects\/\*\.json\) changed, and they take effect at start only: restart the server to apply them$/);
+    fs.rmSync(path.join(dir, 'objects'), { recursive: true });
+    t.like(await post(s, '/v1/plugins/reload'), { status: 200, body: { reloaded: [], unchanged: [PLUGIN] } });
   } finally {
     await s.stop();
   }
