@@ -17,4 +17,18 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  {
+    // Layers point one way: the event system knows nothing of the features built on it
+    // (sessions, objects, the API service, authentication, plugins' APIs); they plug into it
+    // through the hooks typed in src/events/types.ts.
+    files: ['src/events/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{
+          group: ['**/session/**', '**/objects/**', '**/api/**', '**/auth/**', '**/plugins/**', '**/cluster/**', '**/console/**'],
+          message: 'src/events/ must not import the features built on it; give the runtime a hook they register instead.',
+        }],
+      }],
+    },
+  },
 );

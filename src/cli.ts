@@ -52,8 +52,11 @@ async function start(args: string[]): Promise<void> {
     stopping = true;
     stopWatching();
     server.thread.log.info(`${signal} received: stopping`);
-    server.stop().then(() => {
+    server.stop().then(async () => {
       server.thread.log.info('stopped');
+      // An event thread abandoned in native code would hold Node's exit forever (it joins threads).
+      const { native } = await import('./native.ts');
+      if ((native.counterValue('engine', 'event_threads_abandoned') ?? 0) > 0) native.exitNow(0);
       process.exit(0);
     }, (err: unknown) => {
       process.stderr.write(`gsf: stop failed: ${describeError(err)}\n`);
@@ -71,7 +74,7 @@ async function main(argv: string[]): Promise<void> {
       await start(rest);
       break;
     case 'authenticator': {
-      const { runAuthenticator, DEFAULT_AGENT_MANIFEST } = await import('./auth/command.ts');
+      const { runAuthenticator, DEFAULT_AGENT_MANIFEST } = await import('./auth/agent/command.ts');
       await runAuthenticator(option(rest, '--manifest') ?? DEFAULT_AGENT_MANIFEST);
       break;
     }

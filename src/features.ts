@@ -11,7 +11,7 @@ import type { ApiServer } from './api/server.ts';
 import { dashboardFeature } from './api/dashboard.ts';
 import { apiFeature } from './api/feature.ts';
 import { sessionFeature } from './session/feature.ts';
-import { authFeature } from './auth/feature.ts';
+import { authFeature } from './auth/client/feature.ts';
 
 export interface FeatureContext {
   manifest: Manifest;

@@ -24,7 +24,7 @@ export { startServer, GsfServer, type StartOptions } from './server.ts';
 
 // Authentication (`api.auth`): request and response records, and the per-platform key functions
 // that turn what a game client sent into a request's authentication key (SPEC 2.2).
-export type { AuthApi } from './auth/plugin-api.ts';
+export type { AuthApi } from './auth/client/plugin-api.ts';
 export type {
   AuthenticationRequest, AuthenticationResponse, PersonalInfoRequest, PersonalInfoResponse, PlayerAccount,
   PlatformType, AuthCallbackPayload, AgentAnswer,
@@ -33,7 +33,7 @@ export { AuthResult } from './auth/types.ts';
 export {
   authenticationRequest, makeTestAuthenticationKey, makeIpAddressAuthenticationKey, makeSocialnetAuthenticationKey,
   makeMicroblogAuthenticationKey,
-} from './auth/keys.ts';
+} from './auth/client/keys.ts';
 
 // Client sessions (`api.sessions`) and accounts (`api.accounts`); the wire protocol's codes.
 // The client SDK is its own entry point: `import { GsfClient } from 'gsf/sdk'`.

@@ -265,6 +265,11 @@ export interface NativeCore {
    * unstarted events and abandons its parked ones. Null if that event is no longer running there.
    */
   timeoutSlot(slot: number, eventId: number): TimeoutOutcome | null;
+  /**
+   * Ends the process at once with `code`, without joining threads (Node's exit joins every
+   * worker thread, and one stuck in native code never returns). For a server that stopped.
+   */
+  exitNow(code: number): never;
 
   // ---- wake-up and timers ------------------------------------------------------
   /** Sets (or clears with null) the main-thread function called when work may be ready. */
@@ -312,9 +317,6 @@ export interface NativeCore {
   profilerReset(): void;
   /** True while a reset is in progress (`event/profiling/reset`). */
   profilerResetting(): boolean;
-  /** Records one sample directly (seconds). Used by `complete` internally and by tests. */
-  profilerRecord(nameId: number, queueSec: number, handlerSec: number, ioWaitSec: number, rollbacks: number): void;
-  profilerRecordTimeout(nameId: number): void;
   profilerSummary(): ProfileSummary;
   profilerEvent(name: string): ProfileEvent | null;
   profilerAll(order: ProfileOrderValue): Array<[string, ProfileEvent]>;

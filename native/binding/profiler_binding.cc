@@ -78,22 +78,6 @@ double FiniteArg(const Napi::CallbackInfo& info, size_t i, const char* what) {
   return v;
 }
 
-Napi::Value ProfilerRecord(const Napi::CallbackInfo& info) {
-  ProfileSample s;
-  s.name_id = IdArg(info, 0, "nameId");
-  s.queue_sec = FiniteArg(info, 1, "queueSec");
-  s.handler_sec = FiniteArg(info, 2, "handlerSec");
-  s.io_wait_sec = FiniteArg(info, 3, "ioWaitSec");
-  s.rollbacks = FiniteArg(info, 4, "rollbacks");
-  ProcessRuntime().profiler.Record(s);
-  return info.Env().Undefined();
-}
-
-Napi::Value ProfilerRecordTimeout(const Napi::CallbackInfo& info) {
-  ProcessRuntime().profiler.RecordTimeout(IdArg(info, 0, "nameId"));
-  return info.Env().Undefined();
-}
-
 Napi::Value ProfilerSummary(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   SummaryView v = ProcessRuntime().profiler.Summary();
@@ -174,8 +158,6 @@ void ProfilerBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<ProfilerEnabled>(env, exports, "profilerEnabled");
   Export<ProfilerReset>(env, exports, "profilerReset");
   Export<ProfilerResetting>(env, exports, "profilerResetting");
-  Export<ProfilerRecord>(env, exports, "profilerRecord");
-  Export<ProfilerRecordTimeout>(env, exports, "profilerRecordTimeout");
   Export<ProfilerSummary>(env, exports, "profilerSummary");
   Export<ProfilerEvent>(env, exports, "profilerEvent");
   Export<ProfilerAll>(env, exports, "profilerAll");

@@ -1,3 +1,6 @@
+#include <cstdio>
+#include <cstdlib>
+
 #include "../core/runtime.h"
 #include "bindings.h"
 #include "boundary.h"
@@ -83,6 +86,14 @@ Napi::Value TimeoutSlot(const Napi::CallbackInfo& info) {
   return o;
 }
 
+// Ends the process at once, without joining threads: Node's own exit joins every worker thread,
+// and one stuck in native code never returns. Only for a server that has stopped cleanly.
+Napi::Value ExitNow(const Napi::CallbackInfo& info) {
+  int code = static_cast<int>(IntegerArg(info, 0, "code", 0, 255));
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+
 }  // namespace
 
 void WorkerSlotsBinding::Init(Napi::Env env, Napi::Object exports) {
@@ -92,6 +103,7 @@ void WorkerSlotsBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<SlotRetireThread>(env, exports, "slotRetireThread");
   Export<SlotsRunning>(env, exports, "slotsRunning");
   Export<TimeoutSlot>(env, exports, "timeoutSlot");
+  Export<ExitNow>(env, exports, "exitNow");
 }
 
 }  // namespace gsf::binding

@@ -24,9 +24,20 @@ bool Caller(gsf_type_call call, bool outside_ok, CallState** s, gsf_type_status*
 }
 
 // The handler id of an event native code may target, or 0 (with the failure noted).
+// Whether the plugin whose init is running registers `event` itself (its handlers are pending
+// until init returns, and are known to every thread right after).
+bool OwnPendingEvent(const CallState* s, std::string_view event) {
+  if (s == nullptr || !s->init || s->plugin == nullptr) return false;
+  for (const NativeHandler& h : s->plugin->pending) {
+    if (!h.message && h.name == event) return true;
+  }
+  return false;
+}
+
 uint32_t TargetEvent(CallState* s, const char* what, std::string_view event, gsf_type_status* status) {
   uint32_t id = ValidName(event) ? Host().runtime().names.Find(event) : 0;
-  if (id == 0 || !Host().KnowsEvent(id)) {
+  if (id == 0 && OwnPendingEvent(s, event)) id = Host().runtime().names.Intern(event);
+  if (id == 0 || !(Host().KnowsEvent(id) || OwnPendingEvent(s, event))) {
     *status = Note(s, GSF_STATUS_NOT_FOUND, std::string(what) + ": no plugin registers an event named '" + std::string(event) + "'");
     return 0;
   }

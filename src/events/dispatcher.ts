@@ -40,6 +40,10 @@ interface TaskEntry {
 
 /** How long `close` waits for serve tasks to end before it ends their threads. */
 const CLOSE_WAIT_MS = 2000;
+/** How long `close` waits for threads to end (one stuck in native code never does). */
+const DESTROY_WAIT_MS = 3000;
+/** How long a thread ended for a timeout may take to exit before it counts as abandoned. */
+const ABANDON_AFTER_MS = 5000;
 
 /** What a pool replacement runs around its switch (see `replacePool`). */
 export interface SwapHooks {
@@ -83,6 +87,8 @@ export class Dispatcher {
   /** Channels opened before their feature started listening (workers load before features start). */
   private readonly waitingChannels: ChannelHello[] = [];
   private readonly endHooks = new Set<WorkerEndHooks>();
+  /** Threads ended for a timeout that have not exited yet. */
+  private readonly ending = new Set<number>();
   /**
    * Totals since start, for diagnostics and tests: serve tasks started, events that ran and
    * failed (counted by the workers as they go, in `engine/events_run` and `engine/events_failed`),
@@ -112,8 +118,10 @@ export class Dispatcher {
     native.counterUpdate('engine', 'events_abandoned', 0, false, 'Awaiting events that never finished: their event thread was ended');
     native.counterUpdate('engine', 'events_run', 0, false, 'Events whose handler ran to its end (failed ones included)');
     native.counterUpdate('engine', 'events_failed', 0, false, 'Events whose handler threw or rejected');
-    native.counterUpdate('engine', 'events_unknown_handler', 0, false,
-      'Events that ran with no handler on their event thread (the handler was removed by a plugin reload)');
+    native.counterUpdate('engine', 'event_threads_ended', 0, false, 'Event threads ended because an event held them past its timeout');
+    native.counterUpdate('engine', 'event_threads_abandoned', 0, false, 'Ended event threads that never exited (stuck in native code)');
+    native.counterUpdate('engine', 'events_unknown', 0, false,
+      'Events that came to an event thread with no handler of their name (removed by a plugin reload after they were queued)');
     this.epoch = nextEpoch();
     this.pool = this.createPool(this.threads, this.init);
     native.setWakeCallback(() => this.fireTimers());
@@ -143,9 +151,27 @@ export class Dispatcher {
     return this.threads;
   }
 
-  /** Task entry of a running serve task (the watchdog aborts a stuck one). */
+  /** Task entry of a running serve task. */
   task(taskId: number): TaskEntry | undefined {
     return this.tasks.get(taskId);
+  }
+
+  /**
+   * Ends the thread of a serve task whose event holds it past its timeout (only ending the
+   * thread stops a handler stuck in JavaScript). A thread stuck in native code cannot be
+   * stopped: if it has not exited after `ABANDON_AFTER_MS` it is counted as abandoned
+   * (`engine/event_threads_abandoned`) and left to run; a new worker has taken its place.
+   */
+  endThreadFor(taskId: number, threadId: number): void {
+    this.tasks.get(taskId)?.abort.abort();
+    native.counterIncrease('engine', 'event_threads_ended', 1);
+    this.ending.add(threadId);
+    setTimeout(() => {
+      if (!this.ending.delete(threadId)) return;
+      native.counterIncrease('engine', 'event_threads_abandoned', 1);
+      this.thread.log.error(`event thread ${threadId} did not end ${ABANDON_AFTER_MS} ms after its event timed out ` +
+        '(stuck in native code?): abandoned; a new event thread serves in its place');
+    }, ABANDON_AFTER_MS).unref();
   }
 
   /** Routes the channel a worker opens under `name` to `listener` (one listener per name). */
@@ -216,6 +242,7 @@ export class Dispatcher {
 
   /** A worker thread is gone: its claim goes back to the queue, its awaiting events are abandoned. */
   private released(threadId: number): void {
+    this.ending.delete(threadId);
     const result = this.endWorker(threadId, () => native.slotReleaseThread(threadId), (r) => r.requeued >= 0);
     this.reportAbandoned(result.abandoned);
     if (result.requeued > 0 || result.abandoned.length > 0) workReady();
@@ -391,6 +418,11 @@ export class Dispatcher {
     const pools = [this.pool, this.warming, ...this.retiring].filter((p): p is Piscina => p !== null);
     this.pool = null;
     for (const hello of this.waitingChannels.splice(0)) hello.port.close();
-    await Promise.all(pools.map((p) => p.destroy()));
+    // A thread stuck in native code never exits: the stop goes on without it (the process exit ends it).
+    const destroyed = Promise.all(pools.map((p) => p.destroy())).then(() => true);
+    const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), DESTROY_WAIT_MS).unref());
+    if (!await Promise.race([destroyed, timeout])) {
+      this.thread.log.error(`event threads did not end within ${DESTROY_WAIT_MS} ms (stuck in native code?): stopping without them`);
+    }
   }
 }

@@ -20,6 +20,21 @@ export interface HandlerEntry {
   fn: EventHandler;
   /** An `async function`: it runs inside the event's async context (see `EventRuntime.current`). */
   async: boolean;
+  /** It takes its payload as the raw msgpack bytes (native handlers decode it themselves). */
+  rawPayload: boolean;
+}
+
+/** Handlers that take their payload as raw msgpack bytes, not decoded (see `takesRawPayload`). */
+const rawPayloadHandlers = new WeakSet<object>();
+
+/**
+ * Marks a handler that takes its payload as the raw msgpack bytes (`Uint8Array | null`, valid
+ * during the call): a native plugin's handler, which decodes it itself, so the payload is not
+ * decoded and encoded again on the way.
+ */
+export function takesRawPayload<F extends object>(fn: F): F {
+  rawPayloadHandlers.add(fn);
+  return fn;
 }
 
 /** Whether `fn` is declared `async` (its awaits then keep the event as their context). */
@@ -138,7 +153,7 @@ export class EventRuntime {
 
   /** Adds a named event; duplicates are reported by the plugin loader before this. */
   addHandler(plugin: string, event: string, fn: EventHandler): void {
-    const entry: HandlerEntry = { plugin, event, id: intern(event), fn, async: isAsyncFunction(fn) };
+    const entry: HandlerEntry = { plugin, event, id: intern(event), fn, async: isAsyncFunction(fn), rawPayload: rawPayloadHandlers.has(fn) };
     this.handlers.set(event, entry);
     this.handlersById.set(entry.id, entry);
   }

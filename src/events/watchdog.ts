@@ -104,7 +104,7 @@ export class Watchdog {
   private timeOut(s: SlotState): void {
     const outcome = this.dispatcher.endWorker(s.threadId, () => native.timeoutSlot(s.slot, s.eventId), (r) => r !== null);
     if (outcome === null) return;
-    this.dispatcher.task(s.taskId)?.abort.abort();
+    this.dispatcher.endThreadFor(s.taskId, s.threadId);
     this.dispatcher.reportAbandoned(outcome.abandoned);
     this.timedOut(s, outcome);
     workReady();
@@ -121,6 +121,8 @@ export class Watchdog {
 
   private timedOut(s: SlotState, outcome: TimeoutOutcome): void {
     this.timeouts++;
+    // A native handler of this event that is still running may not reply, send or invoke any more.
+    native.pluginRevokeEvent(s.eventId);
     const name = native.nameOf(outcome.nameId || s.nameId);
     this.thread.log.error(`Event timeout: event_name=${name}, event_id=${s.eventId}, event_tag=${s.tag}`);
     const dropped = outcome.dropped;

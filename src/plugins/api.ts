@@ -13,7 +13,7 @@ import { namedTag, randomTag, TIMER_TAG } from '../events/tags.ts';
 import type { FlagSpec, PluginApi, TimerOptions } from './types.ts';
 import { counterRegistry, type CounterCallback } from '../counters/registry.ts';
 import { createAccountApi, createSessionApi } from '../session/plugin-api.ts';
-import { createAuthApi } from '../auth/plugin-api.ts';
+import { createAuthApi } from '../auth/client/plugin-api.ts';
 import { createObjectsApi } from '../objects/plugin-api.ts';
 import type { CounterMonitor } from '../counters/monitor.ts';
 

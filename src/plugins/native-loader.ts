@@ -15,8 +15,7 @@ import {
   native, ContextCell, EffectKind, EventKind, NATIVE_STATUS_NAMES, NativeStatus, type NativeCallOutcome,
 } from '../native.ts';
 import { GsfError, gsfError } from '../errors.ts';
-import { encodePayload } from '../events/codec.ts';
-import { intern, type EventRuntime } from '../events/runtime.ts';
+import { intern, takesRawPayload, type EventRuntime } from '../events/runtime.ts';
 import type { EventContext, NetworkFrame } from '../events/types.ts';
 import type { Logger } from '../log/logger.ts';
 import { DecodeError, decodeFrame, sessionCodec } from '../session/codec.ts';
@@ -105,13 +104,12 @@ function setContext(ctx: EventContext, nameId: number): Float64Array {
 }
 
 function eventHandler(plugin: string, event: string, handler: number, ops: SessionOps, log: Logger) {
-  return (payload: unknown, ctx: EventContext): void => {
-    // Payloads are decoded by the worker before handlers see them: encoded again for the call.
-    const bytes = payload === undefined ? null : encodePayload(payload);
+  // The worker hands the payload over as it was queued (msgpack bytes): the call is direct.
+  return takesRawPayload((bytes: Uint8Array | null, ctx: EventContext): void => {
     setContext(ctx, intern(ctx.name));
     const r = native.pluginCallEvent(handler, bytes);
     if (r !== null) finish(r, ctx.sessionId ?? 0, plugin, 'event', event, ops, log);
-  };
+  });
 }
 
 function messageHandler(plugin: string, type: string, handler: number, ops: SessionOps, log: Logger) {

@@ -15,7 +15,7 @@ import type { ArgValue } from '../config/manifest.ts';
 import type { ArgSpec } from '../config/schema.ts';
 import type { FlagRegistry } from '../config/flags.ts';
 import { counterRegistry } from '../counters/registry.ts';
-import { intern, isAsyncFunction, type EventRuntime, type HandlerEntry } from '../events/runtime.ts';
+import { EventRuntime, type HandlerEntry } from '../events/runtime.ts';
 import type { EventHandler } from '../events/types.ts';
 import { sessionHandlers, type SessionHandlers } from '../session/message-event.ts';
 import type { ThreadContext } from '../thread-context.ts';
@@ -103,6 +103,8 @@ export async function stagePlugin(thread: ThreadContext, name: string, owners: S
   load: (rt: EventRuntime) => PluginDefinition | Promise<PluginDefinition>): Promise<StagedPlugin> {
   const rt = thread.runtime;
   const handlers: HandlerEntry[] = [];
+  // Entries are made by a runtime of their own, exactly as the live one makes them.
+  const scratch = new EventRuntime(rt.role, rt.flags, rt.log);
   const flags = new Map<string, StagedFlag>();
   let committed = false;
   const flagsView = stagingFlags(rt.flags, owners.replacedFlags, flags, () => committed);
@@ -110,7 +112,8 @@ export async function stagePlugin(thread: ThreadContext, name: string, owners: S
     get(target, prop, receiver) {
       if (!committed && prop === 'addHandler') {
         return (plugin: string, event: string, fn: EventHandler): void => {
-          handlers.push({ plugin, event, id: intern(event), fn, async: isAsyncFunction(fn) });
+          scratch.addHandler(plugin, event, fn);
+          handlers.push(scratch.handlers.get(event)!);
         };
       }
       if (prop === 'flags') return flagsView;

@@ -8,7 +8,7 @@ import type { Logger } from '../log/logger.ts';
 import type { CounterCallback } from '../counters/registry.ts';
 import type { EventHandler, InvokeOptions, TimeoutHandler } from '../events/types.ts';
 import type { AccountApi, SessionApi } from '../session/types.ts';
-import type { AuthApi } from '../auth/plugin-api.ts';
+import type { AuthApi } from '../auth/client/plugin-api.ts';
 import type { ObjectsApi } from '../objects/types.ts';
 
 export interface PluginDefinition {

@@ -257,10 +257,16 @@ function intLength(head: number): number {
  */
 export function decodeCanonicalMsgpack(frame: NetworkFrame, type: string): Envelope | null {
   const { bytes, start, end } = frame;
-  const keys = bytes[start];
+  // The map header: fixmap, or map16 as msgpackr writes it; then `a4 "type"` (checked by the main thread).
+  let keys = bytes[start]!;
+  let head = 1;
+  if (keys === 0xde && bytes[start + 1] === 0) {
+    keys = 0x80 + bytes[start + 2]!;
+    head = 3;
+  }
   if (keys !== 0x82 && keys !== 0x83) return null;
-  const typeHead = bytes[start + 6]!;
-  const typeStart = start + 6 + (typeHead === 0xd9 ? 2 : 1);
+  const typeHead = bytes[start + head + 5]!;
+  const typeStart = start + head + 5 + (typeHead === 0xd9 ? 2 : 1);
   const bodyStart = typeStart + type.length + 5;
   // `a4 "body"` after the type string (its bytes were matched by the main thread).
   if (bytes[bodyStart - 5] !== 0xa4 || bytes[bodyStart - 4] !== 0x62 || bytes[bodyStart - 3] !== 0x6f
@@ -332,7 +338,47 @@ export function encodeFrame(codec: CodecName, type: string, body: unknown, id?: 
  */
 export function encodeFrameTransient(codec: CodecName, type: string, body: unknown, id?: number): string | Uint8Array {
   if (codec === 'json') return jsonFrame(type, body, id);
-  return packr.pack(id === undefined ? { type, body } : { type, body, id });
+  return msgpackFrame(type, body, id);
+}
+
+/** Per message type, the msgpack bytes of `{type, body:` (a map of 2, and of 3 with an id). */
+const msgpackPrefixes = new Map<string, [Uint8Array, Uint8Array]>();
+// `a2 "id"`: the key of the request id, after the body.
+const ID_KEY_BYTES = Uint8Array.of(0xa2, 0x69, 0x64);
+let scratch = new Uint8Array(4096);
+
+/**
+ * The msgpack bytes of `{type, body, id}` as msgpackr writes the envelope: the type's cached
+ * prefix, then only the body (and the id) are packed. A view of a scratch buffer, valid until
+ * the next call.
+ */
+function msgpackFrame(type: string, body: unknown, id: number | undefined): Uint8Array {
+  let prefixes = msgpackPrefixes.get(type);
+  if (prefixes === undefined) {
+    // The envelope with a nil body, less the nil: what every frame of this type starts with.
+    const two = packr.pack({ type, body: null });
+    const three = packr.pack({ type, body: null, id: 0 });
+    prefixes = [two.slice(0, two.length - 1), three.slice(0, three.length - 1 - ID_KEY_BYTES.length - 1)];
+    if (msgpackPrefixes.size < MAX_JSON_PREFIXES) msgpackPrefixes.set(type, prefixes);
+  }
+  const prefix = prefixes[id === undefined ? 0 : 1];
+  const packed = packr.pack(body);
+  let size = prefix.length + packed.length;
+  if (size > scratch.length) scratch = new Uint8Array(Math.max(size, scratch.length * 2));
+  scratch.set(prefix, 0);
+  scratch.set(packed, prefix.length);
+  if (id !== undefined) {
+    const idBytes = packr.pack(id);
+    if (size + 3 + idBytes.length > scratch.length) {
+      const grown = new Uint8Array((size + 3 + idBytes.length) * 2);
+      grown.set(scratch.subarray(0, size));
+      scratch = grown;
+    }
+    scratch.set(ID_KEY_BYTES, size);
+    scratch.set(idBytes, size + 3);
+    size += 3 + idBytes.length;
+  }
+  return scratch.subarray(0, size);
 }
 
 /** Text of a frame for logging. */

@@ -123,7 +123,7 @@ export const sessionFeature: Feature = {
     thread.declarations.timeoutHandlers.push(timeoutEntry);
 
     // A plugin reload changes which message types are served, at its switch.
-    const unhookReload = onPluginSwap(() => listener.forgetTypes());
+    const unhookReload = onPluginSwap(() => listener.types.forget());
     await listener.listen();
     setOutboundListening(true);
     maintenance.start(m.under_maintenance as boolean);

@@ -19,11 +19,13 @@ import { intern } from '../events/runtime.ts';
 import { randomTag } from '../events/tags.ts';
 import { encodePayload } from '../events/codec.ts';
 import type { ThreadContext } from '../thread-context.ts';
-import { DecodeError, decodeFrame, encodeFrame, peekTypeSpan, TYPE_SPAN, typeText, withCodecBit } from './codec.ts';
+import { DecodeError, decodeFrame, encodeFrame, peekTypeSpan, TYPE_SPAN, withCodecBit } from './codec.ts';
 import { logSessionMessage } from './message-log.ts';
 import { CLOSED_EVENT, MESSAGE_EVENT, OPENED_EVENT, sessionHandlers, type SessionHandlers } from './message-event.ts';
 import type { OutboundTarget } from './outbound-reader.ts';
 import { PushStage } from './push-stage.ts';
+import { SessionGroups } from './groups.ts';
+import { MessageTypes } from './message-types.ts';
 import { closeReason, CODECS, CloseCode, EngineType, ProtocolError, type CodecName, type ProtocolErrorBody } from './protocol.ts';
 import { checkClientVersion } from './version-gate.ts';
 import type { SessionClosedInfo, SessionOpenedInfo } from './types.ts';
@@ -56,8 +58,6 @@ interface SessionData {
  */
 type Socket = uWS.WebSocket<SessionData> & { session?: SessionData };
 
-/** How many message types (handled or not) the listener remembers by name. */
-const MAX_REMEMBERED_TYPES = 4096;
 
 /** Counts for tests and diagnostics. */
 export interface SessionStats {
@@ -85,17 +85,14 @@ export class SessionListener implements OutboundTarget {
   private readonly app = uWS.App();
   private readonly sessions = new Map<number, SessionData>();
   /** Members of each group (sessions join and leave through plugin code). */
-  private readonly groups = new Map<string, Set<SessionData>>();
+  private readonly groups = new SessionGroups<SessionData>();
   private listening: Listening | null = null;
   private readonly handlers: SessionHandlers;
   private readonly messageHandlerId: number;
   private readonly stage: PushStage;
   private readonly messageNameId: number;
-  /** nameId per known message type, -1 for types no plugin handles. */
-  private readonly typeIds = new Map<string, number>();
-  /** The last handled type seen, as bytes, and its nameId: a repeat needs no string or map lookup. */
-  private lastType = new Uint8Array(0);
-  private lastTypeId = -1;
+  /** The event name id of each message type plugins handle. */
+  readonly types: MessageTypes;
   private logLevel: number;
   /** Maintenance gate, set by the maintenance feature; null: off. */
   maintenanceFrame: ((codec: CodecName) => string | Uint8Array) | null = null;
@@ -104,6 +101,7 @@ export class SessionListener implements OutboundTarget {
 
   constructor(private readonly thread: ThreadContext, private readonly options: SessionServiceOptions) {
     this.handlers = sessionHandlers(thread.runtime);
+    this.types = new MessageTypes((type) => this.handlers.messages.has(type));
     this.messageHandlerId = intern(MESSAGE_EVENT);
     this.messageNameId = intern(MESSAGE_EVENT);
     this.stage = new PushStage(this.messageHandlerId);
@@ -221,47 +219,13 @@ export class SessionListener implements OutboundTarget {
       return;
     }
     if (span >= 0) {
-      const start = span % TYPE_SPAN;
-      const end = Math.floor(span / TYPE_SPAN);
-      if (this.isLastType(bytes, start, end)) {
-        nameId = this.lastTypeId;
-      } else {
-        const type = typeText(bytes, start, end);
-        nameId = this.typeIds.get(type) ?? this.learnType(type);
-        if (nameId < 0) {
-          this.unknownType(ws, d, bytes, type);
-          return;
-        }
-        this.lastType = bytes.slice(start, end);
-        this.lastTypeId = nameId;
+      nameId = this.types.idOf(bytes, span % TYPE_SPAN, Math.floor(span / TYPE_SPAN));
+      if (nameId < 0) {
+        this.unknownType(ws, d, bytes, this.types.unknown);
+        return;
       }
     }
     this.stage.add(d.id, nameId, bytes);
-  }
-
-  /**
-   * Forgets which message types are handled (a plugin reload changed them): the next frame
-   * of each type looks it up again. Frames already queued keep the name they were given; the
-   * worker that runs them looks the type up in its own handlers.
-   */
-  forgetTypes(): void {
-    this.typeIds.clear();
-    this.lastType = new Uint8Array(0);
-    this.lastTypeId = -1;
-  }
-
-  private isLastType(bytes: Uint8Array, start: number, end: number): boolean {
-    const last = this.lastType;
-    if (end - start !== last.length) return false;
-    for (let i = 0; i < last.length; i++) if (bytes[start + i] !== last[i]) return false;
-    return true;
-  }
-
-  private learnType(type: string): number {
-    const id = !type.startsWith('_') && this.handlers.messages.has(type) ? intern(type) : -1;
-    // Handled types are few; unknown ones come from clients and are remembered only up to a bound.
-    if (id >= 0 || this.typeIds.size < MAX_REMEMBERED_TYPES) this.typeIds.set(type, id);
-    return id;
   }
 
   private unknownType(ws: Socket, d: SessionData, bytes: Uint8Array, type: string): void {
@@ -308,10 +272,7 @@ export class SessionListener implements OutboundTarget {
     if (!d.open) return;
     d.open = false;
     this.sessions.delete(d.id);
-    if (d.groups !== null) {
-      for (const g of d.groups) this.leaveGroup(d, g);
-      d.groups = null;
-    }
+    this.groups.leaveAll(d);
     this.stats.closed++;
     this.publishCount();
     const account = this.onSessionClosed(d.id);
@@ -425,21 +386,8 @@ export class SessionListener implements OutboundTarget {
   group(sessionId: number, group: string, join: boolean): void {
     const d = this.sessions.get(sessionId);
     if (d === undefined) return;
-    if (join) {
-      let members = this.groups.get(group);
-      if (members === undefined) this.groups.set(group, members = new Set());
-      members.add(d);
-      (d.groups ??= new Set()).add(group);
-    } else if (d.groups?.delete(group)) {
-      this.leaveGroup(d, group);
-    }
-  }
-
-  private leaveGroup(d: SessionData, group: string): void {
-    const members = this.groups.get(group);
-    if (members === undefined) return;
-    members.delete(d);
-    if (members.size === 0) this.groups.delete(group);
+    if (join) this.groups.join(d, group);
+    else this.groups.leave(d, group);
   }
 
   /**
@@ -447,14 +395,13 @@ export class SessionListener implements OutboundTarget {
    * same backpressure rule as any other frame.
    */
   publish(group: string, json: Uint8Array, msgpack: Uint8Array): void {
-    const members = this.groups.get(group);
-    if (this.logLevel > 0) this.thread.log.info(`session publish: group=${group}, members=${members?.size ?? 0}`);
-    if (members === undefined) return;
-    for (const d of [...members]) this.sendFrame(d.ws!, d, d.codec === 'json' ? json : msgpack, d.codec === 'msgpack');
+    const members = this.groups.of(group);
+    if (this.logLevel > 0) this.thread.log.info(`session publish: group=${group}, members=${members.length}`);
+    for (const d of members) this.sendFrame(d.ws!, d, d.codec === 'json' ? json : msgpack, d.codec === 'msgpack');
   }
 
   /** Members of a group now (tests and diagnostics). */
   groupSize(group: string): number {
-    return this.groups.get(group)?.size ?? 0;
+    return this.groups.size(group);
   }
 }

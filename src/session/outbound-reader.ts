@@ -64,7 +64,12 @@ export class OutboundReader implements WorkerEndHooks {
   private readonly early = new Map<number, Batch>();
   private gapTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly target: OutboundTarget, private readonly gapMs = 50) {}
+  /**
+   * `gapMs`: how long a flush waits for its predecessor before it goes anyway. A worker ended
+   * while it posted has its flush delivered by `recover`, so a gap is only a slow message; the
+   * wait is a safety net, and a skip is logged.
+   */
+  constructor(private readonly target: OutboundTarget, private readonly gapMs = 5000) {}
 
   /** Takes a worker's session-out channel. */
   accept(hello: ChannelHello): void {
@@ -96,6 +101,12 @@ export class OutboundReader implements WorkerEndHooks {
     }
     ring.ended = true;
     this.rings.delete(threadId);
+    // A flush it numbered but may not have posted: delivered in its place (a copy that did arrive
+    // changes nothing, records are applied once by position).
+    const posting = Atomics.load(ring.control, Control.postingSeq) - 1;
+    if (posting >= 0 && posting >= this.expected && !this.early.has(posting)) {
+      this.receive({ seq: posting, ring, end: Atomics.load(ring.control, Control.postingEnd) >>> 0 });
+    }
     this.receive({ seq, ring, end: Atomics.load(ring.control, Control.committed) >>> 0 });
   }
 
@@ -129,7 +140,10 @@ export class OutboundReader implements WorkerEndHooks {
   private skipGap(): void {
     this.gapTimer = null;
     if (this.early.size === 0) return;
-    this.expected = Math.min(...this.early.keys());
+    const next = Math.min(...this.early.keys());
+    this.target.error(`session outbound: flush ${this.expected} never arrived in ${this.gapMs} ms; ` +
+      `applying flush ${next} and those after it`);
+    this.expected = next;
     this.drainEarly();
     if (this.early.size > 0) this.gapTimer = setTimeout(() => this.skipGap(), this.gapMs);
   }

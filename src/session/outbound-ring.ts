@@ -30,6 +30,12 @@ export const Control = {
   consumed: 2,
   /** Data area size in bytes. */
   capacity: 3,
+  /**
+   * The sequence number (plus one; 0: none yet) and end of the flush being posted: written
+   * before the message is posted, so the main thread can deliver it if the worker is ended first.
+   */
+  postingSeq: 4,
+  postingEnd: 5,
 } as const;
 
 export const CONTROL_BYTES = 64;

@@ -9,10 +9,16 @@
 import { MessageChannel, parentPort, threadId, type MessagePort } from 'node:worker_threads';
 import { featureCell } from '../events/wake.ts';
 import type { ChannelHello, HeldEffects, WorkerEffects } from '../events/types.ts';
-import {
-  align8, Control, CONTROL_BYTES, DEFAULT_CAPACITY, distance, FLAG_ALL, FLAG_BINARY, FLAG_JOIN, HEADER_BYTES, RingOp,
-  type OutboundFlush, type RingHello,
-} from './outbound-ring.ts';
+import * as ring from './outbound-ring.ts';
+import type { OutboundFlush, RingHello } from './outbound-ring.ts';
+
+// Local copies: module bindings are getters under the CommonJS transform event workers load
+// with, too slow to read per record.
+const { align8, distance, CONTROL_BYTES, DEFAULT_CAPACITY, FLAG_ALL, FLAG_BINARY, FLAG_JOIN, HEADER_BYTES } = ring;
+const C_COMMITTED = ring.Control.committed, C_POSTED = ring.Control.posted, C_CONSUMED = ring.Control.consumed;
+const C_CAPACITY = ring.Control.capacity, C_POSTING_SEQ = ring.Control.postingSeq, C_POSTING_END = ring.Control.postingEnd;
+const OP_PAD = ring.RingOp.pad, OP_SEND = ring.RingOp.send, OP_CLOSE = ring.RingOp.close, OP_GROUP = ring.RingOp.group;
+const OP_PUBLISH = ring.RingOp.publish, OP_BROADCAST = ring.RingOp.broadcast, OP_INLINE = ring.RingOp.inline;
 
 /** The process-wide flush sequence (shared cell): the main thread applies flushes in its order. */
 const seqCell = featureCell(0);
@@ -83,7 +89,7 @@ export class OutboundWriter implements WorkerEffects {
     this.mask = capacity - 1;
     this.sab = new SharedArrayBuffer(CONTROL_BYTES + capacity);
     this.control = new Int32Array(this.sab, 0, CONTROL_BYTES / 4);
-    Atomics.store(this.control, Control.capacity, capacity);
+    Atomics.store(this.control, C_CAPACITY, capacity);
     this.bytes = new Uint8Array(this.sab, CONTROL_BYTES, capacity);
     this.text = Buffer.from(this.sab, CONTROL_BYTES, capacity) as Utf8Buffer;
     this.f64 = new Float64Array(this.sab, CONTROL_BYTES, capacity / 8);
@@ -105,7 +111,7 @@ export class OutboundWriter implements WorkerEffects {
   // ---- WorkerEffects ------------------------------------------------------------
 
   commit(): void {
-    Atomics.store(this.control, Control.committed, this.write | 0);
+    Atomics.store(this.control, C_COMMITTED, this.write | 0);
   }
 
   flush(): void {
@@ -116,13 +122,16 @@ export class OutboundWriter implements WorkerEffects {
       message.inline = this.inline;
       this.inline = [];
     }
+    // Announced first: if this thread is ended before the post, the main thread posts it for us.
+    Atomics.store(this.control, C_POSTING_END, this.write | 0);
+    Atomics.store(this.control, C_POSTING_SEQ, message.seq + 1);
     this.port.postMessage(message);
     this.posted = this.write;
-    Atomics.store(this.control, Control.posted, this.write | 0);
+    Atomics.store(this.control, C_POSTED, this.write | 0);
   }
 
   hold(event: HeldEffects): void {
-    const start = Atomics.load(this.control, Control.committed) >>> 0;
+    const start = Atomics.load(this.control, C_COMMITTED) >>> 0;
     if (start === this.write) return;
     // The event's records run from its start (committed just before it) to here; none was posted.
     const parts: Uint8Array[] = [];
@@ -132,9 +141,9 @@ export class OutboundWriter implements WorkerEffects {
       const p = pos & this.mask;
       const length = this.i32[p / 4]!;
       const op = this.bytes[p + 4];
-      if (op !== RingOp.pad) {
+      if (op !== OP_PAD) {
         const record = this.bytes.slice(p, p + length);
-        if (op === RingOp.inline) {
+        if (op === OP_INLINE) {
           inline.push(this.inline[this.f64[p / 8 + 2]!]!);
           new Float64Array(record.buffer)[2] = inline.length - 1;
         }
@@ -249,7 +258,7 @@ export class OutboundWriter implements WorkerEffects {
     const f64 = new Float64Array(records.buffer, records.byteOffset, records.byteLength / 8);
     for (let at = 0; at < records.byteLength;) {
       const length = i32[at / 4]!;
-      if (records[at + 4] === RingOp.inline) {
+      if (records[at + 4] === OP_INLINE) {
         this.inline.push(inline[f64[at / 8 + 2]!]!);
         f64[at / 8 + 2] = this.inline.length - 1;
       }
@@ -267,12 +276,12 @@ export class OutboundWriter implements WorkerEffects {
       const p = this.reserve(HEADER_BYTES + frame.length * 3);
       if (p < 0) return this.writeInline((w) => w.writeSend(session, frame));
       const n = this.text.utf8Write(frame, p + HEADER_BYTES, frame.length * 3);
-      this.finish(p, RingOp.send, 0, n, 0, session, HEADER_BYTES + n);
+      this.finish(p, OP_SEND, 0, n, 0, session, HEADER_BYTES + n);
     } else {
       const p = this.reserve(HEADER_BYTES + frame.byteLength);
       if (p < 0) return this.writeInline((w) => w.writeSend(session, frame));
       this.bytes.set(frame, p + HEADER_BYTES);
-      this.finish(p, RingOp.send, FLAG_BINARY, frame.byteLength, 0, session, HEADER_BYTES + frame.byteLength);
+      this.finish(p, OP_SEND, FLAG_BINARY, frame.byteLength, 0, session, HEADER_BYTES + frame.byteLength);
     }
   }
 
@@ -280,14 +289,14 @@ export class OutboundWriter implements WorkerEffects {
     const p = this.reserve(HEADER_BYTES + reason.length * 3);
     if (p < 0) return this.writeInline((w) => w.writeClose(session, code, reason));
     const n = this.text.utf8Write(reason, p + HEADER_BYTES, reason.length * 3);
-    this.finish(p, RingOp.close, 0, n, code, session, HEADER_BYTES + n);
+    this.finish(p, OP_CLOSE, 0, n, code, session, HEADER_BYTES + n);
   }
 
   private writeGroup(session: number, group: string, join: boolean): void {
     const p = this.reserve(HEADER_BYTES + group.length * 3);
     if (p < 0) return this.writeInline((w) => w.writeGroup(session, group, join));
     const n = this.text.utf8Write(group, p + HEADER_BYTES, group.length * 3);
-    this.finish(p, RingOp.group, join ? FLAG_JOIN : 0, n, 0, session, HEADER_BYTES + n);
+    this.finish(p, OP_GROUP, join ? FLAG_JOIN : 0, n, 0, session, HEADER_BYTES + n);
   }
 
   private writePublish(group: string, json: string, msgpack: Uint8Array): void {
@@ -299,7 +308,7 @@ export class OutboundWriter implements WorkerEffects {
     const j = this.text.utf8Write(json, at, json.length * 3);
     at += j;
     this.bytes.set(msgpack, at);
-    this.finish(p, RingOp.publish, 0, g, j, msgpack.byteLength, at + msgpack.byteLength - p);
+    this.finish(p, OP_PUBLISH, 0, g, j, msgpack.byteLength, at + msgpack.byteLength - p);
   }
 
   private writeBroadcast(ids: readonly number[] | null, json: string | null, msgpack: Uint8Array | null): void {
@@ -313,7 +322,7 @@ export class OutboundWriter implements WorkerEffects {
     const j = this.text.utf8Write(jsonText, at, jsonText.length * 3);
     at += j;
     this.bytes.set(packed, at);
-    this.finish(p, RingOp.broadcast, ids === null ? FLAG_ALL : 0, count * 8, j, packed.byteLength, at + packed.byteLength - p);
+    this.finish(p, OP_BROADCAST, ids === null ? FLAG_ALL : 0, count * 8, j, packed.byteLength, at + packed.byteLength - p);
   }
 
   private finish(p: number, op: number, flags: number, len1: number, len2: number, num: number, used: number): void {
@@ -339,11 +348,11 @@ export class OutboundWriter implements WorkerEffects {
     for (;;) {
       const phys = this.write & this.mask;
       const pad = phys + size > this.capacity ? this.capacity - phys : 0;
-      const used = distance(Atomics.load(this.control, Control.consumed) >>> 0, this.write);
+      const used = distance(Atomics.load(this.control, C_CONSUMED) >>> 0, this.write);
       if (used + pad + size <= this.capacity) {
         if (pad > 0) {
           this.i32[phys / 4] = pad;
-          this.bytes[phys + 4] = RingOp.pad;
+          this.bytes[phys + 4] = OP_PAD;
           this.write = (this.write + pad) >>> 0;
         }
         return this.write & this.mask;
@@ -351,7 +360,7 @@ export class OutboundWriter implements WorkerEffects {
       // Full: what is written must reach the main thread before it can make room.
       this.commit();
       this.flush();
-      Atomics.wait(this.control, Control.consumed, Atomics.load(this.control, Control.consumed), 100);
+      Atomics.wait(this.control, C_CONSUMED, Atomics.load(this.control, C_CONSUMED), 100);
     }
   }
 
@@ -364,7 +373,7 @@ export class OutboundWriter implements WorkerEffects {
     const record = new Uint8Array(w.sab, CONTROL_BYTES, w.write).slice();
     this.inline.push(record);
     const p = this.reserve(HEADER_BYTES);
-    this.finish(p, RingOp.inline, 0, 0, 0, this.inline.length - 1, HEADER_BYTES);
+    this.finish(p, OP_INLINE, 0, 0, 0, this.inline.length - 1, HEADER_BYTES);
   }
 }
 

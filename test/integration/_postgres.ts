@@ -18,6 +18,16 @@ export interface TestPostgres {
   stop(): Promise<void>;
 }
 
+/** Whether PostgreSQL's server programs are installed (.ci/run installs them; a bare machine may lack them). */
+export function postgresInstalled(): boolean {
+  try {
+    postgresBin();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The newest installed PostgreSQL's bin folder (Debian: /usr/lib/postgresql/<major>/bin). */
 export function postgresBin(): string {
   const root = '/usr/lib/postgresql';

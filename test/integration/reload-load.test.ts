@@ -84,7 +84,7 @@ test('20,000 messages over 100 sessions during a reload: none lost, none twice, 
     const stats = activeSessions!.listener.stats;
     t.is(stats.protocolErrors, 0);
     t.is(stats.droppedNoSession + stats.droppedBackpressure, 0);
-    t.is(native.counterValue('engine', 'events_unknown_handler'), 0);
+    t.is(native.counterValue('engine', 'events_unknown'), 0);
     t.is(native.counterValue('engine', 'events_failed'), 0);
   } finally {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));

@@ -116,7 +116,7 @@ test.serial('a broken edit is refused with its error, and the old code keeps ans
     const ok = await post(s, '/v1/plugins/reload');
     t.is(ok.status, 200, JSON.stringify(ok.body));
     t.like(await c.request('ping', { n: ++n }) as Pong, { n, seq: n, version: '3.0.0' });
-    t.is(native.counterValue('engine', 'events_unknown_handler'), 0);
+    t.is(native.counterValue('engine', 'events_unknown'), 0);
   } finally {
     await c.close();
     await s.stop();
@@ -192,7 +192,7 @@ test.serial('an event whose handler the reload removed is dropped with a log lin
     t.throws(() => s.server.invoke('doomed'), { message: "no plugin registers an event named 'doomed'" });
     native.counterUpdate(PLUGIN, 'release', 1, false);
     await waitFor(() => native.counterReadInt(PLUGIN, 'kept_new') === 2, 10000, 'the kept events');
-    t.is(native.counterValue('engine', 'events_unknown_handler'), 3);
+    t.is(native.counterValue('engine', 'events_unknown'), 3);
     t.is(native.counterReadInt(PLUGIN, 'doomed_ran'), null);
     t.is(native.counterReadInt(PLUGIN, 'kept_old'), null, 'queued events of a kept handler run the new code');
     const lines = s.logs().filter((l) => l.includes('GSF_ERR_UNKNOWN_EVENT: event_name=doomed'));

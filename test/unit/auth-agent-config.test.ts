@@ -1,7 +1,7 @@
 import test from 'ava';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadAgentConfig, parseAgentConfig } from '../../src/auth/agent-config.ts';
+import { loadAgentConfig, parseAgentConfig } from '../../src/auth/agent/agent-config.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { BusyError, InFlight, Limiter, TtlCache, tokenHash } from '../../src/auth/cache.ts';
+import { BusyError, InFlight, Limiter, TtlCache, tokenHash } from '../../src/auth/agent/cache.ts';
 
 test('TtlCache expires entries, caps its size oldest-first, and stores nothing with ttl 0', (t) => {
   let now = 1000;

@@ -1,7 +1,7 @@
 import test from 'ava';
 import net from 'node:net';
-import { AuthenticationClient } from '../../src/auth/client.ts';
-import { authenticationRequest } from '../../src/auth/keys.ts';
+import { AuthenticationClient } from '../../src/auth/client/client.ts';
+import { authenticationRequest } from '../../src/auth/client/keys.ts';
 
 async function closedPort(): Promise<number> {
   return new Promise((resolve) => {

@@ -2,7 +2,7 @@ import test from 'ava';
 import {
   agentCall, authenticationRequest, makeIpAddressAuthenticationKey, makeMicroblogAuthenticationKey,
   makeSocialnetAuthenticationKey, makeTestAuthenticationKey,
-} from '../../src/auth/keys.ts';
+} from '../../src/auth/client/keys.ts';
 
 test('each platform key turns back into the agent body of its endpoint', (t) => {
   t.deepEqual(agentCall('authentication', authenticationRequest('test', 'p', makeTestAuthenticationKey())),

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { hmacSha1Signature, oauthHeader, percentEncode, signatureBaseString } from '../../src/auth/oauth1.ts';
+import { hmacSha1Signature, oauthHeader, percentEncode, signatureBaseString } from '../../src/auth/agent/oauth1.ts';
 
 // The worked example of microblog's documentation ("Creating a signature").
 const EXAMPLE = {

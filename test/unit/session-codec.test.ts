@@ -1,6 +1,6 @@
 import test from 'ava';
-import { Packr } from 'msgpackr';
-import { checkEnvelope, decodeCanonicalJson, decodeFrame, DecodeError, encodeFrame, peekType, sessionCodec, withCodecBit } from '../../src/session/codec.ts';
+import { Packr, Unpackr } from 'msgpackr';
+import { checkEnvelope, decodeCanonicalJson, decodeCanonicalMsgpack, decodeFrame, DecodeError, encodeFrame, peekType, sessionCodec, withCodecBit } from '../../src/session/codec.ts';
 import { ProtocolError } from '../../src/session/protocol.ts';
 import { checkRecord, parseMaintenanceDate } from '../../src/session/maintenance.ts';
 
@@ -79,6 +79,30 @@ test('json frames are exactly what JSON.stringify writes for the envelope', (t) 
   t.is(checked, types.length * bodies.length * ids.length);
 });
 
+test('msgpack frames are exactly what msgpackr writes for the envelope', (t) => {
+  const envelopePackr = new Packr({ useRecords: false });
+  const bodies: unknown[] = [
+    undefined, null, 0, -1.5, 2 ** 40, 'he said "hi" ✓\n', true, [1, 'a', null, undefined], { a: { b: [1, 2] }, c: undefined },
+    new Date(0), new Uint8Array([1, 2, 3]), { big: 'x'.repeat(70_000) }, new Map([['k', 1]]), '',
+  ];
+  const types = ['echo', 'chat.say', 'ünï', 'a-type-name-longer-than-thirty-one-bytes', ''];
+  const ids: Array<number | undefined> = [undefined, 0, 7, 300, 70_000, 2 ** 40, 2 ** 53 - 1, -5];
+  let checked = 0;
+  for (const type of types) {
+    for (const body of bodies) {
+      for (const id of ids) {
+        const expected = Buffer.from(envelopePackr.pack(id === undefined ? { type, body } : { type, body, id })).toString('hex');
+        const hex = (frame: string | Uint8Array): string => Buffer.from(frame as Uint8Array).toString('hex');
+        // twice: the second call takes the cached prefix
+        t.is(hex(encodeFrame('msgpack', type, body, id)), expected, `${type} ${String(body)} ${id}`);
+        t.is(hex(encodeFrame('msgpack', type, body, id)), expected);
+        checked++;
+      }
+    }
+  }
+  t.is(checked, types.length * bodies.length * ids.length);
+});
+
 test('the canonical JSON fast path gives JSON.parse results or leaves the frame to the full decoder', (t) => {
   // Each frame sits inside a larger buffer, as in a worker's claim buffer.
   let claim = 0;
@@ -118,6 +142,54 @@ test('the canonical JSON fast path gives JSON.parse results or leaves the frame 
   for (const frame of others) t.is(fast(frame, 'echo'), null, frame);
   // The type must be the one the main thread matched: another length breaks the key check.
   t.is(fast('{"type":"echo","body":1}', 'ech'), null);
+});
+
+test('the canonical msgpack fast path gives msgpackr results or leaves the frame to the full decoder', (t) => {
+  const packr = new Packr({ useRecords: false });
+  const unpackr = new Unpackr({ useRecords: false });
+  let claim = 0;
+  // Each frame sits inside a larger buffer, as in a worker's claim buffer, between junk bytes.
+  const fast = (frame: Uint8Array, type: string) => {
+    const bytes = new Uint8Array(frame.length + 8);
+    bytes.fill(0xa2);
+    bytes.set(frame, 4);
+    return decodeCanonicalMsgpack({ bytes, start: 4, end: 4 + frame.length, claim: ++claim, claimEnd: bytes.length }, type);
+  };
+  const envelopes: Array<Record<string, unknown>> = [
+    { type: 'echo', body: { n: 1, text: 'hello' } },
+    { type: 'echo', body: { n: 1 }, id: 42 },
+    { type: 'echo', body: 7, id: 0 },
+    { type: 'echo', body: -5 },
+    { type: 'echo', body: [1, 'id', 2], id: -3 },
+    { type: 'echo', body: { id: 5 }, id: 5 },
+    { type: 'echo', body: 'xx\u00a2id', id: 300 },
+    { type: 'echo', body: null, id: 2 ** 40 },
+    { type: 'echo', body: 'h\u00e9llo \u2603' },
+    { type: 'echo', body: new Uint8Array([0xa2, 0x69, 0x64, 0x05]), id: 5 },
+  ];
+  for (const e of envelopes) {
+    const frame = Uint8Array.from(packr.pack(e));
+    // What the full decoder gives (a frame's bytes in a Uint8Array, as on a worker).
+    const full = decodeFrame(frame, 'msgpack');
+    t.deepEqual(fast(frame, 'echo'), full, JSON.stringify(e));
+    t.deepEqual(full, unpackr.unpack(frame) as unknown as typeof full);
+    // A fixmap header (as other msgpack writers put it) reads the same.
+    const fix = Uint8Array.from([0x80 + Object.keys(e).length, ...frame.subarray(3)]);
+    t.deepEqual(fast(fix, 'echo'), full);
+  }
+  // Not canonical, or not valid: the full decoder handles (and names the error of) these.
+  const others = [
+    packr.pack({ type: 'echo', id: 1, body: 2 }),
+    packr.pack({ type: 'echo' }),
+    packr.pack({ type: 'echo', body: 1, extra: 2 }),
+    packr.pack({ type: 'echo', body: 1, id: 1.5 }),
+    packr.pack({ type: 'echo', body: 1, id: 'x' }),
+    packr.pack({ type: 'echo', body: 'abc' }).subarray(0, -1),
+    Uint8Array.from([...packr.pack({ type: 'echo', body: 1 }), 0x01]),
+  ];
+  for (const frame of others) t.is(fast(frame, 'echo'), null, Buffer.from(frame).toString('hex'));
+  // The type must be the one the main thread matched: another length breaks the key check.
+  t.is(fast(packr.pack({ type: 'echo', body: 1 }), 'ech'), null);
 });
 
 test('frames of one claim decode the same whether the claim is all ASCII or not', (t) => {

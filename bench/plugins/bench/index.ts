@@ -15,6 +15,10 @@ export default definePlugin({
     api.event<number>('bench.cpu', (iterations) => {
       cpuWork(iterations);
     });
+    // I/O-bound: awaits a timer of `ms` (a database or platform call), then is done.
+    api.event<number>('bench.wait', async (ms) => {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    });
     api.counters.registerCallable('bench', 'reads', 'Read count: a new value on every read', () => ++reads);
   },
 });

@@ -5,11 +5,11 @@
  */
 import { hash } from 'node:crypto';
 import { isIP } from 'node:net';
-import type { Logger } from '../log/logger.ts';
+import type { Logger } from '../../log/logger.ts';
 import { BusyError, InFlight, Limiter, TtlCache, tokenHash } from './cache.ts';
 import { PlatformError } from './platform-http.ts';
 import { OK, type Credentials, type PlatformAdapter } from './platform.ts';
-import { AuthResult, type AgentAnswer, type SocialPlatform } from './types.ts';
+import { AuthResult, type AgentAnswer, type SocialPlatform } from '../types.ts';
 
 export interface ServiceOptions {
   adapters: Record<SocialPlatform, PlatformAdapter>;

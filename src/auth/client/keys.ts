@@ -3,8 +3,8 @@
  * from what the game client sent by the platform's key function, and the client turns it back
  * into the agent's request body.
  */
-import { gsfError } from '../errors.ts';
-import { PLATFORM_TYPES, type AuthenticationRequest, type PlatformType } from './types.ts';
+import { gsfError } from '../../errors.ts';
+import { PLATFORM_TYPES, type AuthenticationRequest, type PlatformType } from '../types.ts';
 
 /** Test platform: no credentials. */
 export function makeTestAuthenticationKey(): string {

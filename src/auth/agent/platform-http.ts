@@ -2,7 +2,7 @@
  * Outbound GETs to the platforms, with a timeout, classified into the agent's error results:
  * unreachable, timeout, or an answer that is not JSON.
  */
-import { AuthResult } from './types.ts';
+import { AuthResult } from '../types.ts';
 
 export type PlatformFailure = 'unreachable' | 'timeout' | 'bad_answer';
 

@@ -3,7 +3,7 @@
  * go (the agent's address; at v >= 1 also that there is none), and stops the main thread's sync
  * helper when the server stops.
  */
-import type { Feature } from '../features.ts';
+import type { Feature } from '../../features.ts';
 import { closeThreadClient, threadClient } from './plugin-api.ts';
 
 export const authFeature: Feature = {

@@ -3,8 +3,8 @@
  * `{"components": [{"name": "Authenticator", "arguments": {"enabled": 1, …}}, {"name": "Logging", …}]}`.
  * Problems stop the start with a TypeError naming the file, the component and the argument.
  */
-import { COMPONENTS, type ArgSpec, type ComponentSchema } from '../config/schema.ts';
-import { ManifestError, parseComponentList, readManifestJson, type ComponentArgs } from '../config/manifest.ts';
+import { COMPONENTS, type ArgSpec, type ComponentSchema } from '../../config/schema.ts';
+import { ManifestError, parseComponentList, readManifestJson, type ComponentArgs } from '../../config/manifest.ts';
 
 const u64 = (def: number, desc: string, min = 0): ArgSpec => ({ type: 'uint64', default: def, desc, min });
 const str = (def: string, desc: string): ArgSpec => ({ type: 'string', default: def, desc });

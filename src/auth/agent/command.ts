@@ -1,5 +1,5 @@
 /** `gsf authenticator [--manifest PATH]`: runs the agent until SIGINT or SIGTERM. */
-import { describeError } from '../errors.ts';
+import { describeError } from '../../errors.ts';
 import { loadAgentConfig } from './agent-config.ts';
 import { startAgent, type RunningAgent } from './agent.ts';
 

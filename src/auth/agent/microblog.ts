@@ -8,7 +8,7 @@
 import { oauthHeader } from './oauth1.ts';
 import { PlatformError, isObject, platformGet } from './platform-http.ts';
 import { OK, failed, type Credentials, type PlatformAdapter } from './platform.ts';
-import type { AgentAnswer } from './types.ts';
+import type { AgentAnswer } from '../types.ts';
 
 export interface MicroblogOptions {
   baseUrl: string;

@@ -7,9 +7,9 @@
  * `GSF_ERR_AUTH_*` code; any well-formed agent answer, failed or not, is a response.
  */
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import { GsfError, gsfError } from '../errors.ts';
+import { GsfError, gsfError } from '../../errors.ts';
 import { agentCall, checkRequest } from './keys.ts';
-import type { AuthenticationRequest, AuthenticationResponse, PersonalInfoResponse } from './types.ts';
+import type { AuthenticationRequest, AuthenticationResponse, PersonalInfoResponse } from '../types.ts';
 
 export type CallKind = 'authentication' | 'personalinfo';
 export type CallResponse<K extends CallKind> = K extends 'personalinfo' ? PersonalInfoResponse : AuthenticationResponse;

@@ -4,12 +4,12 @@
  * (or a system error) arrives, that event is queued as an engine event with a random tag
  * (SPEC 6.1, 6.2.3) and an `AuthCallbackPayload`.
  */
-import { GsfError, describeError, gsfError } from '../errors.ts';
-import { trackIo, type EventRuntime } from '../events/runtime.ts';
-import type { FlagRegistry } from '../config/flags.ts';
+import { GsfError, describeError, gsfError } from '../../errors.ts';
+import { trackIo, type EventRuntime } from '../../events/runtime.ts';
+import type { FlagRegistry } from '../../config/flags.ts';
 import { AuthenticationClient, type CallKind, type CallResponse } from './client.ts';
 import { checkRequest } from './keys.ts';
-import type { AuthCallbackPayload, AuthenticationRequest, AuthenticationResponse, PersonalInfoRequest, PersonalInfoResponse } from './types.ts';
+import type { AuthCallbackPayload, AuthenticationRequest, AuthenticationResponse, PersonalInfoRequest, PersonalInfoResponse } from '../types.ts';
 
 export interface AuthApi {
   /** Whether requests go to the agent (`use_authenticator`); false: every request succeeds. */

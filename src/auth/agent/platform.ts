@@ -1,5 +1,5 @@
 /** What the agent needs from a platform adapter. */
-import type { AgentAnswer, SocialPlatform } from './types.ts';
+import type { AgentAnswer, SocialPlatform } from '../types.ts';
 
 /** The user's credentials as the game client sent them. */
 export interface Credentials {

@@ -1,0 +1,176 @@
+/**
+ * The events of one event worker that await. An event whose handler returned a pending promise
+ * (or whose object changes must be committed) is parked: it keeps its tag busy in the native
+ * queue but frees the worker, and it finishes here when that settles: its commit (and reruns),
+ * its profiler sample, its tag, and what it produced, which was held meanwhile.
+ */
+import { native, COMPLETE_STRIDE, CompleteField, CompleteFlag, CompleteResult } from '../native.ts';
+import type { EventRuntime, HandlerEntry, RunningEvent } from './runtime.ts';
+import { parkedGeneration, wakeSelf, workReady } from './wake.ts';
+import type { EventLines } from './worker-lines.ts';
+
+// Local copies: module exports are getters under the CommonJS transform workers load with.
+const F_HANDLER = CompleteField.handlerMs, F_IO = CompleteField.ioWaitMs, F_NAME = CompleteField.nameId;
+const F_FLAGS = CompleteField.flags, F_START = CompleteField.startMs;
+const FLAG_FAILED = CompleteFlag.failed;
+const R_REVOKED = CompleteResult.revoked, R_MADE_READY = CompleteResult.madeReady;
+const COMPLETE_N = COMPLETE_STRIDE;
+const core = native;
+// The global `performance` is a lazy getter on Node 20: read it once.
+const clock = performance;
+
+export class AwaitingEvents {
+  private readonly events = new Map<number, RunningEvent>();
+  /** `parkedGeneration` when this worker last let go of its timed-out awaiting events. */
+  private seenGeneration = 0;
+  /** Resolves a wait for any of them to finish (`anyFinished`). */
+  private settled: (() => void) | null = null;
+  /** Set when one finished: what it held waits to be flushed. */
+  flushDue = false;
+  /**
+   * Counts the serve loop's awaits. An event whose promise settled before the loop awaited
+   * again (an async handler that awaited nothing, or something already settled) spent no time
+   * waiting on I/O, only on its batch-mates: it is given no io-wait time.
+   */
+  turn = 0;
+
+  constructor(
+    private readonly slot: number,
+    private readonly runtime: EventRuntime,
+    private readonly lines: EventLines,
+    /** Called when one finished (counted as run; `failed`: its handler or commit failed). */
+    private readonly finished: (failed: boolean) => void,
+  ) {}
+
+  /** How many await now. */
+  get size(): number {
+    return this.events.size;
+  }
+
+  /**
+   * Parks claimed event `i` of the worker's claim, whose synchronous run started at `start` and
+   * ended at `parkedAt`, and finishes it when `pending` settles. Everything the event produces
+   * is held until then: the frames of its synchronous run are taken back from the ring, and its
+   * children wait when it changed objects. False if the slot was revoked (the event timed out).
+   */
+  park(i: number, ev: RunningEvent, entry: HandlerEntry, pending: Promise<unknown>, start: number, parkedAt: number,
+    queueMs: number, startMs: number): boolean {
+    const rt = this.runtime;
+    // Waits the handler did synchronously (sync engine calls) are io-wait already.
+    const syncIoMs = ev.ioWaitMs;
+    const handlerMs = Math.max(0, parkedAt - start - syncIoMs);
+    if (!core.park(this.slot, i, ev.nameId)) return false;
+    ev.parked = true;
+    rt.effects?.hold(ev);
+    if (ev.heldInvokes !== null && ev.tx === undefined) rt.releaseInvokes(ev);
+    this.events.set(ev.id, ev);
+    countAwaiting(1);
+    const record = new Float64Array(COMPLETE_N);
+    record[F_START] = startMs;
+    const turn = this.turn;
+    const done = (err: unknown): void => {
+      const awaitedMs = turn === this.turn ? 0 : Math.max(0, clock.now() - parkedAt);
+      this.finish(ev, entry, err, record, queueMs, handlerMs, syncIoMs + awaitedMs, awaitedMs);
+    };
+    const objects = rt.objects;
+    const committed = objects === null ? pending
+      : pending.then(() => (ev.tx === undefined ? undefined : objects.commit(ev, record, () => this.rerun(ev, entry))));
+    committed.then(() => done(undefined), (err: unknown) => done(err ?? new Error('handler rejected with a nullish value')));
+    return true;
+  }
+
+  private finish(ev: RunningEvent, entry: HandlerEntry, err: unknown, record: Float64Array, queueMs: number,
+    handlerMs: number, ioMs: number, awaitedMs: number): void {
+    const rt = this.runtime;
+    this.events.delete(ev.id);
+    record[F_HANDLER] = handlerMs;
+    record[F_IO] = ioMs;
+    record[F_NAME] = ev.nameId;
+    if (err !== undefined) record[F_FLAGS] = FLAG_FAILED;
+    const result = core.finishParked(ev.id, record, 0);
+    if (result === R_REVOKED || (err !== undefined && ev.tx !== undefined)) rt.dropInvokes(ev);
+    if (result === R_REVOKED) {
+      // Timed out while it waited (the watchdog counted it out): what it did since is dropped.
+      rt.effects?.discard(ev);
+      rt.log.vlog(1, `event_name=${ev.name}, event_id=${ev.id} finished after its timeout; its effects were dropped`);
+    } else {
+      countAwaiting(-1);
+      if (err === undefined || ev.tx === undefined) {
+        rt.effects?.release(ev);
+        rt.releaseInvokes(ev);
+      } else {
+        // Its object changes were not committed: nothing it did may be seen, but its failure is answered.
+        rt.effects?.discard(ev);
+        if (ev.failureReply !== null) {
+          ev.failureReply();
+          rt.effects?.release(ev);
+        }
+      }
+      ev.tx = undefined;
+      if (err !== undefined) core.counterIncrease('engine', 'events_failed', 1);
+      core.counterIncrease('engine', 'events_run', 1);
+      this.finished(err !== undefined);
+      this.lines.report(ev, entry, err, queueMs, handlerMs, ioMs, awaitedMs);
+      if (result === R_MADE_READY) workReady();
+    }
+    this.flushDue = true;
+    wakeSelf(this.slot);
+    this.settled?.();
+  }
+
+  /**
+   * Runs the plugin's handler of `ev` again after an object conflict: what the first run held is
+   * dropped, and the new run's synchronous part holds its children as the first did.
+   */
+  private rerun(ev: RunningEvent, entry: HandlerEntry): unknown {
+    const rt = this.runtime;
+    rt.effects?.discard(ev);
+    rt.dropInvokes(ev);
+    rt.running = ev;
+    try {
+      return ev.rerun !== null ? ev.rerun() : rt.call(entry.async, ev, entry.fn, ev.payload, ev, undefined);
+    } finally {
+      rt.running = null;
+      if (ev.tx === undefined && ev.heldInvokes !== null) rt.releaseInvokes(ev);
+    }
+  }
+
+  /** Lets go of the events that timed out while they awaited (their promises may never settle). */
+  letGoOfTimedOut(): void {
+    const generation = parkedGeneration(this.slot);
+    if (generation === this.seenGeneration) return;
+    this.seenGeneration = generation;
+    const still = new Set(core.parkedOf(this.slot));
+    for (const [id, ev] of this.events) {
+      if (still.has(id)) continue;
+      this.events.delete(id);
+      this.runtime.effects?.discard(ev);
+    }
+  }
+
+  /** Resolves when one of them finishes, or after `ms` (a serve loop that ends waits for them). */
+  anyFinished(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.settled = () => {
+        clearTimeout(timer);
+        this.settled = null;
+        resolve();
+      };
+    });
+  }
+}
+
+/**
+ * Counters `engine/events_awaiting` (now, all event threads) and `engine/events_awaiting_peak`.
+ * Several workers may raise the peak at once; each retries until the stored peak is at least
+ * what it saw.
+ */
+function countAwaiting(delta: number): void {
+  const now = core.counterIncrease('engine', 'events_awaiting', delta);
+  if (delta <= 0) return;
+  for (let peak = core.counterValue('engine', 'events_awaiting_peak') ?? 0; now > peak;
+    peak = core.counterValue('engine', 'events_awaiting_peak') ?? 0) {
+    core.counterUpdate('engine', 'events_awaiting_peak', now, false);
+  }
+}
