@@ -43,24 +43,30 @@ async function start(args: string[]): Promise<void> {
   const stopWatching = args.includes('--watch')
     ? (await import('./plugins/reload-watch.ts')).watchPlugins(server, server.thread.log)
     : () => undefined;
+  // An event thread abandoned in native code would hold Node's exit forever (it joins threads),
+  // so every exit of a started server checks for one.
+  const exit = async (code: number): Promise<never> => {
+    const { native } = await import('./native.ts');
+    if ((native.counterValue('engine', 'event_threads_abandoned') ?? 0) > 0) native.exitNow(code);
+    process.exit(code);
+  };
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) {
       process.stderr.write(`gsf: ${signal} again, exiting without draining\n`);
-      process.exit(1);
+      // Not process.exit: it joins every thread, and one may be stuck in native code.
+      void import('./native.ts').then(({ native }) => native.exitNow(1));
+      return;
     }
     stopping = true;
     stopWatching();
     server.thread.log.info(`${signal} received: stopping`);
     server.stop().then(async () => {
       server.thread.log.info('stopped');
-      // An event thread abandoned in native code would hold Node's exit forever (it joins threads).
-      const { native } = await import('./native.ts');
-      if ((native.counterValue('engine', 'event_threads_abandoned') ?? 0) > 0) native.exitNow(0);
-      process.exit(0);
-    }, (err: unknown) => {
+      await exit(0);
+    }, async (err: unknown) => {
       process.stderr.write(`gsf: stop failed: ${describeError(err)}\n`);
-      process.exit(1);
+      await exit(1);
     });
   };
   process.on('SIGINT', () => stop('SIGINT'));

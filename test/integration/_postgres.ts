@@ -50,6 +50,10 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Clusters not stopped yet: stopped when this process exits, so a failed test leaves none behind. */
+const running = new Set<() => void>();
+process.on('exit', () => { for (const stop of running) stop(); });
+
 /** Starts a cluster (under a second) and returns its handle. */
 export async function startPostgres(): Promise<TestPostgres> {
   const bin = postgresBin();
@@ -70,6 +74,15 @@ export async function startPostgres(): Promise<TestPostgres> {
   run('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-o',
     `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`, 'start']);
   const url = (db: string): string => `postgres://gsf@127.0.0.1:${port}/${db}`;
+  const stopNow = (): void => {
+    running.delete(stopNow);
+    try {
+      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  running.add(stopNow);
   let stopped = false;
   return {
     url: url('postgres'),
@@ -86,11 +99,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     async stop(): Promise<void> {
       if (stopped) return;
       stopped = true;
-      try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
+      stopNow();
     },
   };
 }
