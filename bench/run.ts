@@ -8,6 +8,7 @@ const BENCHES: Record<string, () => Promise<{ run(flags: string[]): Promise<void
   native: () => import('./native.ts'),
   io: () => import('./io.ts'),
   'cs-api': () => import('./cs-api.ts'),
+  reload: () => import('./reload.ts'),
 };
 
 export async function runBenchmarks(args: string[]): Promise<void> {

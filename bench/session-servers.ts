@@ -17,16 +17,16 @@ export interface Server {
 
 /**
  * A `gsf start` process with the benchmark plugin (or `plugin`, a folder); `sessionArgs` are
- * added to SessionService's.
+ * added to SessionService's, `apiArgs` to ApiService's.
  */
 export async function gsfServer(eventThreads: number, sessionArgs: Record<string, unknown> = {},
-  plugin = path.join(here, 'plugins', 'sessions')): Promise<Server> {
+  plugin = path.join(here, 'plugins', 'sessions'), apiArgs: Record<string, unknown> = {}): Promise<Server> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-bench-sessions-'));
   const manifest = path.join(dir, 'MANIFEST.json');
   fs.writeFileSync(manifest, JSON.stringify({
     components: [
       { name: 'EventDispatcher', arguments: { event_threads_size: eventThreads, slow_event_log_threshold_in_ms: 60000 } },
-      { name: 'ApiService', arguments: { api_service_port: 0 } },
+      { name: 'ApiService', arguments: { api_service_port: 0, ...apiArgs } },
       { name: 'SessionService', arguments: { websocket_address: '127.0.0.1', websocket_port: 0, ...sessionArgs } },
     ],
     plugins: [plugin],

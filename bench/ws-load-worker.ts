@@ -36,6 +36,10 @@ export interface LoadTask {
   durationMs: number;
   ratePerSec: number;
   intervalMs: number;
+  /** Rate and paced modes: after the window, stop sending and wait up to this long for every reply (default 0: none). */
+  drainMs?: number;
+  /** Rate and paced modes: also record when each measured message was sent (`sentAt`). */
+  stamps?: boolean;
 }
 
 export interface LoadResult {
@@ -50,6 +54,10 @@ export interface LoadResult {
   seconds: number;
   /** Round trips in microseconds (rate and paced modes). */
   rtts: number[];
+  /** With `stamps`: when each of `rtts` was sent, ms since the epoch (comparable across threads). */
+  sentAt?: number[];
+  /** With `drainMs`: messages sent (in the window or before) that got no frame back at all. */
+  unanswered?: number;
 }
 
 const task = workerData as LoadTask;
@@ -150,6 +158,8 @@ async function main(): Promise<LoadResult> {
   const frame = clientFrame(task.message, task.binary);
   let sent = 0;
   const rtts: number[] = [];
+  const sentAt: number[] = [];
+  const origin = performance.timeOrigin;
   const send = (c: Conn, n: number, bytes: Buffer): void => {
     c.socket.write(bytes);
     if (seen.counting) sent += n;
@@ -179,8 +189,11 @@ async function main(): Promise<LoadResult> {
   } else {
     for (const c of conns) {
       c.onFrame = () => {
-        const sentAt = c.sent.shift();
-        if (seen.counting && sentAt !== undefined) rtts.push(Math.round((performance.now() - sentAt) * 1000));
+        const at = c.sent.shift();
+        if (seen.counting && at !== undefined) {
+          rtts.push(Math.round((performance.now() - at) * 1000));
+          if (task.stamps) sentAt.push(origin + at);
+        }
       };
     }
     if (task.mode === 'paced') {
@@ -223,11 +236,21 @@ async function main(): Promise<LoadResult> {
   parentPort!.postMessage({ counting: true });
   const t0 = performance.now();
   await new Promise((r) => setTimeout(r, task.durationMs));
-  seen.counting = false;
   const seconds = (performance.now() - t0) / 1000;
   for (const t of timers) clearInterval(t);
+  let unanswered: number | undefined;
+  if ((task.drainMs ?? 0) > 0) {
+    // Sending has stopped: every message still owed a frame gets until the deadline.
+    const deadline = performance.now() + task.drainMs!;
+    while (conns.some((c) => c.sent.length > 0) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    unanswered = conns.reduce((n, c) => n + c.sent.length, 0);
+  }
+  seen.counting = false;
   for (const c of conns) c.socket.destroy();
-  return { replies: seen.replies, errors: seen.errors, others: seen.others, sent, seconds, rtts };
+  return {
+    replies: seen.replies, errors: seen.errors, others: seen.others, sent, seconds, rtts,
+    ...(task.stamps ? { sentAt } : {}), ...(unanswered !== undefined ? { unanswered } : {}),
+  };
 }
 
 main().then((r) => parentPort!.postMessage({ done: r }), (err: unknown) => parentPort!.postMessage({ error: String(err) }));

@@ -1,5 +1,5 @@
 /**
- * The `gsf` command: `gsf start [--manifest PATH]`, `gsf authenticator [--manifest PATH]`, `gsf bench [NAME]`.
+ * The `gsf` command: `gsf start [--manifest PATH] [--watch]`, `gsf authenticator [--manifest PATH]`, `gsf bench [NAME]`.
  */
 import fs from 'node:fs';
 // The server (and its native core) loads only for `start`: the authenticator runs without them.
@@ -9,7 +9,10 @@ import { describeError } from './errors.ts';
 const USAGE = `usage: gsf <command> [options]
 
 commands:
-  start [--manifest PATH]   start the game server (default manifest: ./MANIFEST.json)
+  start [--manifest PATH] [--watch]
+                            start the game server (default manifest: ./MANIFEST.json);
+                            --watch reloads plugins when their files change (development);
+                            SIGHUP reloads every plugin whose source changed
   authenticator [--manifest PATH]
                             start the authenticator agent (default: ./authenticator.MANIFEST.json)
   bench [NAME]              run the benchmarks in bench/ (all, or one by name)
@@ -37,6 +40,9 @@ async function start(args: string[]): Promise<void> {
     process.stderr.write(`gsf: ${err instanceof TypeError ? `TypeError: ${err.message}` : describeError(err)}\n`);
     process.exit(1);
   }
+  const stopWatching = args.includes('--watch')
+    ? (await import('./plugins/reload-watch.ts')).watchPlugins(server, server.thread.log)
+    : () => undefined;
   // An event thread abandoned in native code would hold Node's exit forever (it joins threads),
   // so every exit of a started server checks for one.
   const exit = async (code: number): Promise<never> => {
@@ -53,6 +59,7 @@ async function start(args: string[]): Promise<void> {
       return;
     }
     stopping = true;
+    stopWatching();
     server.thread.log.info(`${signal} received: stopping`);
     server.stop().then(async () => {
       server.thread.log.info('stopped');

@@ -276,6 +276,11 @@ export interface NativeCore {
    * are abandoned (their tags freed). `requeued` is -1 if the thread had no slot.
    */
   slotReleaseThread(threadId: number): { requeued: number; abandoned: CancelledEvent[] };
+  /**
+   * Retires the slots of a worker whose pool was replaced: `take` hands them nothing more,
+   * while their open claims and parked events finish. Returns the slots retired.
+   */
+  slotRetireThread(threadId: number): number;
   /** Events running on slots, then parked events. */
   slotsRunning(): SlotState[];
   /**
@@ -376,8 +381,10 @@ export interface NativeCore {
    * the same plugin. Throws an Error with `code` GSF_ERR_PLUGIN_LOAD, a `reason` (missing,
    * not_library, cannot_open, no_entry, abi_major, abi_minor, struct_size, bad_descriptor,
    * name_taken, init_failed, duplicate, too_many) and a one-line message naming the path.
+   * With `replaces` (a reload loading a fresh copy of a rebuilt library), the library must be
+   * the plugin of that name and takes over the events and message types of its older copies.
    */
-  pluginLoad(path: string): NativePluginInfo;
+  pluginLoad(path: string, replaces?: string): NativePluginInfo;
   /** Names managed events that native invoke and timers may target. */
   pluginDeclareEvents(names: string[]): void;
   /** This thread's call context cells (CONTEXT_CELLS float64; see ContextCell), written before each call. */

@@ -11,15 +11,20 @@ import { resolvePluginFiles } from './plugins/loader.ts';
 import { Dispatcher } from './events/dispatcher.ts';
 import { Watchdog, type OutstandingEvents } from './events/watchdog.ts';
 import { ApiServer } from './api/server.ts';
-import { PluginError, describeError } from './errors.ts';
+import { GsfError, PluginError, describeError, gsfError } from './errors.ts';
 import { FEATURES, type RunningFeature } from './features.ts';
 import type { InvokeOptions } from './events/types.ts';
 import type { WorkerInit } from './events/types.ts';
 import { startObjectStore, type ObjectStore } from './objects/store.ts';
+import { PluginReloader, type ReloadOutcome } from './plugins/reload.ts';
+import { registerPluginRoutes } from './api/plugins.ts';
+import type { PluginSource } from './plugins/reload-source.ts';
 
 export interface StartOptions {
   /** Path of a MANIFEST.json. */
   manifestPath?: string;
+  /** SIGHUP reloads every plugin whose source changed (default true; false leaves SIGHUP alone). */
+  reloadOnSighup?: boolean;
   /** An inline manifest object (tests, embedding); `dir` is where relative paths resolve. */
   manifest?: unknown;
   dir?: string;
@@ -32,6 +37,9 @@ export class GsfServer {
   private readonly startedAt = Date.now();
   /** The object store, when object types are declared; stopped after the event queue drains. */
   private objects: ObjectStore | null = null;
+  /** Plugin hot reload; set once the event threads run. */
+  reloader: PluginReloader | null = null;
+  private onHangup: (() => void) | null = null;
 
   private constructor(
     readonly manifest: Manifest,
@@ -87,9 +95,11 @@ export class GsfServer {
         dispatcher.resize(v as number).catch((err: unknown) => log.error(`event thread resize failed: ${describeError(err)}`));
       });
       api.router.get('/v1/status', () => ({ status: 200, body: server.status() }));
+      registerPluginRoutes(api.router, () => server.reloader);
 
       server.objects = await startObjectStore(manifest, pluginFiles, log);
       await dispatcher.start();
+      server.reloader = new PluginReloader(thread, dispatcher, { counterService: manifest.listed.has('CounterService'), publishFlags: publish });
       watchdog.start();
       const apiListed = manifest.listed.has('ApiService');
       if (apiListed) await api.listen();
@@ -104,8 +114,8 @@ export class GsfServer {
         server.features.push({ name: feature.name, running: started });
         Object.assign(listening, started.listening);
       }
-      for (const t of thread.declarations.timers) thread.runtime.addTimer(t.delayMs, t.intervalMs, t.event, t.payload, t.name);
-            for (const { plugin, fn } of thread.declarations.onStart) {
+      server.reloader.startTimers();
+      for (const { plugin, fn } of thread.declarations.onStart) {
         try {
           await fn();
         } catch (err) {
@@ -114,6 +124,10 @@ export class GsfServer {
       }
       log.info(`listening ${Object.entries(listening).map(([k, v]) => `${k}=${v}`).join(' ')}`,
         { plugins: thread.plugins.map((p) => `${p.name}@${p.version}`), event_threads: dispatcher.size });
+      if (options.reloadOnSighup !== false) {
+        server.onHangup = () => server.reloadInBackground('SIGHUP');
+        process.on('SIGHUP', server.onHangup);
+      }
       return server;
     } catch (err) {
       await server.stop();
@@ -124,6 +138,34 @@ export class GsfServer {
   /** Queues an event from outside any event (SPEC 6.2.4c: a random tag unless given). */
   invoke(event: string, payload?: unknown, options?: InvokeOptions): number {
     return this.thread.runtime.invoke(event, payload, options);
+  }
+
+  /**
+   * Reloads the named plugins, or every plugin whose source changed (README "Hot reload"); the
+   * same as `POST /v1/plugins/reload` and `POST /v1/plugins/{name}/reload`.
+   */
+  reloadPlugins(names: readonly string[] | null = null, force = false): Promise<ReloadOutcome> {
+    if (this.reloader === null || this.stopped !== null) return Promise.reject(gsfError('GSF_ERR_RELOAD_UNAVAILABLE', 'the server is not running'));
+    return this.reloader.reload(names, force);
+  }
+
+  /** The running plugins' sources (the `--watch` file watcher). */
+  pluginSources(): PluginSource[] {
+    return this.reloader?.sources() ?? [];
+  }
+
+  /** Reloads every changed plugin for a signal or a file watcher, logging the outcome. */
+  reloadInBackground(why: string): Promise<ReloadOutcome | null> {
+    const { log } = this.thread;
+    log.info(`${why}: reloading every plugin whose source changed`);
+    return this.reloadPlugins().then((outcome) => {
+      if (outcome.reloaded.length === 0) log.info(`${why}: no plugin's source changed`);
+      return outcome;
+    }, (err: unknown) => {
+      // A refusal (GSF_ERR_RELOAD_FAILED) is logged where it is made.
+      if (!(err instanceof GsfError && err.code === 'GSF_ERR_RELOAD_FAILED')) log.warn(`${why}: ${describeError(err)}`);
+      return null;
+    });
   }
 
   /** Outstanding events: the count, and the running ones when the outstanding profiler is on. */
@@ -154,6 +196,7 @@ export class GsfServer {
   private async doStop(): Promise<void> {
     const { thread, dispatcher } = this;
     thread.runtime.stopping = true;
+    if (this.onHangup !== null) process.off('SIGHUP', this.onHangup);
     dispatcher.stopTimers();
     for (const { name, running: feature } of this.features.reverse()) {
       try {
@@ -173,7 +216,7 @@ export class GsfServer {
     const limit = this.manifest.components.EventDispatcher!.shutdown_drain_timeout_in_ms as number;
     const deadline = Date.now() + limit;
     while (!dispatcher.idle() && Date.now() < deadline) {
-            await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 5));
     }
     const left = native.queueStats();
     if (left.waiting > 0 || left.outstanding > 0) {
@@ -181,6 +224,7 @@ export class GsfServer {
     }
     this.watchdog.stop();
     await dispatcher.close();
+    this.reloader?.stop();
     // Every event has ended, so every commit is queued: the writer applies them before it closes.
     await this.objects?.stop();
     native.queueReset();

@@ -20,6 +20,8 @@ export interface ThreadContext {
   runtime: EventRuntime;
   declarations: Declarations;
   plugins: LoadedPlugin[];
+  /** Who registered what on this thread (a plugin reload replaces one plugin's part). */
+  registration: RegistrationContext;
 }
 
 /** The log file path of a manifest ('' for standard output). */
@@ -53,5 +55,5 @@ export async function createThreadContext(manifest: ThreadManifest, role: 'main'
       }
     }
   }
-  return { manifest, flags, log, runtime, declarations: context.declarations, plugins };
+  return { manifest, flags, log, runtime, declarations: context.declarations, plugins, registration: context };
 }

@@ -17,10 +17,15 @@ namespace {
 Napi::Value PluginLoad(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Utf8Arg path(info, 0, "path");
+  std::string replaces;
+  if (info.Length() > 1 && !info[1].IsUndefined()) {
+    if (!info[1].IsString()) ThrowCoded(info.Env(), ErrorKind::kTypeError, kErrArgument, "replaces must be a plugin name");
+    replaces = info[1].As<Napi::String>().Utf8Value();
+  }
   CollectingEffects& fx = Collector();
   const NativePlugin* plugin;
   try {
-    plugin = &ProcessPluginHost().Load(path.view(), &fx);
+    plugin = &ProcessPluginHost().Load(path.view(), &fx, replaces);
   } catch (const PluginLoadError& e) {
     Napi::Error err = Napi::Error::New(env, e.what());
     err.Set("code", Napi::String::New(env, "GSF_ERR_PLUGIN_LOAD"));

@@ -45,6 +45,11 @@ Napi::Value SlotReleaseThread(const Napi::CallbackInfo& info) {
   return o;
 }
 
+Napi::Value SlotRetireThread(const Napi::CallbackInfo& info) {
+  double thread_id = NumberArg(info, 0, "threadId");
+  return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().queue.SlotRetireThread(thread_id)));
+}
+
 Napi::Value SlotsRunning(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::vector<RunningSlot> running = ProcessRuntime().queue.SlotsRunning();
@@ -95,6 +100,7 @@ void WorkerSlotsBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<SlotRegister>(env, exports, "slotRegister");
   Export<SlotAttachTask>(env, exports, "slotAttachTask");
   Export<SlotReleaseThread>(env, exports, "slotReleaseThread");
+  Export<SlotRetireThread>(env, exports, "slotRetireThread");
   Export<SlotsRunning>(env, exports, "slotsRunning");
   Export<TimeoutSlot>(env, exports, "timeoutSlot");
   Export<ExitNow>(env, exports, "exitNow");

@@ -77,6 +77,8 @@ gsf_type_status PluginHost::Register(CallState& init, bool message, std::string_
   auto* plugin = const_cast<NativePlugin*>(init.plugin);
   const char* what = message ? "message type" : "event";
   const NativeHandler* owner = OwnerLocked(message, name);
+  // A reload's copy takes over what the older copies of its plugin registered.
+  if (owner && plugin->replacing && owner->plugin->name == plugin->name) owner = nullptr;
   const NativePlugin* owner_plugin = owner ? owner->plugin : nullptr;
   for (const NativeHandler& h : plugin->pending) {
     if (h.message == message && h.name == name) owner_plugin = plugin;

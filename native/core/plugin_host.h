@@ -63,6 +63,8 @@ struct NativePlugin {
   // During init: what it registers, and the first conflict with another plugin.
   std::vector<NativeHandler> pending;
   std::string conflict;
+  // A reload's fresh copy: its init may register what the older copies of its name did.
+  bool replacing = false;
 };
 
 /** The outcome of one handler call. */
@@ -90,8 +92,14 @@ class PluginHost {
    * Loads the plugin library at `path`, once per process: a second load of the same file
    * returns the first result (or throws its error again). Init's log lines go to `effects`.
    * Throws PluginLoadError.
+   *
+   * With `replaces` (a reload: a fresh copy of a rebuilt library at a new path), the library
+   * must be the plugin of that name, and it may take that name and register the events and
+   * message types its older copies did; name lookups then find the new copy's handlers. The
+   * older copies stay loaded and callable by their handler indices (events that were running
+   * on them finish there).
    */
-  const NativePlugin& Load(std::string_view path, PluginEffects* effects);
+  const NativePlugin& Load(std::string_view path, PluginEffects* effects, std::string_view replaces = {});
   /** The handler with this index, or null. */
   const NativeHandler* Handler(uint32_t index) const;
   /** Makes a managed event a target of native invoke and timers. */
@@ -115,7 +123,7 @@ class PluginHost {
   gsf_type_status Register(CallState& init, bool message, std::string_view name, gsf_on_event fn, void* user_data);
 
  private:
-  const NativePlugin& LoadLocked(const std::string& path, PluginEffects* effects);
+  const NativePlugin& LoadLocked(const std::string& path, PluginEffects* effects, std::string_view replaces);
   void CheckDescriptor(const std::string& path, const gsf_type_plugin* d);
   const NativeHandler* OwnerLocked(bool message, std::string_view name) const;
   CallResult Finish(CallState& state, gsf_type_status status);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 
 #include "plugin_api.h"
 #include "plugin_host.h"
@@ -64,7 +65,7 @@ const char* PluginLoadError::reason() const {
   return "unknown";
 }
 
-const NativePlugin& PluginHost::Load(std::string_view path_view, PluginEffects* effects) {
+const NativePlugin& PluginHost::Load(std::string_view path_view, PluginEffects* effects, std::string_view replaces) {
   std::string path(path_view);
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) Fail(LoadFailure::kMissing, path, "no such file");
@@ -77,7 +78,7 @@ const NativePlugin& PluginHost::Load(std::string_view path_view, PluginEffects* 
   auto failed = failed_.find(path);
   if (failed != failed_.end()) throw PluginLoadError(failed_kind_[path], failed->second);
   try {
-    return LoadLocked(path, effects);
+    return LoadLocked(path, effects, replaces);
   } catch (const PluginLoadError& e) {
     failed_[path] = e.what();
     failed_kind_[path] = e.failure();
@@ -110,7 +111,7 @@ void PluginHost::CheckDescriptor(const std::string& path, const gsf_type_plugin*
   if (!d->init) Fail(LoadFailure::kBadDescriptor, path, "descriptor has no init function");
 }
 
-const NativePlugin& PluginHost::LoadLocked(const std::string& path, PluginEffects* effects) {
+const NativePlugin& PluginHost::LoadLocked(const std::string& path, PluginEffects* effects, std::string_view replaces) {
   std::string not_library = NotALibrary(path);
   if (!not_library.empty()) Fail(LoadFailure::kNotLibrary, path, not_library);
   // Static constructors of the library run here: the one plugin code no check can precede.
@@ -134,8 +135,12 @@ const NativePlugin& PluginHost::LoadLocked(const std::string& path, PluginEffect
                                           ": not a gsf plugin (define one with GSF_PLUGIN_DEFINE)");
   }
   CheckDescriptor(path, d);
+  if (!replaces.empty() && replaces != d->name) {
+    Fail(LoadFailure::kBadDescriptor, path, "the library is plugin '" + std::string(d->name) + "', not '" +
+                                                std::string(replaces) + "' (a reload keeps the plugin's name)");
+  }
   for (const NativePlugin& p : plugins_) {
-    if (p.name == d->name) {
+    if (p.name == d->name && replaces.empty()) {
       Fail(LoadFailure::kNameTaken, path, "plugin name '" + std::string(d->name) + "' is already taken by " + p.path);
     }
   }
@@ -147,6 +152,7 @@ const NativePlugin& PluginHost::LoadLocked(const std::string& path, PluginEffect
   plugin.version = d->version;
   plugin.library = library;
   plugin.descriptor = d;
+  plugin.replacing = !replaces.empty();
   gsf_type_status status;
   std::string message;
   {
@@ -181,6 +187,17 @@ const NativePlugin& PluginHost::LoadLocked(const std::string& path, PluginEffect
     forget();
     Fail(LoadFailure::kTooMany, path, "more than " + std::to_string(kMaxHandlers) + " native handlers in the process");
   }
+  if (plugin.replacing) {
+    // Names now belong to the new copy: what the older copies registered and it no longer
+    // does is free for other plugins.
+    for (auto* table : {&events_, &messages_}) {
+      for (auto it = table->begin(); it != table->end();) {
+        const NativeHandler* h = handlers_[it->second].load(std::memory_order_relaxed);
+        it = h->plugin->name == plugin.name ? table->erase(it) : std::next(it);
+      }
+    }
+  }
+  plugin.replacing = false;
   for (NativeHandler& h : plugin.pending) {
     h.name_id = runtime_->names.Intern(h.name);
     handler_store_.push_back(h);

@@ -154,6 +154,7 @@ int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_
   std::lock_guard<SpinMutex> slot_lock(s.mu);
   if (s.revoked) return -1;
   if (s.open) throw StateError("take: the slot still holds a claim; complete it first");
+  if (s.retired) return 0;
   size_t n = 0, used = 0;
   bool full = false;
   while (n < max && !full && !ready_.empty()) {

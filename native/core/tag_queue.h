@@ -200,6 +200,13 @@ class TagQueue {
    * events of the thread are abandoned: their tags are freed and they are reported in `abandoned`.
    */
   int64_t SlotReleaseThread(double thread_id, std::vector<AbandonedEvent>* abandoned = nullptr);
+  /**
+   * Retires every slot of the thread: from now on Take gives it nothing (0), while its open
+   * claim and its parked events finish as usual. A replaced pool's workers are retired at the
+   * switch, so none of them starts an event queued for the new workers. Returns the slots
+   * retired; a slot registered again is no longer retired.
+   */
+  size_t SlotRetireThread(double thread_id);
   /** Running events on slots, then parked events. */
   std::vector<RunningSlot> SlotsRunning() const;
   /**
@@ -259,6 +266,7 @@ class TagQueue {
     mutable SpinMutex mu;
     bool used = false;
     bool revoked = false;
+    bool retired = false;  // its pool was replaced: Take hands it nothing more
     bool open = false;  // a Take claim has not been completed yet
     int64_t take_ns = 0;  // when the open claim was taken
     double thread_id = 0, task_id = 0;

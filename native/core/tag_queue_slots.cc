@@ -17,6 +17,7 @@ int TagQueue::SlotRegister(double thread_id) {
     std::lock_guard<SpinMutex> slot_lock(s.mu);
     s.used = true;
     s.revoked = false;
+    s.retired = false;
     s.open = false;
     Progress(static_cast<size_t>(i)).store(kProgressNone);
     s.thread_id = thread_id;
@@ -129,6 +130,18 @@ int64_t TagQueue::SlotReleaseThread(double thread_id, std::vector<AbandonedEvent
   }
   if (made_ready && wake_) wake_->Notify();
   return found ? static_cast<int64_t>(requeued) : -1;
+}
+
+size_t TagQueue::SlotRetireThread(double thread_id) {
+  std::lock_guard<SpinMutex> lock(mu_);
+  size_t retired = 0;
+  for (Slot& s : slots_) {
+    if (!s.used || s.thread_id != thread_id) continue;
+    std::lock_guard<SpinMutex> slot_lock(s.mu);
+    s.retired = true;
+    ++retired;
+  }
+  return retired;
 }
 
 std::vector<RunningSlot> TagQueue::SlotsRunning() const {

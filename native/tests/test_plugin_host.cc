@@ -98,6 +98,47 @@ TEST(plugin_load_twice_returns_the_same_plugin) {
   CHECK_EQ(first->handlers.size(), size_t{3});
 }
 
+// A copy of a fixture at a new path, as a reload loads a rebuilt library.
+static std::string CopyOf(const std::string& fixture, const std::string& as) {
+  std::string path = std::string(GSF_FIXTURE_DIR) + "/" + as + ".so";
+  std::ifstream in(FixturePath(fixture), std::ios::binary);
+  std::ofstream(path, std::ios::binary) << in.rdbuf();
+  return path;
+}
+
+TEST(plugin_reload_copy_takes_over_the_names_of_its_plugin) {
+  const gsf::NativePlugin* first = TryLoad(FixturePath("handler_fails"));
+  REQUIRE(first != nullptr);
+  gsf::PluginHost& host = gsf::ProcessPluginHost();
+  std::string copy = CopyOf("handler_fails", "handler_fails_copy1");
+  // Without `replaces` the copy is another plugin of a taken name.
+  std::string reason, message;
+  CHECK(TryLoad(copy, &reason, &message) == nullptr);
+  CHECK_EQ(reason, std::string("name_taken"));
+  // A copy loaded for another plugin's name is refused before its init runs.
+  std::string other = CopyOf("handler_fails", "handler_fails_copy2");
+  Collected scratch;
+  try {
+    host.Load(other, &scratch, "native-echo");
+    CHECK(false);
+  } catch (const gsf::PluginLoadError& e) {
+    CHECK_EQ(std::string(e.reason()), std::string("bad_descriptor"));
+    CHECK(Contains(e.what(), "the library is plugin 'handler-fails', not 'native-echo'"));
+  }
+  // With `replaces`, the copy registers the same events; both copies stay callable by index.
+  std::string third = CopyOf("handler_fails", "handler_fails_copy3");
+  const gsf::NativePlugin* fresh = &host.Load(third, &scratch, "handler-fails");
+  CHECK(fresh != first);
+  CHECK_EQ(fresh->handlers.size(), first->handlers.size());
+  uint32_t old_index = HandlerOf(*first, "fails.with_message"), new_index = HandlerOf(*fresh, "fails.with_message");
+  CHECK(old_index != new_index);
+  Collected fx;
+  CHECK_EQ(host.CallEvent(old_index, Event(1, 1ull << 40, 0, 0, "x"), "", &fx).status, GSF_STATUS_INVALID_ARGUMENT);
+  CHECK_EQ(host.CallEvent(new_index, Event(2, 1ull << 40, 0, 0, "x"), "", &fx).status, GSF_STATUS_INVALID_ARGUMENT);
+  // The same path again is the same copy.
+  CHECK(&host.Load(third, &scratch, "handler-fails") == fresh);
+}
+
 TEST(plugin_handler_error_status_and_message) {
   const gsf::NativePlugin* p = TryLoad(FixturePath("handler_fails"));
   REQUIRE(p != nullptr);

@@ -151,3 +151,29 @@ TEST(release_thread_frees_every_slot_of_the_thread) {
   CHECK_EQ(f.queue.SlotRegister(6), 0);
   CHECK_EQ(f.queue.SlotRegister(6), 1);
 }
+
+TEST(retired_thread_takes_nothing_new_and_finishes_its_claim) {
+  QueueFixture f;
+  int old_slot = f.queue.SlotRegister(5), new_slot = f.queue.SlotRegister(6);
+  uint64_t a1 = f.Push(100), a2 = f.Push(100), b1 = f.Push(200);
+  auto claim = f.Take(old_slot, 1);  // a1 only
+  REQUIRE(claim.size() == 1);
+  CHECK_EQ(claim[0].id, a1);
+  CHECK_EQ(f.queue.SlotRetireThread(5), size_t{1});
+  CHECK_EQ(f.queue.SlotRetireThread(999), size_t{0});
+  REQUIRE(f.Start(old_slot, 0));
+  CHECK(f.CompleteAll(old_slot, 1));  // the claim it held completes as usual
+  int64_t n = -5;
+  CHECK(f.Take(old_slot, 10, 4096, &n).empty());
+  CHECK_EQ(n, 0);  // nothing, not "revoked": the worker goes on finishing what it awaits
+  // The new slot gets everything that was queued, in order.
+  auto rest = f.Take(new_slot, 10);
+  CHECK(Ids(rest) == (std::vector<uint64_t>{b1, a2}) || Ids(rest) == (std::vector<uint64_t>{a2, b1}));
+  CHECK(f.CompleteAll(new_slot, rest.size()));
+  // A slot registered again (a new worker in it) is not retired.
+  CHECK_EQ(f.queue.SlotReleaseThread(5), 0);
+  int again = f.queue.SlotRegister(7);
+  CHECK_EQ(again, old_slot);
+  uint64_t c1 = f.Push(300);
+  CHECK(Ids(f.Take(again, 10)) == std::vector<uint64_t>{c1});
+}

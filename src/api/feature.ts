@@ -12,6 +12,7 @@ import { counterRegistry } from '../counters/registry.ts';
 import { registerBuiltinCounters } from '../counters/builtins.ts';
 import { CounterMonitor } from '../counters/monitor.ts';
 import { setActiveMonitor } from '../plugins/api.ts';
+import { onPluginSwap } from '../plugins/reload-hooks.ts';
 import type { Feature, FeatureContext, RunningFeature } from '../features.ts';
 import { registerCounterRoutes } from './counters.ts';
 import { registerProfilingRoutes } from './profiling.ts';
@@ -60,10 +61,16 @@ function startCounterService({ manifest, thread, api, watchdog }: FeatureContext
   }
   monitor.start();
   setActiveMonitor(monitor);
+  // A reloaded plugin's monitors replace its old ones (the reload checked their counters exist).
+  const unhookReload = onPluginSwap(({ before, after }) => {
+    for (const m of before.declarations.monitors) monitor.remove(m.category, m.name);
+    for (const m of after.declarations.monitors) monitor.add(m.category, m.name, m.threshold);
+  });
   registerCounterRoutes(api.router, counterRegistry);
   registerMetricsRoute(api.router, counterRegistry, () => flags.get<boolean>('enable_event_profiler'));
   return {
     stop() {
+      unhookReload();
       monitor.stop();
       setActiveMonitor(null);
       stopBuiltins();

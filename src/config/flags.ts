@@ -38,6 +38,12 @@ export class FlagRegistry {
     return this.flags.has(name);
   }
 
+  /** Removes a flag (its plugin was reloaded without it); its change listeners stay. */
+  remove(name: string): boolean {
+    this.specs.delete(name);
+    return this.flags.delete(name);
+  }
+
   /** The current value; throws for an unknown flag (a programming error). */
   get<T extends ArgValue = ArgValue>(name: string): T {
     const flag = this.flags.get(name);

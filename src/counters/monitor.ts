@@ -31,6 +31,13 @@ export class CounterMonitor {
     else this.monitors.push({ category, name, threshold, builtin });
   }
 
+  /** Stops monitoring a counter (its plugin was reloaded without the monitor). */
+  remove(category: string, name: string): boolean {
+    const i = this.monitors.findIndex((m) => m.category === category && m.name === name && !m.builtin);
+    if (i >= 0) this.monitors.splice(i, 1);
+    return i >= 0;
+  }
+
   list(): Array<{ category: string; name: string; threshold: number }> {
     return this.monitors.map(({ category, name, threshold }) => ({ category, name, threshold }));
   }

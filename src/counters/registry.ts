@@ -48,6 +48,20 @@ export class CounterRegistry {
     this.localGeneration++;
   }
 
+  /** Whether a callable counter of that name is registered. */
+  hasCallable(category: string, name: string): boolean {
+    return this.callables.get(category)?.has(name) ?? false;
+  }
+
+  /** Forgets one callable counter (its plugin was reloaded); false if there was none. */
+  unregisterCallable(category: string, name: string): boolean {
+    const names = this.callables.get(category);
+    if (!names?.delete(name)) return false;
+    if (names.size === 0) this.callables.delete(category);
+    this.localGeneration++;
+    return true;
+  }
+
   /** Provides a whole category (built-in figures). */
   provide(category: string, provider: CategoryProvider): void {
     this.providers.set(category, provider);

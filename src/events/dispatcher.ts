@@ -1,7 +1,8 @@
 /**
  * The main-thread side of the event system: owns the piscina pool of event workers, keeps one
  * serve task running on each, fires timers, routes the channels workers open to the features
- * that listen for them, and replaces the pool live (resize).
+ * that listen for them, and replaces the pool live (resize, and plugin reload: the same swap
+ * with workers that load new code).
  *
  * Events never travel through piscina: workers claim them from the native queue themselves
  * and wake one another through shared memory (`wake.ts`), so a task is only "serve". That
@@ -44,10 +45,37 @@ const DESTROY_WAIT_MS = 3000;
 /** How long a thread ended for a timeout may take to exit before it counts as abandoned. */
 const ABANDON_AFTER_MS = 5000;
 
+/** What a pool replacement runs around its switch (see `replacePool`). */
+export interface SwapHooks {
+  /** Every new worker has loaded; the old ones still serve. A throw aborts the replacement. */
+  beforeSwap?(): void | Promise<void>;
+  /**
+   * At the switch, synchronously, after the old workers were told to take nothing new and
+   * before the new ones serve: the main thread's view of the plugins changes here.
+   */
+  swap?(): void;
+}
+
+/** How a pool replacement went, in ms from its start. */
+export interface PoolSwap {
+  /** Until every new worker had loaded its plugins. */
+  loadMs: number;
+  /** Until the new workers served. */
+  swapMs: number;
+  /** Resolves once the old workers finished the claims and awaiting events they held and were ended. */
+  drained: Promise<number>;
+}
+
 export class Dispatcher {
   private pool: Piscina | null = null;
   private readonly retiring = new Set<Piscina>();
+  /** A replacement pool while its workers load (ended by `close`). */
+  private warming: Piscina | null = null;
+  /** Pool replacements run one at a time, in call order. */
+  private replacing: Promise<unknown> = Promise.resolve();
+  /** The size asked for (a resize sets it at once); `poolThreads` is the running pool's. */
   private threads: number;
+  private poolThreads: number;
   private epoch = 0;
   private readonly tasks = new Map<number, TaskEntry>();
   private nextTaskId = 1;
@@ -73,8 +101,14 @@ export class Dispatcher {
     get failed(): number { return native.counterValue('engine', 'events_failed') ?? 0; },
   };
 
-  constructor(private readonly thread: ThreadContext, private readonly init: WorkerInit) {
+  constructor(private readonly thread: ThreadContext, private init: WorkerInit) {
     this.threads = thread.flags.get<number>('event_threads_size');
+    this.poolThreads = this.threads;
+  }
+
+  /** What the running pool's workers load (a reload builds the next one from it). */
+  get workerInit(): WorkerInit {
+    return this.init;
   }
 
   /** Starts the pool, waits until every worker has loaded, and starts serving. */
@@ -86,8 +120,10 @@ export class Dispatcher {
     native.counterUpdate('engine', 'events_failed', 0, false, 'Events whose handler threw or rejected');
     native.counterUpdate('engine', 'event_threads_ended', 0, false, 'Event threads ended because an event held them past its timeout');
     native.counterUpdate('engine', 'event_threads_abandoned', 0, false, 'Ended event threads that never exited (stuck in native code)');
+    native.counterUpdate('engine', 'events_unknown', 0, false,
+      'Events that came to an event thread with no handler of their name (removed by a plugin reload after they were queued)');
     this.epoch = nextEpoch();
-    this.pool = this.createPool(this.threads);
+    this.pool = this.createPool(this.threads, this.init);
     native.setWakeCallback(() => this.fireTimers());
     await this.warmUp(this.pool, this.threads);
     for (let i = 0; i < this.threads; i++) this.serve(this.pool, this.epoch);
@@ -175,7 +211,7 @@ export class Dispatcher {
     return result;
   }
 
-  private createPool(threads: number): Piscina {
+  private createPool(threads: number, init: WorkerInit): Piscina {
     const pool = new Piscina({
       filename: WORKER_FILE,
       minThreads: threads,
@@ -185,7 +221,7 @@ export class Dispatcher {
       // A serve loop awaits (awaiting events, sleeps): the worker's event loop must keep running.
       atomics: 'disabled',
       execArgv: workerExecArgv(),
-      workerData: this.init,
+      workerData: init,
     });
     pool.on('workerDestroy', (worker: { id: number }) => this.released(worker.id));
     pool.on('error', (err: unknown) => this.thread.log.error(`event worker error: ${describeError(err)}`));
@@ -281,26 +317,80 @@ export class Dispatcher {
    * awaiting events they hold, take nothing new, and are then destroyed; queued events stay in
    * the native queue for the new workers, so nothing is lost, repeated or reordered.
    */
-  async resize(threads: number): Promise<void> {
-    if (this.pool === null || threads === this.threads) return;
-    const old = this.pool;
+  resize(threads: number): Promise<void> {
+    if (this.pool === null || threads === this.threads) return Promise.resolve();
     this.threads = threads;
-    const pool = this.createPool(threads);
-    this.pool = pool;
-    this.retiring.add(old);
+    return this.exclusive(async () => {
+      // A later resize is queued behind this one: it alone acts.
+      if (this.pool === null || this.closing || threads !== this.threads || threads === this.poolThreads) return;
+      await (await this.replacePool(threads, this.init, {})).drained;
+    });
+  }
+
+  /**
+   * Replaces the pool with workers that load `init` (new plugin code): the swap of a resize,
+   * done only once every new worker has loaded. A worker that fails to load rejects the
+   * reload; the new pool is destroyed and the old one serves on as if nothing happened.
+   */
+  reload(init: WorkerInit, hooks: SwapHooks): Promise<PoolSwap> {
+    return this.exclusive(() => {
+      if (this.pool === null || this.closing) throw gsfError('GSF_ERR_SHUTTING_DOWN', 'a plugin reload');
+      return this.replacePool(this.threads, init, hooks);
+    });
+  }
+
+  /** Runs pool replacements one at a time, in call order. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.replacing.then(fn, fn);
+    this.replacing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async replacePool(threads: number, init: WorkerInit, hooks: SwapHooks): Promise<PoolSwap> {
+    const started = performance.now();
+    const old = this.pool!;
+    const pool = this.createPool(threads, init);
+    this.warming = pool;
     try {
       // The old workers serve until the new ones have loaded: no gap in service.
       await this.warmUp(pool, threads);
-      if (this.pool !== pool || this.closing) return;
-      this.epoch = nextEpoch();
-      for (let i = 0; i < threads; i++) this.serve(pool, this.epoch);
-      // Not piscina's close(): it can end a worker whose task is still running, which would
-      // drop the event that worker had begun. Serve tasks of an old epoch end by themselves.
-      while ([...this.tasks.values()].some((t) => t.pool === old)) await new Promise((r) => setTimeout(r, 5));
-      await old.destroy();
+      if (!this.closing) await hooks.beforeSwap?.();
+      if (this.closing) throw gsfError('GSF_ERR_SHUTTING_DOWN', 'replacing the event threads');
+    } catch (err) {
+      // close() may have ended it already.
+      await pool.destroy().catch(() => undefined);
+      throw this.closing ? gsfError('GSF_ERR_SHUTTING_DOWN', 'replacing the event threads') : err;
     } finally {
-      this.retiring.delete(old);
+      this.warming = null;
     }
+    const loadMs = performance.now() - started;
+    // The switch, synchronously. Retired slots get nothing more from the queue, so no old
+    // worker starts an event queued for the new ones, even one that has not yet seen the
+    // new epoch; what the old ones claimed before runs there to its end.
+    for (const worker of old.threads) native.slotRetireThread(worker.threadId);
+    this.epoch = nextEpoch();
+    this.pool = pool;
+    this.init = init;
+    this.poolThreads = threads;
+    this.retiring.add(old);
+    try {
+      hooks.swap?.();
+    } finally {
+      for (let i = 0; i < threads; i++) this.serve(pool, this.epoch);
+      workReady();
+    }
+    const swapMs = performance.now() - started;
+    return { loadMs, swapMs, drained: this.retire(old).then(() => performance.now() - started) };
+  }
+
+  /** Waits for an old pool's serve tasks to end (their claims and awaiting events), then ends its threads. */
+  private async retire(old: Piscina): Promise<void> {
+    // Not piscina's close(): it can end a worker whose task is still running, which would
+    // drop the event that worker had begun. Serve tasks of an old epoch end by themselves.
+    while (!this.closing && [...this.tasks.values()].some((t) => t.pool === old)) await new Promise((r) => setTimeout(r, 5));
+    if (this.closing) return; // close() ends it with the other pools
+    await old.destroy();
+    this.retiring.delete(old);
   }
 
   /** Stops firing timers (shutdown). */
@@ -325,7 +415,7 @@ export class Dispatcher {
     // A worker stuck in a handler never returns: its thread is ended with the pool.
     const deadline = Date.now() + CLOSE_WAIT_MS;
     while (this.tasks.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-    const pools = [this.pool, ...this.retiring].filter((p): p is Piscina => p !== null);
+    const pools = [this.pool, this.warming, ...this.retiring].filter((p): p is Piscina => p !== null);
     this.pool = null;
     for (const hello of this.waitingChannels.splice(0)) hello.port.close();
     // A thread stuck in native code never exits: the stop goes on without it (the process exit ends it).

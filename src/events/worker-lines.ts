@@ -36,9 +36,13 @@ export class EventLines {
     }
   }
 
-  /** An event whose handler this worker does not have (counted in engine/events_unknown). */
-  unknown(ev: RunningEvent): void {
-    this.failures.error(ev.name, `GSF_ERR_UNKNOWN_EVENT: event_name=${ev.name}, event_id=${ev.id}: no handler on this worker`);
+  /**
+   * An event whose handler `handler` this worker does not have (a plugin reload removed it
+   * after the event was queued): dropped, and counted in engine/events_unknown.
+   */
+  unknown(ev: RunningEvent, handler: string): void {
+    this.failures.error(ev.name, `GSF_ERR_UNKNOWN_EVENT: event_name=${ev.name}, event_id=${ev.id}, event_tag=${ev.tag}: `
+      + `no handler '${handler}' on this event thread; the event is dropped`);
     native.counterIncrease('engine', 'events_unknown', 1);
   }
 }

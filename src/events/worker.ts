@@ -176,7 +176,7 @@ function runOne(i: number, queueMs: number, start: number): number {
   const kind = meta[m + T_KIND]!;
   const ev = new Running(runtime, meta[m + T_ID]!, meta[m + T_TAG]!, kind, meta[m + T_SESSION]!, lastName, nameId);
   if (!entry) {
-    lines.unknown(ev);
+    lines.unknown(ev, nameOfId(handlerId));
     timings[t + F_FLAGS] = FLAG_NOT_RUN;
     return 0;
   }

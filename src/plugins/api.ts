@@ -11,7 +11,7 @@ import type { EventRuntime } from '../events/runtime.ts';
 import type { TimeoutHandler } from '../events/types.ts';
 import { namedTag, randomTag, TIMER_TAG } from '../events/tags.ts';
 import type { FlagSpec, PluginApi, TimerOptions } from './types.ts';
-import { counterRegistry } from '../counters/registry.ts';
+import { counterRegistry, type CounterCallback } from '../counters/registry.ts';
 import { createAccountApi, createSessionApi } from '../session/plugin-api.ts';
 import { createAuthApi } from '../auth/client/plugin-api.ts';
 import { createObjectsApi } from '../objects/plugin-api.ts';
@@ -35,10 +35,16 @@ export interface TimerDeclaration {
   name?: string;
 }
 
-/** What the plugins of one thread declared, to be acted on by the thread context. */
+/**
+ * What the plugins of one thread declared, to be acted on by the thread context. Every entry
+ * names its plugin: a plugin reload replaces that plugin's entries of every list in place
+ * (src/plugins/reload-stage.ts), so a list added here is replaced on reload with no more code.
+ */
 export interface Declarations {
   timers: TimerDeclaration[];
-  counters: Array<{ category: string; name: string; description: string; initial: number }>;
+  counters: Array<{ plugin: string; category: string; name: string; description: string; initial: number }>;
+  /** Callable counters (main thread): registered at once, or when a reload commits. */
+  callables: Array<{ plugin: string; category: string; name: string; description: string; fn: CounterCallback }>;
   onStart: Array<{ plugin: string; fn: () => void | Promise<void> }>;
   onStop: Array<{ plugin: string; fn: () => void | Promise<void> }>;
   timeoutHandlers: Array<{ plugin: string; fn: TimeoutHandler }>;
@@ -56,10 +62,12 @@ export interface RegistrationContext {
   additionalConfigurations: ReadonlySet<string>;
   /** True while plugins' `register` functions run. */
   registering: boolean;
+  /** A reload's staging: what takes effect process-wide at once (callable counters) waits for its commit. */
+  staged?: boolean;
 }
 
 export function emptyDeclarations(): Declarations {
-  return { timers: [], counters: [], onStart: [], onStop: [], timeoutHandlers: [], monitors: [] };
+  return { timers: [], counters: [], callables: [], onStart: [], onStop: [], timeoutHandlers: [], monitors: [] };
 }
 
 function checkName(what: string, value: unknown): asserts value is string {
@@ -126,7 +134,9 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
         checkName('counter category', category);
         checkName('counter name', name);
         // The callback runs where the counter is read: the main thread's API service.
-        if (isMain) counterRegistry.registerCallable(category, name, description, fn);
+        if (!isMain) return;
+        if (reg.registering) reg.declarations.callables.push({ plugin, category, name, description, fn });
+        if (!reg.staged) counterRegistry.registerCallable(category, name, description, fn);
       },
       monitor(category, name, threshold) {
         checkName('counter category', category);
@@ -140,7 +150,7 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
       define(category, name, description, initial = 0) {
         checkName('counter category', category);
         checkName('counter name', name);
-        if (reg.registering) reg.declarations.counters.push({ category, name, description, initial });
+        if (reg.registering) reg.declarations.counters.push({ plugin, category, name, description, initial });
         else if (native.counterGet(category, name) === null) update(category, name, initial, !Number.isInteger(initial), description);
       },
     },

@@ -11,7 +11,8 @@ import type { PluginDefinition } from './types.ts';
 import { explainLoadError, requirePlugin } from './plugin-modules.ts';
 import { declareNativeTargets, isNativeLibrary, nativeLibraryOf, nativePluginDefinition } from './native-loader.ts';
 
-const ENTRY_FILES = ['index.ts', 'index.mts', 'index.js', 'index.mjs'];
+/** The entry file of a plugin folder, the first of these that exists. */
+export const ENTRY_FILES = ['index.ts', 'index.mts', 'index.js', 'index.mjs'];
 
 /** A plugin's label in messages: its folder (or file) name. */
 export function pluginLabel(file: string): string {

@@ -25,9 +25,9 @@ export interface TimerOptions {
 }
 
 export interface TimerApi {
-  /** Runs `event` once after `ms`. Declared during `register`, it starts once, at server start. */
+  /** Runs `event` once after `ms`. Declared during `register`, it starts at server start (and when the plugin is reloaded). */
   after(ms: number, event: string, payload?: unknown, options?: TimerOptions): number;
-  /** Runs `event` every `ms`. Declared during `register`, it starts once, at server start. */
+  /** Runs `event` every `ms`. Declared during `register`, it starts at server start; a reload stops it and starts the new version's. */
   every(ms: number, event: string, payload?: unknown, options?: TimerOptions): number;
   /** Stops a timer started at run time; false if it is unknown or has fired (one-shot). */
   cancel(id: number): boolean;
@@ -110,8 +110,8 @@ export interface PluginApi {
   readonly console: ConsoleApi;
   /** Called on the main thread when an event times out (SPEC 6.3). */
   onEventTimeout(handler: TimeoutHandler): void;
-  /** Runs once on the main thread after the workers are up. */
+  /** Runs on the main thread after the workers are up, and after a reload of this plugin switched to this version. */
   onStart(fn: () => void | Promise<void>): void;
-  /** Runs once on the main thread while the server stops, before the queue drains. */
+  /** Runs on the main thread while the server stops (before the queue drains), and before a reload replaces this version. */
   onStop(fn: () => void | Promise<void>): void;
 }

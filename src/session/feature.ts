@@ -18,6 +18,7 @@ import { OutboundReader } from './outbound-reader.ts';
 import { setOutboundListening } from './outbound-writer.ts';
 import { CloseCode, EngineType, type MaintenanceNotice } from './protocol.ts';
 import { SessionListener } from './listener.ts';
+import { onPluginSwap } from '../plugins/reload-hooks.ts';
 
 /** Runs one account operation on the main thread. */
 function accountOp(accounts: AccountManager, op: AccountOp, args: unknown[]): unknown {
@@ -121,6 +122,8 @@ export const sessionFeature: Feature = {
     // Appended last: plugins' timeout handlers run first, then the session closes (SPEC 6.3).
     thread.declarations.timeoutHandlers.push(timeoutEntry);
 
+    // A plugin reload changes which message types are served, at its switch.
+    const unhookReload = onPluginSwap(() => listener.types.forget());
     await listener.listen();
     setOutboundListening(true);
     maintenance.start(m.under_maintenance as boolean);
@@ -128,6 +131,7 @@ export const sessionFeature: Feature = {
     return {
       listening: { websocket: `${args.websocket_address as string}:${listener.port}` },
       stop() {
+        unhookReload();
         setOutboundListening(false);
         maintenance.stop();
         listener.shutdown();

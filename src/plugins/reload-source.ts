@@ -1,0 +1,127 @@
+/**
+ * A plugin's source on disk, as a reload sees it (main thread): which files are the plugin's
+ * own, a hash of them, dropping its modules from this thread's module cache, and fresh copies
+ * of rebuilt native libraries.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { ENTRY_FILES } from './loader.ts';
+
+/** Where a plugin's files are: a folder (a managed plugin's entry file is its index) or one file. */
+export interface PluginSource {
+  kind: 'managed' | 'native';
+  /** The entry file (managed) or the library the manifest names (native). */
+  file: string;
+  /** The plugin's folder for a managed plugin whose entry is `<folder>/index.*`, else null (the file alone). */
+  folder: string | null;
+}
+
+/** The source of a resolved plugin file. */
+export function pluginSource(kind: 'managed' | 'native', file: string): PluginSource {
+  const folder = kind === 'managed' && ENTRY_FILES.includes(path.basename(file)) ? path.dirname(file) : null;
+  return { kind, file, folder };
+}
+
+/** Folders never hashed or reloaded: packages and hidden folders (`.git`, editors' files). */
+function skipped(name: string): boolean {
+  return name === 'node_modules' || name.startsWith('.');
+}
+
+/** The plugin's files, sorted: every file under its folder but `node_modules` and hidden ones, or the file alone. */
+export function sourceFiles(source: PluginSource): string[] {
+  if (source.folder === null) return fs.existsSync(source.file) ? [source.file] : [];
+  const files: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (skipped(entry.name)) continue;
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) files.push(full);
+    }
+  };
+  walk(source.folder);
+  return files.sort();
+}
+
+/** What a reload compares: the hash of all the plugin's files, and of its object declarations alone. */
+export interface SourceHash {
+  hash: string;
+  /** Object declarations (`objects/*.json`) take effect at start only: a reload refuses to change them. */
+  objectsHash: string;
+}
+
+/** Hashes the plugin's files (names relative to its folder, and contents) with SHA-256. */
+export function hashSource(source: PluginSource): SourceHash {
+  const all = createHash('sha256');
+  const objects = createHash('sha256');
+  const base = source.folder ?? path.dirname(source.file);
+  for (const file of sourceFiles(source)) {
+    const rel = path.relative(base, file);
+    const bytes = fs.readFileSync(file);
+    const parts = rel.split(path.sep);
+    const declaration = parts.length === 2 && parts[0] === 'objects' && rel.endsWith('.json');
+    for (const h of declaration ? [all, objects] : [all]) {
+      h.update(rel).update('\0').update(String(bytes.length)).update('\0').update(bytes);
+    }
+  }
+  return { hash: all.digest('hex'), objectsHash: objects.digest('hex') };
+}
+
+/** Modules taken out of this thread's module cache, to put back if the reload fails. */
+export type SavedModules = Map<string, NodeJS.Module>;
+
+function isPluginModule(source: PluginSource, key: string): boolean {
+  if (source.folder === null) return key === source.file;
+  const rel = path.relative(source.folder, key);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) && !rel.split(path.sep).some(skipped);
+}
+
+/**
+ * Drops the plugin's own modules (its folder's files, not its packages) from this thread's
+ * module cache, so the next `require` compiles them from disk again. Returns what was dropped.
+ */
+export function dropModules(source: PluginSource): SavedModules {
+  const cache = createRequire(import.meta.url).cache;
+  const saved: SavedModules = new Map();
+  for (const key of Object.keys(cache)) {
+    if (!isPluginModule(source, key)) continue;
+    saved.set(key, cache[key]!);
+    delete cache[key];
+  }
+  return saved;
+}
+
+/** Puts back modules `dropModules` took (a failed reload), dropping what the attempt loaded. */
+export function restoreModules(source: PluginSource, saved: SavedModules): void {
+  dropModules(source);
+  const cache = createRequire(import.meta.url).cache;
+  for (const [key, mod] of saved) cache[key] = mod;
+}
+
+let copiesDir: string | null = null;
+let copies = 0;
+
+/**
+ * Copies a rebuilt native library to a path of its own: a library is loaded once per path and
+ * never unloaded, so new code needs a new file. The copy stays while event threads may load it.
+ */
+export function copyLibrary(file: string, plugin: string): string {
+  copiesDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-native-reload-'));
+  const copy = path.join(copiesDir, `${plugin.replace(/[^\w.-]/g, '_')}-${++copies}${path.extname(file)}`);
+  fs.copyFileSync(file, copy);
+  return copy;
+}
+
+/** Deletes a copy no pool loads any more (the mapping of a loaded copy stays valid). */
+export function removeCopy(copy: string): void {
+  if (copiesDir !== null && path.dirname(copy) === copiesDir) fs.rmSync(copy, { force: true });
+}
+
+/** Deletes every copy (the server stopped). */
+export function removeCopies(): void {
+  if (copiesDir !== null) fs.rmSync(copiesDir, { recursive: true, force: true });
+  copiesDir = null;
+}

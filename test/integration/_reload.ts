@@ -1,0 +1,85 @@
+/**
+ * Helpers for hot-reload tests: a managed plugin kept in a temporary folder, written again with
+ * other code between reloads, and REST calls to the plugin routes.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { apiUrl } from './_session.ts';
+import type { TestServer } from './_server.ts';
+
+export const PLUGIN = 'reloadable';
+
+export interface PluginCode {
+  version: string;
+  /** More statements inside `register(api)`. */
+  register?: string;
+  /** Statements at module level (before the definition). */
+  module?: string;
+  /** The whole index.ts instead (broken edits). */
+  raw?: string;
+}
+
+/**
+ * The plugin's index.ts. `ping` replies with the client's `n`, the plugin version that answered,
+ * and `seq`: how many pings of this session have run (a counter, which survives reloads), so a
+ * client sees at once a ping that ran twice or out of order.
+ */
+export function pluginCode(code: PluginCode): string {
+  if (code.raw !== undefined) return code.raw;
+  return `import { definePlugin } from 'gsf';
+import { label } from './label.ts';
+${code.module ?? ''}
+export default definePlugin({
+  name: '${PLUGIN}',
+  version: '${code.version}',
+  register(api) {
+    api.counters.define('${PLUGIN}', 'defined', 'Created once, kept across reloads', 7);
+    api.sessions.onMessage<{ n: number }>('ping', (body, msg) => {
+      const seq = api.counters.increase('${PLUGIN}', 'seq_' + msg.sessionId);
+      msg.reply({ n: body.n, seq, version: '${code.version}', label: label() });
+    });
+${code.register ?? ''}
+  },
+});
+`;
+}
+
+/** Writes the plugin into `dir` (a second module, label.ts, is imported by path). */
+export function writePlugin(dir: string, code: PluginCode, labelText = 'label-1'): void {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'label.ts'), `export function label(): string {\n  return '${labelText}';\n}\n`);
+  fs.writeFileSync(path.join(dir, 'index.ts'), pluginCode(code));
+}
+
+/** A fresh plugin folder with version `version`. */
+export function newPluginDir(code: PluginCode): string {
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-reload-')), PLUGIN);
+  writePlugin(dir, code);
+  return dir;
+}
+
+export interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** POST to the API service; the JSON answer. */
+export async function post(s: TestServer, route: string): Promise<Answer> {
+  const res = await fetch(`${apiUrl(s)}${route}`, { method: 'POST' });
+  return { status: res.status, body: await res.json() as Record<string, unknown> };
+}
+
+/** GET from the API service; the JSON answer. */
+export async function get(s: TestServer, route: string): Promise<Answer> {
+  const res = await fetch(`${apiUrl(s)}${route}`);
+  return { status: res.status, body: await res.json() as Record<string, unknown> };
+}
+
+/** The reply of `ping` as the fixture sends it. */
+export interface Pong {
+  n: number;
+  seq: number;
+  version: string;
+  label: string;
+}
