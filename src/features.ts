@@ -12,6 +12,7 @@ import { dashboardFeature } from './api/dashboard.ts';
 import { apiFeature } from './api/feature.ts';
 import { sessionFeature } from './session/feature.ts';
 import { authFeature } from './auth/feature.ts';
+import { clusterFeature } from './cluster/feature.ts';
 
 export interface FeatureContext {
   manifest: Manifest;
@@ -36,6 +37,8 @@ export interface Feature {
 export const FEATURES: Feature[] = [
   apiFeature,
   dashboardFeature,
+  // Before sessions: the listener joins the cluster before it accepts clients.
+  clusterFeature,
   sessionFeature,
   authFeature,
 ];

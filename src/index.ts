@@ -49,5 +49,8 @@ export type {
   GameObject, FetchMode, CommitResult, TransactionStats, ObjectAccess, EventTransaction, ObjectsApi,
 } from './objects/types.ts';
 
+// Several servers as one game (`api.cluster`, component `Cluster`).
+export type { ClusterApi, ClusterServer } from './cluster/plugin-api.ts';
+
 // Errors carry a GSF_ERR_* code.
 export { GsfError, type ErrorCode } from './errors.ts';

@@ -15,6 +15,7 @@ import { counterRegistry } from '../counters/registry.ts';
 import { createAccountApi, createSessionApi } from '../session/plugin-api.ts';
 import { createAuthApi } from '../auth/plugin-api.ts';
 import { createObjectsApi } from '../objects/plugin-api.ts';
+import { createClusterApi } from '../cluster/plugin-api.ts';
 import type { CounterMonitor } from '../counters/monitor.ts';
 
 let activeMonitor: CounterMonitor | null = null;
@@ -161,6 +162,7 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
     accounts: createAccountApi(rt),
     auth: createAuthApi(rt),
     objects: createObjectsApi(rt),
+    cluster: createClusterApi(rt),
     onEventTimeout(fn) {
       mainOnly('onEventTimeout');
       reg.declarations.timeoutHandlers.push({ plugin, fn });

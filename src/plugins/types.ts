@@ -10,6 +10,7 @@ import type { EventHandler, InvokeOptions, TimeoutHandler } from '../events/type
 import type { AccountApi, SessionApi } from '../session/types.ts';
 import type { AuthApi } from '../auth/plugin-api.ts';
 import type { ObjectsApi } from '../objects/types.ts';
+import type { ClusterApi } from '../cluster/plugin-api.ts';
 
 export interface PluginDefinition {
   name: string;
@@ -102,6 +103,8 @@ export interface PluginApi {
   readonly auth: AuthApi;
   /** Game objects (declared in objects/*.json): the running event's, committed when it ends. */
   readonly objects: ObjectsApi;
+  /** Several servers as one game (component `Cluster`): this server's id, the live servers, invoke elsewhere. */
+  readonly cluster: ClusterApi;
   /** Called on the main thread when an event times out (SPEC 6.3). */
   onEventTimeout(handler: TimeoutHandler): void;
   /** Runs once on the main thread after the workers are up. */

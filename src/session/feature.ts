@@ -18,6 +18,7 @@ import { OutboundReader } from './outbound-reader.ts';
 import { setOutboundListening } from './outbound-writer.ts';
 import { CloseCode, EngineType, type MaintenanceNotice } from './protocol.ts';
 import { SessionListener } from './listener.ts';
+import { clusterSessionJoin } from '../cluster/hooks.ts';
 
 /** Runs one account operation on the main thread. */
 function accountOp(accounts: AccountManager, op: AccountOp, args: unknown[]): unknown {
@@ -75,6 +76,9 @@ export const sessionFeature: Feature = {
       closeSession: (id, code, reason) => { listener.end(id, code, reason); },
     });
     listener.onSessionClosed = (id) => accounts.logoutSession(id);
+    // With the Cluster component: sessions and logins of other servers, before any client connects.
+    const cluster = clusterSessionJoin();
+    cluster?.attach(listener, accounts, args.account_login_policy as string);
 
     const applyMaintenance = (state: MaintenanceState, previous: MaintenanceState | null): void => {
       if (state.under_maintenance) {
@@ -122,6 +126,7 @@ export const sessionFeature: Feature = {
     thread.declarations.timeoutHandlers.push(timeoutEntry);
 
     await listener.listen();
+    await cluster?.listening(args.websocket_address as string, listener.port);
     setOutboundListening(true);
     maintenance.start(m.under_maintenance as boolean);
     activeSessions = { listener, accounts, maintenance };

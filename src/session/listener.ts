@@ -77,6 +77,25 @@ export interface SessionStats {
 /** Why a frame was not sent (counter `engine/dropped_sends_<reason>`). */
 type DropReason = 'no_session' | 'backpressure';
 
+/**
+ * Where operations for sessions this server does not hold go when the `Cluster` component
+ * runs (`src/cluster/`); it also hears which sessions and groups this server has.
+ */
+export interface RemoteSessions {
+  /** A frame for a session this server does not hold (another server may). */
+  send(sessionId: number, frame: Uint8Array | string): void;
+  close(sessionId: number, code: number, reason: string): void;
+  group(sessionId: number, group: string, join: boolean): void;
+  /** A publish, for the group's members on other servers. */
+  publish(group: string, json: Uint8Array, msgpack: Uint8Array): void;
+  /** A broadcast to every session, for the other servers. */
+  broadcastAll(json: Uint8Array, msgpack: Uint8Array): void;
+  opened(sessionId: number): void;
+  closed(sessionId: number): void;
+  /** This server's first member of a group joined (true), or its last one left (false). */
+  groupChanged(group: string, hasMembers: boolean): void;
+}
+
 export class SessionListener implements OutboundTarget {
   readonly stats: SessionStats = {
     opened: 0, closed: 0, refused: 0, messages: 0, protocolErrors: 0, droppedInMaintenance: 0, backpressureCloses: 0,
@@ -101,6 +120,8 @@ export class SessionListener implements OutboundTarget {
   maintenanceFrame: ((codec: CodecName) => string | Uint8Array) | null = null;
   /** Called after a session closed (the account manager logs it out); returns its account. */
   onSessionClosed: (sessionId: number) => string | null = () => null;
+  /** Set by the Cluster component; null: every session is on this server. */
+  remote: RemoteSessions | null = null;
 
   constructor(private readonly thread: ThreadContext, private readonly options: SessionServiceOptions) {
     this.handlers = sessionHandlers(thread.runtime);
@@ -181,6 +202,7 @@ export class SessionListener implements OutboundTarget {
     this.sessions.set(d.id, d);
     this.stats.opened++;
     this.publishCount();
+    this.remote?.opened(d.id);
     if (this.handlers.opened.length > 0) {
       const info: SessionOpenedInfo = {
         sessionId: d.id, version: d.version, codec: d.codec, address: Buffer.from(ws.getRemoteAddressAsText()).toString(),
@@ -304,6 +326,7 @@ export class SessionListener implements OutboundTarget {
     this.stats.closed++;
     this.publishCount();
     const account = this.onSessionClosed(d.id);
+    this.remote?.closed(d.id);
     if (this.handlers.closed.length > 0) {
       const info: SessionClosedInfo = { sessionId: d.id, code, reason, account };
       this.pushEngine(CLOSED_EVENT, d.id, info);
@@ -349,8 +372,20 @@ export class SessionListener implements OutboundTarget {
     }
   }
 
-  /** Writes one frame to a session by id; false if it is not connected. */
+  /** Writes one frame to a session by id (on another server with the Cluster component); false if it is not connected here. */
   send(sessionId: number, frame: string | Uint8Array): boolean {
+    const d = this.sessions.get(sessionId);
+    if (d === undefined) {
+      if (this.remote !== null) this.remote.send(sessionId, frame);
+      else this.dropped('no_session');
+      return false;
+    }
+    this.sendFrame(d.ws!, d, frame, d.codec === 'msgpack');
+    return true;
+  }
+
+  /** Writes a frame another server sent to a session of this one; false if it is not connected. */
+  deliver(sessionId: number, frame: Uint8Array): boolean {
     const d = this.sessions.get(sessionId);
     if (d === undefined) {
       this.dropped('no_session');
@@ -364,7 +399,9 @@ export class SessionListener implements OutboundTarget {
   sendRun(sessionId: number, frames: (write: (frame: Uint8Array, binary: boolean) => void) => void): void {
     const d = this.sessions.get(sessionId);
     if (d === undefined) {
-      frames(() => this.dropped('no_session'));
+      const remote = this.remote;
+      if (remote !== null) frames((frame) => remote.send(sessionId, frame));
+      else frames(() => this.dropped('no_session'));
       return;
     }
     const ws = d.ws!;
@@ -383,9 +420,9 @@ export class SessionListener implements OutboundTarget {
     return true;
   }
 
-  /** `OutboundTarget.close`: a plugin closes a session. */
+  /** `OutboundTarget.close`: a plugin closes a session (on whichever server holds it). */
   close(sessionId: number, code: number, reason: string): void {
-    this.end(sessionId, code, reason);
+    if (!this.end(sessionId, code, reason)) this.remote?.close(sessionId, code, reason);
   }
 
   /** Sends a per-codec frame to every session. */
@@ -401,22 +438,41 @@ export class SessionListener implements OutboundTarget {
   broadcast(sessionIds: readonly number[] | null, json: Uint8Array, msgpack: Uint8Array): void {
     if (sessionIds === null) {
       this.sendAll((codec) => (codec === 'json' ? json : msgpack));
+      this.remote?.broadcastAll(json, msgpack);
       return;
     }
     for (const id of sessionIds) {
       const d = this.sessions.get(id);
-      if (d === undefined) this.dropped('no_session');
-      else this.sendFrame(d.ws!, d, d.codec === 'json' ? json : msgpack, d.codec === 'msgpack');
+      if (d === undefined) {
+        // The session id's low bit is its codec (1: msgpack).
+        if (this.remote !== null) this.remote.send(id, id % 2 === 1 ? msgpack : json);
+        else this.dropped('no_session');
+      } else this.sendFrame(d.ws!, d, d.codec === 'json' ? json : msgpack, d.codec === 'msgpack');
     }
   }
 
-  /** Adds a session to a group or removes it. */
+  /** Adds a session to a group or removes it (on whichever server holds it). */
   group(sessionId: number, group: string, join: boolean): void {
     const d = this.sessions.get(sessionId);
-    if (d === undefined) return;
+    if (d === undefined) this.remote?.group(sessionId, group, join);
+    else this.changeGroup(d, group, join);
+  }
+
+  /** Adds a session of this server to a group or removes it (another server asked); false if it is not here. */
+  groupLocal(sessionId: number, group: string, join: boolean): boolean {
+    const d = this.sessions.get(sessionId);
+    if (d === undefined) return false;
+    this.changeGroup(d, group, join);
+    return true;
+  }
+
+  private changeGroup(d: SessionData, group: string, join: boolean): void {
     if (join) {
       let members = this.groups.get(group);
-      if (members === undefined) this.groups.set(group, members = new Set());
+      if (members === undefined) {
+        this.groups.set(group, members = new Set());
+        this.remote?.groupChanged(group, true);
+      }
       members.add(d);
       (d.groups ??= new Set()).add(group);
     } else if (d.groups?.delete(group)) {
@@ -428,14 +484,29 @@ export class SessionListener implements OutboundTarget {
     const members = this.groups.get(group);
     if (members === undefined) return;
     members.delete(d);
-    if (members.size === 0) this.groups.delete(group);
+    if (members.size === 0) {
+      this.groups.delete(group);
+      this.remote?.groupChanged(group, false);
+    }
+  }
+
+  /** Groups with members on this server. */
+  groupNames(): string[] {
+    return [...this.groups.keys()];
   }
 
   /**
    * Writes one message to every member of a group, each in its codec's encoding, with the
-   * same backpressure rule as any other frame.
+   * same backpressure rule as any other frame; with the Cluster component, to the members on
+   * other servers too.
    */
   publish(group: string, json: Uint8Array, msgpack: Uint8Array): void {
+    this.publishLocal(group, json, msgpack);
+    this.remote?.publish(group, json, msgpack);
+  }
+
+  /** Writes one message to this server's members of a group. */
+  publishLocal(group: string, json: Uint8Array, msgpack: Uint8Array): void {
     const members = this.groups.get(group);
     if (this.logLevel > 0) this.thread.log.info(`session publish: group=${group}, members=${members?.size ?? 0}`);
     if (members === undefined) return;
