@@ -21,7 +21,7 @@ import type { ClusterConfig } from './config.ts';
 import { describeRecord } from './message-log.ts';
 import { eachRecord, RecordWriter, type ControlMessage } from './records.ts';
 import { isRetryable, type RedisLink } from './redis-link.ts';
-import { Rpc, RPC, Coord, type ClusterStats } from './stats.ts';
+import { Rpc, Coord, type ClusterStats } from './stats.ts';
 
 type OpKind = 'S' | 'G' | 'A' | 'V' | 'O' | 'C' | 'J' | 'L' | 'K' | 'R';
 
@@ -74,6 +74,7 @@ export class Outbox {
   constructor(private readonly link: RedisLink, private readonly cfg: ClusterConfig, private readonly stats: ClusterStats,
     private readonly log: Logger) {
     this.drops = createLineLimiter({ perKeyPerSecond: 1, log });
+    stats.queued(() => this.pending);
   }
 
   /** Sets `rpc_message_logging_level` (read live by the feature). */
@@ -311,7 +312,6 @@ export class Outbox {
       }
     } finally {
       this.inFlight = false;
-      this.stats.set(RPC, Rpc.queued, this.pending);
     }
     if (retryLater) setTimeout(() => void this.flush(), 100).unref();
     else this.schedule();

@@ -9,6 +9,7 @@
  */
 import { native } from '../native.ts';
 import type { Logger } from '../log/logger.ts';
+import { counterRegistry } from '../counters/registry.ts';
 
 export const RPC = 'rpc_stat';
 export const COORD = 'coordination_stat';
@@ -67,7 +68,6 @@ const DESCRIPTIONS: Record<string, string> = {
   [`${RPC}/${Rpc.batchesReceived}`]: "Batches read from this server's stream",
   [`${RPC}/${Rpc.bytesSent}`]: 'Bytes of records handed to Redis',
   [`${RPC}/${Rpc.bytesReceived}`]: 'Bytes of records received',
-  [`${RPC}/${Rpc.queued}`]: 'Messages for other servers waiting to be handed to Redis',
   [`${RPC}/${Rpc.retriedBatches}`]: 'Batches sent again after Redis was unreachable',
   [`${RPC}/${Rpc.droppedQueueFull}`]: 'Messages dropped because max_queued_messages were already waiting',
   [`${RPC}/${Rpc.droppedUnroutable}`]: 'Messages for a session no live server holds',
@@ -116,6 +116,11 @@ export class ClusterStats {
       const [category, name] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
       native.counterUpdate(category, name, 0, name.endsWith('_in_sec'), description);
     }
+  }
+
+  /** `rpc_stat/queued_messages`, read live (it changes with every message while Redis is away). */
+  queued(read: () => number): void {
+    counterRegistry.registerCallable(RPC, Rpc.queued, 'Messages for other servers waiting to be handed to Redis', () => read());
   }
 
   rpc(name: string, amount = 1): void {
