@@ -66,7 +66,7 @@ export async function startRedis(): Promise<TestRedis> {
 
 /** Runs `redis-cli` against a test Redis; returns its output. */
 export function redisCli(redis: TestRedis, ...args: string[]): string {
-  const r = spawnSync('redis-cli', ['-p', String(redis.port), '--no-raw', ...args], { encoding: 'utf8' });
+  const r = spawnSync('redis-cli', ['-p', String(redis.port), ...args], { encoding: 'utf8' });
   return r.stdout.trim();
 }
 
