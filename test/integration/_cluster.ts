@@ -32,6 +32,8 @@ export interface TestRedis {
   kill(): Promise<void>;
   /** Starts it again on the same port, empty (no persistence). */
   start(): Promise<void>;
+  /** Freezes Redis (SIGSTOP) for `ms`: connections stay open, answers wait. */
+  pause(ms: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -60,8 +62,14 @@ export async function startRedis(): Promise<TestRedis> {
     proc.kill('SIGKILL');
     await exited;
   };
+  const pause = async (ms: number): Promise<void> => {
+    const proc = child!;
+    proc.kill('SIGSTOP');
+    await new Promise((r) => setTimeout(r, ms));
+    proc.kill('SIGCONT');
+  };
   await launch();
-  return { port, url: `redis://127.0.0.1:${port}`, kill, start: launch, stop: kill };
+  return { port, url: `redis://127.0.0.1:${port}`, kill, start: launch, stop: kill, pause };
 }
 
 /** Runs `redis-cli` against a test Redis; returns its output. */
