@@ -15,6 +15,10 @@ export interface TestPostgres {
   readonly url: string;
   /** Creates an empty database and returns its URL. */
   database(name: string): Promise<string>;
+  /** Stops the server (immediate shutdown: connections drop) and keeps its data for `resume`. */
+  pause(): void;
+  /** Starts the paused server again on the same port. */
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -57,8 +61,10 @@ export async function startPostgres(): Promise<TestPostgres> {
   }
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'gsf', '--no-sync']);
   const port = await freePort();
-  run('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-o',
+  const start = (): void => run('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-o',
     `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`, 'start']);
+  start();
+  let running = true;
   const url = (db: string): string => `postgres://gsf@127.0.0.1:${port}/${db}`;
   let stopped = false;
   return {
@@ -73,11 +79,19 @@ export async function startPostgres(): Promise<TestPostgres> {
       }
       return url(name);
     },
+    pause(): void {
+      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      running = false;
+    },
+    resume(): void {
+      start();
+      running = true;
+    },
     async stop(): Promise<void> {
       if (stopped) return;
       stopped = true;
       try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+        if (running) run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }
