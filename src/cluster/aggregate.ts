@@ -3,20 +3,24 @@
  * counter the way `/v1/counters/` does, and the answers are combined by a rule.
  *
  * The default rule follows what a counter measures: counts and totals add up over the servers
- * (`sum`: sessions, messages, events, cached objects); levels, extremes and figures of the
- * machine do not, so the largest is taken (`max`: means, maxima, rates and ratios, times and
- * intervals, the `os` category, and the `coordination_stat` counters that already describe the
- * whole cluster). `?aggregate=sum|max|min|mean` picks another rule.
+ * (`sum`: sessions, messages, events, cached objects, the processes' CPU time and memory, any
+ * name with `total`); levels, extremes and figures of the machine do not, so the largest is
+ * taken (`max`: means, maxima, rates and ratios, times and intervals, the `os` category, and
+ * the `coordination_stat` counters that already describe the whole cluster).
+ * `?aggregate=sum|max|min|mean` picks another rule.
  */
 import type { CounterReading, CounterRegistry } from '../counters/registry.ts';
 
 export type Aggregate = 'sum' | 'max' | 'min' | 'mean';
 export const AGGREGATES: readonly Aggregate[] = ['sum', 'max', 'min', 'mean'];
 
-const LEVEL = /(^|[_/])(max|mean|stdev|rate|ratio|latency|time|interval|updated|uptime|load\d*|cpu|cpus|procs|capacity|connected|enabled|resetting)([_/]|$)|_in_sec$/;
+const LEVEL = /(^|[_/])(max|mean|stdev|rate|ratio|latency|time|interval|updated|uptime|load\d*|capacity|connected|enabled|resetting)([_/]|$)|_in_sec$/;
+
+const TOTAL = /(^|[_/])total([_/]|$)/;
 
 /** The rule a counter gets when the request names none. */
 export function defaultAggregate(category: string, counter: string): Aggregate {
+  if (TOTAL.test(counter)) return 'sum';
   if (category === 'os' || category.startsWith('event/profiling')) return 'max';
   if (category === 'coordination_stat' && counter.startsWith('cluster_')) return 'max';
   return LEVEL.test(counter) ? 'max' : 'sum';
