@@ -6,6 +6,7 @@ const BENCHES: Record<string, () => Promise<{ run(flags: string[]): Promise<void
   sessions: () => import('./sessions.ts'),
   objects: () => import('./objects.ts'),
   native: () => import('./native.ts'),
+  cluster: () => import('./cluster.ts'),
 };
 
 export async function runBenchmarks(args: string[]): Promise<void> {

@@ -3,10 +3,10 @@
  * servers' sessions, group publishes, requests and answers, and its own presence changes
  * (sessions opened and closed, groups joined and left, logins and logouts).
  *
- * Operations collected during one turn of the event loop become one batch, and a batch is one
- * call of the routing script (`scripts.ts`), which appends each destination's records to that
- * server's stream as one entry. One batch is in flight at a time, so batches reach Redis in
- * the order they were made, and with them every message to a given session.
+ * Operations collected during one turn of the event loop become one batch (`batch.ts`), and a
+ * batch is one call of the routing script (`scripts.ts`), which appends each destination's
+ * records to that server's stream as one entry. One batch is in flight at a time, so batches
+ * reach Redis in the order they were made, and with them every message to a given session.
  *
  * While Redis is away the batches wait (a failed one goes back to the front) and are sent once
  * it is back; a batch whose answer was lost may reach Redis twice, and receivers apply a batch
@@ -18,46 +18,30 @@ import { describeError, gsfError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
 import type { ClusterConfig } from './config.ts';
+import { BatchBuilder, type Op } from './batch.ts';
 import { describeRecord } from './message-log.ts';
-import { eachRecord, RecordWriter, type ControlMessage } from './records.ts';
+import { eachRecord, type ControlMessage } from './records.ts';
 import { isRetryable, type RedisLink } from './redis-link.ts';
 import { Rpc, Coord, type ClusterStats } from './stats.ts';
 
-type OpKind = 'S' | 'G' | 'A' | 'V' | 'O' | 'C' | 'J' | 'L' | 'K' | 'R';
-
-interface Op {
-  kind: OpKind;
-  key: string;
-  /** The op's records in the batch's bytes ([start, end)), or a text payload. */
-  start: number;
-  end: number;
-  text: string | null;
-  /** Messages (records) the op carries. */
-  messages: number;
-  /** V and K ops: receives the script's answer, or the error that ended the op. */
-  answer?: (value: unknown, err?: Error) => void;
-  cancelled?: boolean;
-  /** Part of the batch in flight now. */
-  sent?: boolean;
-}
-
 interface Batch {
   bn: number;
-  data: Buffer;
   ops: Op[];
   messages: number;
+  bytes: number;
 }
 
 /** Answer of a login (`K` op). */
 export type ClaimAnswer = { outcome: 'ok' } | { outcome: 'refused' | 'replaced'; server: string; sessionId: number };
 
+/** What the routing script answers. */
+type RouteAnswer = [unroutable: number[], answers: unknown[], learned: string[]];
+
 export class Outbox {
   /** Names this process's batches: receivers apply each (epoch, batch number) once. */
   readonly epoch = randomBytes(6).toString('hex');
   private self = '';
-  private writer = new RecordWriter();
-  private ops: Op[] = [];
-  private opMessages = 0;
+  private readonly builder = new BatchBuilder();
   private retry: Batch[] = [];
   private bn = 0;
   /** Messages not yet acknowledged by Redis (being collected, waiting, in flight). */
@@ -110,6 +94,8 @@ export class Outbox {
       this.dropped(Rpc.droppedQueueFull, 1, `${what}: ${this.pending} message(s) already wait for Redis (max_queued_messages)`);
       return false;
     }
+    this.pending++;
+    this.schedule();
     return true;
   }
 
@@ -119,96 +105,59 @@ export class Outbox {
     this.drops.warn(counter, `GSF_ERR_CLUSTER_DROPPED: ${count} message(s) for other servers dropped: ${why}`);
   }
 
-  /** Adds the records written since `start` as an op (merged into the previous op when it has the same target). */
-  private record(kind: OpKind, key: string, start: number, answer?: Op['answer']): void {
-    const end = this.writer.length;
-    const last = this.ops[this.ops.length - 1];
-    if (answer === undefined && last !== undefined && last.kind === kind && last.key === key && last.text === null && last.end === start &&
-      last.answer === undefined && (kind === 'S' || kind === 'A')) {
-      last.end = end;
-      last.messages++;
-    } else {
-      this.ops.push({ kind, key, start, end, text: null, messages: 1, answer });
-    }
-    this.opMessages++;
-    this.pending++;
-    this.schedule();
-  }
-
   /** A frame for a session on another server (or nowhere). */
   send(sessionId: number, frame: Uint8Array | string): void {
-    if (!this.admit(`send to session ${sessionId}`)) return;
-    const start = this.writer.length;
-    this.writer.send(sessionId, frame);
-    this.record('S', String(sessionId), start);
+    if (this.admit(`send to session ${sessionId}`)) this.builder.session(sessionId, (w) => w.send(sessionId, frame));
   }
 
   close(sessionId: number, code: number, reason: string): void {
-    if (!this.admit(`close of session ${sessionId}`)) return;
-    const start = this.writer.length;
-    this.writer.close(sessionId, code, reason);
-    this.record('S', String(sessionId), start);
+    if (this.admit(`close of session ${sessionId}`)) this.builder.session(sessionId, (w) => w.close(sessionId, code, reason));
   }
 
   group(sessionId: number, group: string, join: boolean): void {
-    if (!this.admit(`group change of session ${sessionId}`)) return;
-    const start = this.writer.length;
-    this.writer.group(sessionId, group, join);
-    this.record('S', String(sessionId), start);
+    if (this.admit(`group change of session ${sessionId}`)) this.builder.session(sessionId, (w) => w.group(sessionId, group, join));
   }
 
   /** A publish for the group's members on other servers. */
   publish(group: string, json: Uint8Array, msgpack: Uint8Array): void {
-    if (!this.admit(`publish to group '${group}'`)) return;
-    const start = this.writer.length;
-    this.writer.publish(group, json, msgpack);
-    this.record('G', group, start);
+    if (this.admit(`publish to group '${group}'`)) this.builder.records('G', group, (w) => w.publish(group, json, msgpack));
   }
 
   /** A message for every session of every other server. */
   broadcastAll(json: Uint8Array, msgpack: Uint8Array): void {
-    if (!this.admit('broadcast')) return;
-    const start = this.writer.length;
-    this.writer.broadcast(json, msgpack);
-    this.record('A', '', start);
+    if (this.admit('broadcast')) this.builder.records('A', '', (w) => w.broadcast(json, msgpack));
   }
 
   /** A control message for one server; `answer` learns whether that server was live. */
   toServer(server: string, message: ControlMessage, answer?: (live: boolean, err?: Error) => void): boolean {
     if (!this.admit(`${message.op} for server ${server}`)) return false;
-    const start = this.writer.length;
-    this.writer.control(message);
-    this.record('V', server, start, (value, err) => answer?.(value === 1, err));
+    this.builder.records('V', server, (w) => w.control(message), (value, err) => answer?.(value === 1, err));
     return true;
   }
 
   /** A control message for every other live server. */
   toAll(message: ControlMessage): void {
-    if (!this.admit(`${message.op} for every server`)) return;
-    const start = this.writer.length;
-    this.writer.control(message);
-    this.record('A', '', start);
+    if (this.admit(`${message.op} for every server`)) this.builder.records('A', '', (w) => w.control(message));
   }
 
   // ---- presence -----------------------------------------------------------------
 
-  private presenceOp(kind: OpKind, key: string, text: string, answer?: Op['answer']): Op {
-    const op: Op = { kind, key, start: 0, end: 0, text, messages: 0, answer };
-    this.ops.push(op);
+  private presence(kind: 'O' | 'C' | 'J' | 'L' | 'K' | 'R', key: string, text: string, answer?: Op['answer']): Op {
+    const op = this.builder.presence(kind, key, text, answer);
     this.schedule();
     return op;
   }
 
   sessionOpened(sessionId: number): void {
-    this.presenceOp('O', String(sessionId), '');
+    this.presence('O', String(sessionId), '');
   }
 
   sessionClosed(sessionId: number): void {
-    this.presenceOp('C', String(sessionId), '');
+    this.presence('C', String(sessionId), '');
   }
 
   groupHere(group: string, hasMembers: boolean): void {
-    this.presenceOp(hasMembers ? 'J' : 'L', group, '');
+    this.presence(hasMembers ? 'J' : 'L', group, '');
   }
 
   /** Claims an account for a session of this server; rejects when Redis is away or slow. */
@@ -220,7 +169,7 @@ export class Outbox {
         op.cancelled = true;
         reject(gsfError('GSF_ERR_CLUSTER_UNAVAILABLE', `the login of '${account}' was not confirmed by Redis within ${this.cfg.requestTimeoutMs} ms`));
       }, this.cfg.requestTimeoutMs);
-      const op = this.presenceOp('K', account, `${sessionId}|${policy}`, (value, err) => {
+      const op = this.presence('K', account, `${sessionId}|${policy}`, (value, err) => {
         clearTimeout(timer);
         if (err) {
           reject(err);
@@ -239,7 +188,7 @@ export class Outbox {
   }
 
   release(account: string, sessionId: number): void {
-    this.presenceOp('R', account, String(sessionId));
+    this.presence('R', account, String(sessionId));
   }
 
   // ---- flushing -----------------------------------------------------------------
@@ -255,10 +204,10 @@ export class Outbox {
   }
 
   private cut(): Batch {
-    const batch: Batch = { bn: ++this.bn, data: this.writer.take(), ops: this.ops, messages: this.opMessages };
-    this.ops = [];
-    this.opMessages = 0;
-    return batch;
+    const { ops, messages } = this.builder.take();
+    let bytes = 0;
+    for (const op of ops) if (typeof op.payload !== 'string') bytes += op.payload.length;
+    return { bn: ++this.bn, ops, messages, bytes };
   }
 
   private args(batch: Batch): Array<string | Buffer> {
@@ -266,7 +215,7 @@ export class Outbox {
     for (const op of batch.ops) {
       if (op.cancelled) continue;
       op.sent = true;
-      args.push(op.kind, op.key, op.text ?? batch.data.subarray(op.start, op.end));
+      args.push(op.kind, op.key, op.payload);
     }
     return args;
   }
@@ -274,7 +223,7 @@ export class Outbox {
   private async flush(): Promise<void> {
     if (this.paused || this.inFlight) return;
     if (!this.link.up) return; // the link's ready event resumes
-    const batch = this.retry.shift() ?? (this.ops.length > 0 ? this.cut() : undefined);
+    const batch = this.retry.shift() ?? (this.builder.empty ? undefined : this.cut());
     if (batch === undefined) {
       this.settled();
       return;
@@ -282,15 +231,17 @@ export class Outbox {
     this.inFlight = true;
     const args = this.args(batch);
     if (this.logLevel > 0) this.logBatch(batch);
+    const operation = `flush of ${batch.messages} message(s)`;
     const start = performance.now();
     let retryLater = false;
     try {
-      const [unroutable, answers] = await this.link.script('gsfRoute', `flush of ${batch.messages} message(s)`, args) as [number[], unknown[]];
-      this.stats.flushed(`flush of ${batch.messages} message(s)`, performance.now() - start);
+      const [unroutable, answers, learned] = await this.link.script('gsfRoute', operation, args) as RouteAnswer;
+      this.stats.flushed(operation, performance.now() - start);
+      this.builder.learn(learned);
       const lost = this.unroutable(batch, unroutable);
       this.stats.rpc(Rpc.batchesSent);
       this.stats.rpc(Rpc.messagesSent, batch.messages - lost);
-      this.stats.rpc(Rpc.bytesSent, batch.data.length);
+      this.stats.rpc(Rpc.bytesSent, batch.bytes);
       let a = 0;
       for (const op of batch.ops) {
         if (op.cancelled || op.answer === undefined) continue;
@@ -315,10 +266,10 @@ export class Outbox {
     }
     if (retryLater) setTimeout(() => void this.flush(), 100).unref();
     else this.schedule();
-    if (this.ops.length === 0 && this.retry.length === 0) this.settled();
+    if (this.builder.empty && this.retry.length === 0) this.settled();
   }
 
-  /** Counts the messages of S ops whose session no live server holds (as the listener counts its own). */
+  /** Counts the messages of S and D ops that reached no live server (as the listener counts its own). */
   private unroutable(batch: Batch, positions: readonly number[]): number {
     if (positions.length === 0) return 0;
     const sent = batch.ops.filter((op) => !op.cancelled);
@@ -326,7 +277,11 @@ export class Outbox {
     for (const p of positions) {
       const op = sent[p - 1]!;
       lost += op.messages;
-      if (this.logLevel > 0) this.log.info(`rpc message dropped: session=${op.key} is on no live server (${op.messages} message(s))`);
+      // A server that is gone holds no sessions any more.
+      if (op.kind === 'D') this.builder.forgetServer(op.key);
+      if (this.logLevel > 0) {
+        this.log.info(`rpc message dropped: ${op.kind === 'D' ? `server ${op.key} is not live` : `session=${op.key} is on no live server`} (${op.messages} message(s))`);
+      }
     }
     this.stats.rpc(Rpc.droppedUnroutable, lost);
     native.counterIncrease('engine', 'dropped_sends_no_session', lost);
@@ -343,22 +298,20 @@ export class Outbox {
 
   private logBatch(batch: Batch): void {
     for (const op of batch.ops) {
-      if (op.cancelled || op.text !== null) continue;
-      const to = op.kind === 'V' ? `server=${op.key}` : op.kind === 'G' ? 'servers=group members' : op.kind === 'A' ? 'servers=all' : 'servers=session owner';
-      for (const { kind, body } of eachRecord(batch.data.subarray(op.start, op.end))) {
-        this.log.info(`rpc message out: ${to}, ${describeRecord(kind, body, this.logLevel)}`);
-      }
+      if (op.cancelled || typeof op.payload === 'string') continue;
+      const to = op.kind === 'V' || op.kind === 'D' ? `server=${op.key}` : op.kind === 'G' ? 'servers=group members' : op.kind === 'A' ? 'servers=all' : 'servers=session owner';
+      for (const { kind, body } of eachRecord(op.payload)) this.log.info(`rpc message out: ${to}, ${describeRecord(kind, body, this.logLevel)}`);
     }
   }
 
   private settled(): void {
-    if (this.inFlight || this.ops.length > 0 || this.retry.length > 0) return;
+    if (this.inFlight || !this.builder.empty || this.retry.length > 0) return;
     for (const fn of this.idle.splice(0)) fn();
   }
 
   /** Resolves once everything queued is acknowledged, or after `ms`; what is left then is dropped (logged, counted). */
   async drain(ms: number): Promise<void> {
-    if (this.ops.length > 0 || this.retry.length > 0 || this.inFlight) {
+    if (!this.builder.empty || this.retry.length > 0 || this.inFlight) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, ms);
         this.idle.push(() => {
@@ -370,10 +323,10 @@ export class Outbox {
     }
     this.stopped = true;
     const left = this.pending;
-    if (left > 0) this.dropped(Rpc.droppedFailed, left, `the server stopped while Redis was unreachable`);
-    for (const op of [...this.retry.flatMap((b) => b.ops), ...this.ops]) if (!op.cancelled) op.answer?.(undefined, this.link.unavailable());
+    if (left > 0) this.dropped(Rpc.droppedFailed, left, 'the server stopped while Redis was unreachable');
+    const ops = [...this.retry.flatMap((b) => b.ops), ...this.builder.take().ops];
+    for (const op of ops) if (!op.cancelled) op.answer?.(undefined, this.link.unavailable());
     this.retry = [];
-    this.ops = [];
     this.pending = 0;
     this.drops.close();
   }

@@ -56,15 +56,17 @@ end
 /**
  * One flush: ARGV = P, self, epoch, batch number, stream max length, then (kind, key, payload)
  * triples in order. Kinds:
- *   S key=session  payload=records for it     G key=group  payload=records for its members elsewhere
+ *   S key=session  payload=records for it (its server is looked up, and answered in `learned`)
+ *   D key=server   payload=records for sessions known to be there
+ *   G key=group    payload=records for its members elsewhere
  *   A key=''       payload=records for every other live server
  *   V key=server   payload=records for that server (answers 1 if live, else 0)
  *   O/C key=session opened/closed here        J/L key=group: this server has members / none left
  *   K key=account  payload=`<session>|<policy>`: a login (answers ok, refused|holder, replaced|holder)
  *   R key=account  payload=session: a logout
  * Records for each destination are appended in op order into one stream entry. Returns
- * {positions (from 1) of the S ops no live server holds the session of, answers of the V and K
- * ops in order}.
+ * {positions (from 1) of the S and D ops that reached no live server, answers of the V and K
+ * ops in order, [session, server, …] found for S ops}.
  */
 const ROUTE = PRELUDE + `
 local self, epoch, bn, maxlen = ARGV[2], ARGV[3], ARGV[4], ARGV[5]
@@ -74,18 +76,26 @@ local function add(s, payload)
   if l == nil then l = {}; out[s] = l; order[#order + 1] = s end
   l[#l + 1] = payload
 end
-local unroutable, answers = {}, {}
+local unroutable, answers, learned, members = {}, {}, {}, {}
 local i, n, op = 6, #ARGV, 0
 while i + 2 <= n do
   local kind, key, payload = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   i = i + 3
   op = op + 1
-  if kind == 'S' then
+  if kind == 'D' then
+    if key ~= self and live(key) then add(key, payload) else unroutable[#unroutable + 1] = op end
+  elseif kind == 'S' then
     local s = owner[key]
-    if s == nil then s = redis.call('HGET', P .. 'sess:' .. key, 's') or false; owner[key] = s end
+    if s == nil then
+      s = redis.call('HGET', P .. 'sess:' .. key, 's') or false
+      owner[key] = s
+      if s and s ~= self and live(s) then learned[#learned + 1] = key; learned[#learned + 1] = s end
+    end
     if s and s ~= self and live(s) then add(s, payload) else unroutable[#unroutable + 1] = op end
   elseif kind == 'G' then
-    for _, s in ipairs(redis.call('SMEMBERS', P .. 'grp:' .. key)) do
+    local m = members[key]
+    if m == nil then m = redis.call('SMEMBERS', P .. 'grp:' .. key); members[key] = m end
+    for _, s in ipairs(m) do
       if s ~= self and live(s) then add(s, payload) end
     end
   elseif kind == 'A' then
@@ -101,9 +111,11 @@ while i + 2 <= n do
     if redis.call('HGET', P .. 'sess:' .. key, 's') == self then redis.call('DEL', P .. 'sess:' .. key) end
     redis.call('SREM', P .. 'srvsess:' .. self, key)
   elseif kind == 'J' then
+    members[key] = nil
     redis.call('SADD', P .. 'grp:' .. key, self)
     redis.call('SADD', P .. 'srvgrp:' .. self, key)
   elseif kind == 'L' then
+    members[key] = nil
     redis.call('SREM', P .. 'grp:' .. key, self)
     redis.call('SREM', P .. 'srvgrp:' .. self, key)
   elseif kind == 'K' then
@@ -142,7 +154,7 @@ for _, s in ipairs(order) do
   local q = redis.call('HINCRBY', P .. 'seq:' .. self, s, 1)
   redis.call('XADD', P .. 'stream:' .. s, 'MAXLEN', '~', maxlen, '*', 's', self, 'e', epoch, 'b', bn, 'q', q, 'd', table.concat(out[s]))
 end
-return {unroutable, answers}
+return {unroutable, answers, learned}
 `;
 
 /**

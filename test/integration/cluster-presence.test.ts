@@ -22,14 +22,16 @@ test.after.always(async () => {
   await redis?.stop();
 });
 
-async function servers(count: number, cluster: Record<string, unknown>, session: Record<string, unknown> = {}): Promise<GsfProcess[]> {
+type Three = [GsfProcess, GsfProcess, GsfProcess];
+
+async function servers(count: 2 | 3, cluster: Record<string, unknown>, session: Record<string, unknown> = {}): Promise<Three> {
   const list = await Promise.all(Array.from({ length: count }, () => startGsf({
     Cluster: { redis_url: redis.url, heartbeat_interval_in_ms: 250, presence_ttl_in_ms: TTL, ...cluster },
     SessionService: { websocket_address: '127.0.0.1', websocket_port: 0, ...session },
   }, PLUGINS)));
   started.push(...list);
   for (const s of list) await waitFor(async () => (await s.json<{ servers: unknown[] }>('/v1/cluster/servers')).body.servers.length >= count, 10000, 'live servers');
-  return list;
+  return list as Three;
 }
 
 test.serial('a login on one server replaces the session of the account on another (4009); presence follows', async (t) => {
