@@ -127,7 +127,7 @@ export async function startGsf(components: ComponentList, plugins: string[], dir
   const api = /api=[\d.]+:(\d+)/.exec(line);
   const ws = /websocket=[\d.]+:(\d+)/.exec(line);
   if (!api) throw new Error(`gsf did not start: ${line}`);
-  const joined = logs().find((l) => l.includes('Cluster: server '))?.match(/Cluster: server (\S+) joined/)?.[1] ?? '';
+  const joined = logs().map((l) => /Cluster: server (\S+) joined/.exec(l)?.[1]).find((id) => id !== undefined) ?? '';
   const apiPort = Number(api[1]);
   const wsPort = ws ? Number(ws[1]) : 0;
   const base = `http://127.0.0.1:${apiPort}`;

@@ -221,3 +221,14 @@ test.serial('rpc_message_logging_level logs messages between servers, escaped, o
   t.like(await a.json('/v1/configurations/v/loud?cluster=true', { method: 'PUT' }), { status: 400, body: { v: { result: 'loud is not a valid value for v\n' } } });
   t.like((await b.json('/v1/configurations/v')).body, { v: { value: '0' } });
 });
+
+test.serial('compatible client versions set with cluster=true apply on every server; without it, on one', async (t) => {
+  const all = await c.json('/v1/configurations/compatible_client_versions?cluster=true', { method: 'POST', body: JSON.stringify(['0.9.0', '0.9.1']) });
+  t.deepEqual(all, { status: 200, body: { current_compatible_versions: ['0.9.0', '0.9.1'], cluster: { applied: [a.serverId, b.serverId, c.serverId].sort(), failed: {} } } });
+  for (const s of [a, b]) t.deepEqual((await s.json('/v1/configurations/compatible_client_versions')).body, { current_compatible_versions: ['0.9.0', '0.9.1'] });
+  t.deepEqual((await a.json('/v1/configurations/compatible_client_versions', { method: 'POST', body: '["0.8.0"]' })).body, { current_compatible_versions: ['0.8.0'] });
+  t.deepEqual((await b.json('/v1/configurations/compatible_client_versions')).body, { current_compatible_versions: ['0.9.0', '0.9.1'] });
+  t.like(await b.json('/v1/configurations/compatible_client_versions?cluster=true', { method: 'POST', body: '{"x":1}' }),
+    { status: 400, body: { error: 'GSF_ERR_BAD_REQUEST' } });
+  t.deepEqual((await c.json('/v1/configurations/compatible_client_versions')).body, { current_compatible_versions: ['0.9.0', '0.9.1'] });
+});

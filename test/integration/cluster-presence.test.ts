@@ -135,3 +135,29 @@ test.serial('a graceful stop removes the server from presence at once and leaves
   t.deepEqual(keys, []);
   t.deepEqual((await a.json<{ servers: Array<{ id: string }> }>('/v1/cluster/servers')).body.servers.map((s) => s.id), [a.serverId]);
 });
+
+test.serial('a server id in use by a live server stops the start; one left by a killed process is taken over once it expires', async (t) => {
+  // A TTL longer than a start takes, so that the second start finds the killed one's presence.
+  const twin = { Cluster: { redis_url: redis.url, cluster_name: 'twins', server_id: 'twin-a', heartbeat_interval_in_ms: 250, presence_ttl_in_ms: 8000 } };
+  const first = await startGsf(twin, PLUGINS);
+  started.push(first);
+  // An explicit server_id is used as given.
+  t.is(first.serverId, 'twin-a');
+  const err = await startGsf(twin, PLUGINS).catch((e: Error) => e.message);
+  t.regex(String(err), /exited 1: gsf: Cluster: server id 'twin-a' is used by a live server \(pid \d+ on \S+, started \S+\); give each server its own Cluster\.server_id/);
+
+  const onFirst = await first.connect();
+  const oldSession = (await onFirst.request<{ sessionId: number }>('c.where')).sessionId;
+  await first.kill();
+  const again = await startGsf(twin, PLUGINS);
+  started.push(again);
+  t.is(again.serverId, 'twin-a');
+  t.true(again.logs().some((l) => /Cluster: server id 'twin-a' was used by pid \d+ on \S+; waiting \d+ ms for its presence to expire/.test(l)));
+  // What the killed process registered is gone; the new one is live.
+  t.is((await again.json(`/v1/cluster/sessions/${oldSession}`)).status, 404);
+  const onAgain = await again.connect();
+  const newSession = (await onAgain.request<{ sessionId: number }>('c.where')).sessionId;
+  await waitFor(async () => (await again.json(`/v1/cluster/sessions/${newSession}`)).status === 200, 5000, 'the new session in presence');
+  t.like((await again.json(`/v1/cluster/sessions/${newSession}`)).body, { server: 'twin-a' });
+  await onAgain.close();
+});
