@@ -150,8 +150,8 @@ export class Cluster implements ClusterChanges {
 
   private sink(): RecordSink {
     return {
-      send: (sessionId, frame) => {
-        this.listener?.deliver(sessionId, frame);
+      send: (sessionId, frames) => {
+        this.listener?.deliver(sessionId, frames);
       },
       publish: (group, json, msgpack) => this.listener?.publishLocal(group, json, msgpack),
       broadcast: (json, msgpack) => this.listener?.sendAll((codec) => (codec === 'json' ? json : msgpack)),

@@ -384,14 +384,17 @@ export class SessionListener implements OutboundTarget {
     return true;
   }
 
-  /** Writes a frame another server sent to a session of this one; false if it is not connected. */
-  deliver(sessionId: number, frame: Uint8Array): boolean {
+  /** Writes frames another server sent to a session of this one, under one cork; false if it is not connected. */
+  deliver(sessionId: number, frames: readonly Uint8Array[]): boolean {
     const d = this.sessions.get(sessionId);
     if (d === undefined) {
-      this.dropped('no_session');
+      this.dropped('no_session', frames.length);
       return false;
     }
-    this.sendFrame(d.ws!, d, frame, d.codec === 'msgpack');
+    const ws = d.ws!;
+    const binary = d.codec === 'msgpack';
+    if (frames.length === 1) this.sendFrame(ws, d, frames[0]!, binary);
+    else ws.cork(() => { for (const f of frames) this.sendFrame(ws, d, f, binary); });
     return true;
   }
 

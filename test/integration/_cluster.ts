@@ -14,6 +14,16 @@ import { fixtures, waitFor } from './_server.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/** Processes still running when the test process exits (a crash, a timeout) are killed then. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of running) c.kill('SIGKILL');
+});
+function track(c: ChildProcess): void {
+  running.add(c);
+  c.once('exit', () => running.delete(c));
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
@@ -48,6 +58,7 @@ export async function startRedis(): Promise<TestRedis> {
     const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
       { stdio: ['ignore', 'pipe', 'pipe'] });
     child = proc;
+    track(proc);
     let out = '';
     proc.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
     proc.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
@@ -117,6 +128,7 @@ export async function startGsf(components: ComponentList, plugins: string[], dir
     plugins: plugins.map((p) => (p.includes('/') ? p : path.join(fixtures, 'plugins', p))),
   }));
   const child = spawn(process.execPath, [path.join(root, 'bin', 'gsf.mjs'), 'start', '--manifest', manifest], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  track(child);
   let out = '';
   child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
   child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });

@@ -10,7 +10,7 @@ function recorder(): { sink: RecordSink; seen: unknown[][] } {
   return {
     seen,
     sink: {
-      send: (id, frame) => seen.push(['send', id, Buffer.from(frame).toString('hex')]),
+      send: (id, frames) => seen.push(['send', id, ...frames.map((f) => Buffer.from(f).toString('hex'))]),
       publish: (group, json, msgpack) => seen.push(['publish', group, text(json), Buffer.from(msgpack).toString('hex')]),
       broadcast: (json, msgpack) => seen.push(['broadcast', text(json), Buffer.from(msgpack).toString('hex')]),
       close: (id, code, reason) => seen.push(['close', id, code, reason]),
@@ -90,4 +90,22 @@ test('message logging describes a record by kind, target, type and length; level
   const ctl = w.take().subarray(5);
   t.is(describeRecord(7, ctl, 1), `kind=control, op=rq, method=flag, length=${ctl.length}`);
   t.is(describeRecord(1, new Uint8Array([1, 2]), 2), 'kind=send, length=2, message=<2 bytes that do not decode>');
+});
+
+test('a run of sends is handed over per session, in order; any other record ends the run', (t) => {
+  const w = new RecordWriter();
+  const f = (n: number): string => `{"type":"n","body":${n}}`;
+  w.send(1, f(1));
+  w.send(2, f(2));
+  w.send(1, f(3));
+  w.close(9, 4010, 'x');
+  w.send(1, f(4));
+  w.send(2, f(5));
+  const seen: unknown[][] = [];
+  applyRecords(w.take(), {
+    ...recorder().sink,
+    send: (id, frames) => seen.push([id, ...frames.map((x) => Buffer.from(x).toString())]),
+    close: (id) => seen.push(['close', id]),
+  });
+  t.deepEqual(seen, [[1, f(1), f(3)], [2, f(2)], ['close', 9], [1, f(4)], [2, f(5)]]);
 });
