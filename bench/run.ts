@@ -9,6 +9,7 @@ const BENCHES: Record<string, () => Promise<{ run(flags: string[]): Promise<void
   io: () => import('./io.ts'),
   'cs-api': () => import('./cs-api.ts'),
   reload: () => import('./reload.ts'),
+  cluster: () => import('./cluster.ts'),
 };
 
 export async function runBenchmarks(args: string[]): Promise<void> {

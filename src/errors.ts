@@ -77,6 +77,14 @@ export const ErrorTable = {
   GSF_ERR_AUTH_UNREACHABLE: at('auth', 'authenticator at %s is unreachable (%s)'),
   GSF_ERR_AUTH_TIMEOUT: at('auth', 'authenticator at %s did not answer within %s ms'),
   GSF_ERR_AUTH_BAD_ANSWER: at('auth', 'authenticator at %s gave an unexpected answer: %s'),
+  // Cluster (component `Cluster`): Redis unreachable, other servers that do not answer.
+  GSF_ERR_CLUSTER_START: at('start', 'Cluster: %s'),
+  GSF_ERR_CLUSTER_OFF: http(409, 'cluster=true needs the Cluster component; this server runs alone'),
+  GSF_ERR_CLUSTER_UNAVAILABLE: http(503, 'the cluster is unavailable: %s'),
+  GSF_ERR_CLUSTER_NOT_FOUND: http(404, '%s'),
+  GSF_ERR_CLUSTER_UNKNOWN_SERVER: at('plugin', "no live server '%s' in the cluster"),
+  GSF_ERR_CLUSTER_TIMEOUT: at('plugin', "server '%s' did not answer %s within %s ms"),
+  GSF_ERR_CLUSTER_DROPPED: at('event', '%s message(s) for other servers dropped: %s'),
   // Client protocol: the `code` of an `_error` frame; the session stays open.
   GSF_ERR_MESSAGE_UNKNOWN_TYPE: protocol("no handler for message type '%s'"),
   GSF_ERR_MESSAGE_MALFORMED: protocol('%s'),

@@ -14,6 +14,7 @@ import { sessionFeature } from './session/feature.ts';
 import { authFeature } from './auth/client/feature.ts';
 import { consoleFeature } from './console/feature.ts';
 import { pluginRoutesFeature } from './api/plugin-routes.ts';
+import { clusterFeature } from './cluster/feature.ts';
 
 export interface FeatureContext {
   manifest: Manifest;
@@ -38,6 +39,8 @@ export interface Feature {
 export const FEATURES: Feature[] = [
   apiFeature,
   dashboardFeature,
+  // Before sessions: the listener joins the cluster before it accepts clients.
+  clusterFeature,
   sessionFeature,
   authFeature,
   // Last: plugin routes are checked against every route of gsf's, the console's included.

@@ -60,6 +60,8 @@ export type {
   ConsoleApi, DeployApiHandler, CampaignHandler, CustomQueryHandler, Page, Gift, GiftItem, NoticeMessage, ItemReclaim,
   InventoryReclaim, WriterBase, VoidWriter, BoolWriter, JsonObjectWriter, JsonArrayWriter, JsonWriter, StringWriter, StringArrayWriter,
 } from './console/types.ts';
+// Several servers as one game (`api.cluster`, component `Cluster`).
+export type { ClusterApi, ClusterServer } from './cluster/plugin-api.ts';
 
 // Errors carry a GSF_ERR_* code.
 export { GsfError, type ErrorCode } from './errors.ts';

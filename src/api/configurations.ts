@@ -6,10 +6,13 @@
  *   PUT  /v1/configurations/{flag}/{value}             {"<flag>": {"result": "<flag> set to <value>\n"}} | 400
  *   GET  /v1/configurations/compatible_client_versions {"current_compatible_versions": [...]}
  *   POST /v1/configurations/compatible_client_versions JSON array of strings → the new list | 400
+ * The two changes take `?cluster=true` (with the Cluster component): made here first, then on
+ * every other server; the answer adds `cluster: {applied, failed}`.
  */
 import type { FlagRegistry } from '../config/flags.ts';
 import { flagText } from '../config/flags.ts';
 import { gsfError } from '../errors.ts';
+import { clusterRequested } from '../cluster/hooks.ts';
 import type { ApiResponse, Router } from './router.ts';
 
 const VERSIONS = 'client_compatible_versions';
@@ -36,7 +39,8 @@ export function registerConfigurationRoutes(router: Router, flags: FlagRegistry)
     status: 200, body: { current_compatible_versions: flags.get<string[]>(VERSIONS) },
   }));
 
-  router.post('/v1/configurations/compatible_client_versions', (req) => {
+  router.post('/v1/configurations/compatible_client_versions', async (req) => {
+    const cluster = clusterRequested(req);
     let list: unknown;
     try {
       list = JSON.parse(req.body.toString('utf8'));
@@ -47,7 +51,9 @@ export function registerConfigurationRoutes(router: Router, flags: FlagRegistry)
       throw gsfError('GSF_ERR_BAD_REQUEST', 'body must be a JSON array of strings');
     }
     flags.set(VERSIONS, list as string[]);
-    return { status: 200, body: { current_compatible_versions: flags.get<string[]>(VERSIONS) } };
+    const body: Record<string, unknown> = { current_compatible_versions: flags.get<string[]>(VERSIONS) };
+    if (cluster !== null) body.cluster = await cluster.compatibleVersions(list as string[]);
+    return { status: 200, body };
   });
 
   router.get('/v1/configurations/{flag}', (req) => {
@@ -57,9 +63,10 @@ export function registerConfigurationRoutes(router: Router, flags: FlagRegistry)
     return { status: 200, body: { [name]: { type: info.type, desc: info.desc, value: flagText(info.value) } } };
   });
 
-  router.put('/v1/configurations/{flag}/{value}', (req) => {
+  router.put('/v1/configurations/{flag}/{value}', async (req) => {
     const name = req.params.flag!;
     const value = req.params.value!;
+    const cluster = clusterRequested(req);
     const result = flags.setFromText(name, value);
     if (!result.ok && result.reason !== 'invalid') return unknownFlag(flags, name);
     if (!result.ok) {
@@ -67,6 +74,8 @@ export function registerConfigurationRoutes(router: Router, flags: FlagRegistry)
       const why = result.problem ? `: ${name} ${result.problem}` : '';
       return { status: 400, body: { [name]: { result: `${value} is not a valid value for ${name}${why}\n` } } };
     }
-    return { status: 200, body: { [name]: { result: `${name} set to ${value}\n` } } };
+    const answer: Record<string, unknown> = { result: `${name} set to ${value}\n` };
+    if (cluster !== null) answer.cluster = await cluster.flag(name, value);
+    return { status: 200, body: { [name]: answer } };
   });
 }

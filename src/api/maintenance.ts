@@ -5,13 +5,18 @@
  * Every 400 has the body `{"error": "GSF_ERR_BAD_REQUEST", "message": …}`, plus `"field"` when
  * one field is at fault: a body that is not JSON or not an object, an unknown field, a missing
  * field, a wrong type, a date not in `YYYY/MM/DD HH:MM`, or `date_end` before `date_start`.
+ * With `?cluster=true` (and the Cluster component) the change is made on every server and the
+ * answer adds `cluster: {applied, failed}`.
  */
 import type { Router } from './router.ts';
 import { GsfError, gsfError } from '../errors.ts';
 import { checkRecord, type Maintenance, type MaintenanceRecord } from '../session/maintenance.ts';
+import { clusterRequested, setMaintenanceTarget } from '../cluster/hooks.ts';
 
 export function registerMaintenanceRoutes(router: Router, maintenance: Maintenance): void {
-  router.put('/v1/maintenance/update', (req) => {
+  setMaintenanceTarget(maintenance);
+  router.put('/v1/maintenance/update', async (req) => {
+    const cluster = clusterRequested(req);
     let body: unknown;
     try {
       body = JSON.parse(req.body.toString('utf8'));
@@ -24,8 +29,10 @@ export function registerMaintenanceRoutes(router: Router, maintenance: Maintenan
       throw new GsfError('GSF_ERR_BAD_REQUEST', [message], { details: problem.field === undefined ? {} : { field: problem.field } });
     }
     const b = body as MaintenanceRecord & { under_maintenance?: boolean };
-    const state = maintenance.update({ date_start: b.date_start, date_end: b.date_end, messages: b.messages }, b.under_maintenance);
-    return { status: 200, body: state };
+    const record = { date_start: b.date_start, date_end: b.date_end, messages: b.messages };
+    const state = maintenance.update(record, b.under_maintenance);
+    if (cluster === null) return { status: 200, body: state };
+    return { status: 200, body: { ...state, cluster: await cluster.maintenance(record, b.under_maintenance, state) } };
   });
   router.get('/v1/maintenance', () => ({ status: 200, body: maintenance.snapshot() }));
 }

@@ -8,6 +8,8 @@ import { native, ProfileOrder } from '../native.ts';
 import type { CounterRegistry } from '../counters/registry.ts';
 import type { Router } from './router.ts';
 import { Exposition, type Labels, type MetricType } from './exposition.ts';
+import { clusterServerLabel } from '../cluster/hooks.ts';
+import { CLUSTER_CATEGORIES, writeClusterMetrics } from '../cluster/metrics.ts';
 
 export { escapeLabel } from './exposition.ts';
 
@@ -75,7 +77,22 @@ const ENGINE: Record<string, Mapping> = {
 
 /** Categories written by their own families (or, for the profiler's, as histograms). */
 const BUILT_IN = new Set(['process', 'os', 'engine', 'event', 'event/performance/queue', 'event/profiling/summary',
-  'event/profiling/all', 'event/profiling/reset', 'event/profiling/outstanding']);
+  'event/profiling/all', 'event/profiling/reset', 'event/profiling/outstanding', ...CLUSTER_CATEGORIES]);
+
+/** With the Cluster component every sample carries `server="<id>"`, so one Prometheus can scrape every server. */
+class ServerExposition extends Exposition {
+  constructor(private readonly server: string) {
+    super();
+  }
+
+  override sample(name: string, labels: Labels, value: number): void {
+    super.sample(name, { ...labels, server: this.server }, value);
+  }
+
+  override histogram(name: string, labels: Labels, bounds: readonly number[], buckets: readonly number[], sum: number): void {
+    super.histogram(name, { ...labels, server: this.server }, bounds, buckets, sum);
+  }
+}
 
 const TIMES = [
   ['execution', 'gsf_event_execution_seconds', 'Time to process an event (queue + handler + io-wait), by event name'],
@@ -192,10 +209,12 @@ function writeOthers(out: Exposition, registry: CounterRegistry): void {
 
 /** Renders every family; the per-event ones only while the event profiler is on. */
 export function renderMetrics(registry: CounterRegistry, profilerOn: boolean): string {
-  const out = new Exposition();
+  const server = clusterServerLabel();
+  const out = server === null ? new Exposition() : new ServerExposition(server);
   writeSystem(out, registry);
   writeQueue(out, registry, profilerOn);
   if (profilerOn) writeProfiler(out);
+  writeClusterMetrics(out, registry);
   writeOthers(out, registry);
   return out.text();
 }

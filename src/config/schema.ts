@@ -124,6 +124,18 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
     commit_group_max_events: u64(1000, 'Most events committed in one database transaction', 1),
     read_connections_per_thread: u64(2, 'PostgreSQL connections per thread for cache misses', 1),
   },
+  // Several servers as one game (src/cluster/): presence, cross-server messages and broadcasts on Redis.
+  Cluster: {
+    redis_url: str('redis://127.0.0.1:6379', 'Redis URL (redis://[user:password@]host:port[/db], rediss:// for TLS)'),
+    server_id: str('', "This server's id in the cluster; empty: host:port (the WebSocket port, else the API port)"),
+    cluster_name: str('gsf', 'Prefix of every Redis key, so that several clusters can share one Redis'),
+    heartbeat_interval_in_ms: u64(1000, 'How often this server renews its presence', 50),
+    presence_ttl_in_ms: u64(5000, "How long a server's presence lasts without a heartbeat (its sessions then leave presence)", 100),
+    request_timeout_in_ms: u64(3000, 'How long a request to other servers (counters, broadcasts, invoke) waits for their answers', 1),
+    connect_timeout_in_ms: u64(5000, 'How long the start waits for Redis before it fails', 1),
+    max_queued_messages: u64(100000, 'Messages for other servers held while Redis is unreachable; past this, new ones are dropped (logged and counted)', 1),
+    stream_max_length: u64(100000, "Batches kept in a server's stream before the oldest unread are trimmed", 100),
+  },
   Logging: {
     minloglevel: i32(0, 'Minimum log level: 0 INFO, 1 WARNING, 2 ERROR, 3 FATAL', mutable, { min: 0, max: 3 }),
     v: i32(0, 'Log verbosity: verbose lines up to this level are written', mutable, { min: 0 }),
@@ -146,10 +158,13 @@ export const SERVICES: Record<string, readonly string[]> = {
   RuntimeConfiguration: ['ApiService'],
   DeployApiService: ['ApiService'],
   SessionService: [],
+  Cluster: [],
 };
 
 /** Flags that exist before the feature reading them has its component. */
 export const STANDALONE_FLAGS: Record<string, ArgSpec> = {
   session_message_logging_level: i32(0, 'Session message logging: 0 none, 1 type and length, 2 entire message', mutable, { min: 0, max: 2 }),
   rpc_message_logging_level: i32(0, 'Server-to-server RPC message logging: 0 none, 1 type and length, 2 entire message', mutable, { min: 0, max: 2 }),
+  // Set by the Cluster component once the server has its id, so that event workers can read it.
+  cluster_server_id: str('', "This server's id in the cluster (empty: no Cluster component)", { flag: { mutable: false } }),
 };

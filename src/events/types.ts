@@ -54,7 +54,7 @@ export interface ChannelHello {
 }
 
 /** Names of worker → main channels. */
-export type ChannelName = 'session-out' | 'accounts';
+export type ChannelName = 'session-out' | 'accounts' | 'cluster';
 
 /** Every message an event worker posts on its parent port. */
 export type WorkerMessage = ChannelHello;

@@ -24,6 +24,8 @@ export interface StoreConfig {
   schema: ObjectSchema;
   /** Names this server's writer (channel names); unique per start within a process. */
   instance: string;
+  /** The writer tells the main thread what each group committed (Cluster: other servers drop their copies). */
+  announceCommits: boolean;
 }
 
 /** Settings from the manifest's components (`dir`: the manifest's folder). */
@@ -42,6 +44,7 @@ export function storeConfig(components: Record<string, ComponentArgs>, dir: stri
     slowQuerySec: (components.CounterService?.warning_threshold_slow_query_in_sec as number | undefined) ?? 1,
     schema,
     instance,
+    announceCommits: false,
   };
 }
 

@@ -114,12 +114,14 @@ interface TypeQueries {
  * fail (a create, a unique key) or it has several objects to undo together.
  */
 export class PostgresWriter implements GroupWriter {
-  private readonly client: pg.Client;
+  private client: pg.Client;
   private readonly queries: TypeQueries[] = [];
   private connected: Promise<void>;
+  /** The connection failed (PostgreSQL restarted, the network cut): the next group opens a new one. */
+  private broken = false;
 
-  constructor(config: StoreConfig, types: readonly TypeInfo[]) {
-    this.client = new pg.Client({ connectionString: config.databaseUrl });
+  constructor(private readonly config: StoreConfig, types: readonly TypeInfo[]) {
+    this.client = this.open();
     this.connected = this.client.connect().then(() => undefined);
     for (const t of types) {
       const u = t.unique.map((f) => uniqueColumn(f.name));
@@ -139,8 +141,35 @@ export class PostgresWriter implements GroupWriter {
     return this.connected;
   }
 
+  private open(): pg.Client {
+    const client = new pg.Client({ connectionString: this.config.databaseUrl });
+    // Without a listener a lost idle connection would end the writer thread.
+    client.on('error', () => { this.broken = true; });
+    client.on('end', () => { this.broken = true; });
+    return client;
+  }
+
+  /** A new connection in place of a failed one; throws (failing the group) while PostgreSQL is away. */
+  private async reconnect(): Promise<void> {
+    this.client.end().catch(() => undefined);
+    this.client = this.open();
+    this.broken = false;
+    try {
+      await this.client.connect();
+    } catch (err) {
+      this.broken = true;
+      throw new Error(`PostgreSQL is unreachable (${describeError(err)}); the next commit tries again`);
+    }
+  }
+
   async applyGroup(requests: readonly CommitRequest[], types: readonly TypeInfo[]): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
+    try {
+      if (this.broken) await this.reconnect();
+    } catch (err) {
+      const failed: Outcome = { status: Status.error, reason: `commit failed: ${describeError(err)}` };
+      return requests.map(() => failed);
+    }
     const q = this.client;
     try {
       await q.query('BEGIN');
@@ -167,6 +196,8 @@ export class PostgresWriter implements GroupWriter {
       await q.query('COMMIT');
     } catch (err) {
       await q.query('ROLLBACK').catch(() => undefined);
+      // Whatever failed, a fresh connection for the next group costs little and cures a dead one.
+      this.broken = true;
       const failed: Outcome = { status: Status.error, reason: `commit failed: ${describeError(err)}` };
       return requests.map(() => failed);
     }

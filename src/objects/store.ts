@@ -20,7 +20,7 @@ import { syncPostgresSchema } from './postgres-store.ts';
 import { defineStoredCounters } from './stats.ts';
 import { registerObjectCounters } from './counters.ts';
 import { closeThreadStore } from './thread-store.ts';
-import type { WriterEvent, WriterInit } from './writer-thread.ts';
+import type { CommittedObjects, WriterEvent, WriterInit } from './writer-thread.ts';
 
 const WRITER_FILE = fileURLToPath(new URL('./writer-thread.ts', import.meta.url));
 const WRITER_BOOT = fileURLToPath(new URL('./writer-boot.mjs', import.meta.url));
@@ -31,9 +31,17 @@ export interface ObjectStore {
   stop(): Promise<void>;
 }
 
+let commitListener: ((objects: CommittedObjects) => void) | null = null;
+
+/** Hears what every durable commit group changed (the Cluster component; null: nobody). */
+export function onObjectCommits(listener: ((objects: CommittedObjects) => void) | null): void {
+  commitListener = listener;
+}
+
 function nextEvent(worker: Worker): Promise<WriterEvent> {
   return new Promise((resolve, reject) => {
     const onMessage = (m: WriterEvent): void => {
+      if ('committed' in m) return;
       cleanup();
       resolve(m);
     };
@@ -65,7 +73,7 @@ export async function startObjectStore(manifest: Manifest, pluginFiles: readonly
   const schema = loadSchema(files);
   publishConfig(null);
   if (schema.types.length === 0) return null;
-  const config = storeConfig(manifest.components, manifest.dir, schema, randomUUID());
+  const config = { ...storeConfig(manifest.components, manifest.dir, schema, randomUUID()), announceCommits: manifest.listed.has('Cluster') };
   try {
     if (config.backend === 'sqlite') syncSqliteSchema(config);
     else await syncPostgresSchema(config);
@@ -90,6 +98,9 @@ export async function startObjectStore(manifest: Manifest, pluginFiles: readonly
     logFormat: (manifest.components.Logging?.log_format as 'text' | 'json' | undefined) ?? 'text',
   };
   const worker = new Worker(WRITER_BOOT, { workerData: init, execArgv: workerExecArgv(), name: 'gsf-object-writer' });
+  worker.on('message', (m: WriterEvent) => {
+    if ('committed' in m) commitListener?.(m.committed);
+  });
   const first = await nextEvent(worker);
   if (!('ready' in first)) {
     await worker.terminate();

@@ -29,8 +29,10 @@ export interface WriterInit {
 
 /** Main → writer. */
 export type WriterCommand = { stop: true };
+/** Objects a durable group changed: type name, id, new version (only with `announceCommits`). */
+export type CommittedObjects = Array<[type: string, id: string, version: number]>;
 /** Writer → main. */
-export type WriterEvent = { ready: true } | { failed: string } | { stopped: true };
+export type WriterEvent = { ready: true } | { failed: string } | { stopped: true } | { committed: CommittedObjects };
 
 interface Pending {
   request: CommitRequest;
@@ -81,8 +83,12 @@ function schedule(): void {
   });
 }
 
-/** Makes a durable group visible: new versions into the cache, stale copies out. */
+/**
+ * Makes a durable group visible: new versions into the cache, stale copies out. With the
+ * Cluster component, the main thread also hears what changed, to drop other servers' copies.
+ */
 function publish(group: readonly Pending[], outcomes: readonly Outcome[]): void {
+  const committed: CommittedObjects | null = config.announceCommits ? [] : null;
   for (let i = 0; i < group.length; i++) {
     const status = outcomes[i]!.status;
     for (const [kind, typeIndex, id, version, bytes, uniques] of group[i]!.request.ops) {
@@ -91,6 +97,7 @@ function publish(group: readonly Pending[], outcomes: readonly Outcome[]): void 
         continue;
       }
       if (status !== Status.ok) continue;
+      if (committed !== null && kind !== OpKind.check) committed.push([types[typeIndex]!.name, id, kind === OpKind.create ? 1 : version + 1]);
       if (kind === OpKind.create || kind === OpKind.update) {
         native.objCachePut(typeIndex, id, kind === OpKind.create ? 1 : version + 1, bytes!);
         const unique = types[typeIndex]!.unique;
@@ -103,6 +110,7 @@ function publish(group: readonly Pending[], outcomes: readonly Outcome[]): void 
       }
     }
   }
+  if (committed !== null && committed.length > 0) port.postMessage({ committed } satisfies WriterEvent);
 }
 
 function reply(group: readonly Pending[], outcomes: readonly Outcome[]): void {

@@ -17,6 +17,7 @@ import { createAuthApi } from '../auth/client/plugin-api.ts';
 import { createObjectsApi } from '../objects/plugin-api.ts';
 import { createHttpApi } from '../api/plugin-routes.ts';
 import { createConsoleApi } from '../console/plugin-api.ts';
+import { createClusterApi } from '../cluster/plugin-api.ts';
 import type { CounterMonitor } from '../counters/monitor.ts';
 
 let activeMonitor: CounterMonitor | null = null;
@@ -175,6 +176,7 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
     objects: createObjectsApi(rt),
     http: createHttpApi(plugin, rt),
     console: createConsoleApi(plugin, rt),
+    cluster: createClusterApi(rt),
     onEventTimeout(fn) {
       mainOnly('onEventTimeout');
       reg.declarations.timeoutHandlers.push({ plugin, fn });

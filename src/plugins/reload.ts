@@ -15,7 +15,7 @@ import type { WorkerInit } from '../events/types.ts';
 import { sessionOps } from '../session/ops.ts';
 import type { ThreadContext } from '../thread-context.ts';
 import { importPlugin } from './loader.ts';
-import { applyEffects, declareNativeTargets, isNativeLibrary, nativePluginDefinition } from './native-loader.ts';
+import { applyInitEffects, declareNativeTargets, isNativeLibrary, nativePluginDefinition } from './native-loader.ts';
 import { announcePluginSwap } from './reload-hooks.ts';
 import { checkStaged } from './reload-checks.ts';
 import {
@@ -259,10 +259,10 @@ export class PluginReloader {
       info = native.pluginLoad(copy, name);
     } catch (err) {
       const e = err as Error & { effects?: unknown[] };
-      if (Array.isArray(e.effects)) applyEffects(e.effects, sessionOps(rt), rt.log);
+      if (Array.isArray(e.effects)) applyInitEffects(e.effects, sessionOps(rt), rt.log);
       throw new GsfError('GSF_ERR_PLUGIN_LOAD', [name, e.message], { cause: err });
     }
-    applyEffects(info.effects, sessionOps(rt), rt.log);
+    applyInitEffects(info.effects, sessionOps(rt), rt.log);
   }
 
   /** The switch on the main thread (synchronous; see SwapHooks.swap). */

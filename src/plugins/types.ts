@@ -12,6 +12,7 @@ import type { AuthApi } from '../auth/client/plugin-api.ts';
 import type { ObjectsApi } from '../objects/types.ts';
 import type { HttpApi } from '../api/plugin-routes.ts';
 import type { ConsoleApi } from '../console/types.ts';
+import type { ClusterApi } from '../cluster/plugin-api.ts';
 
 export interface PluginDefinition {
   name: string;
@@ -108,6 +109,8 @@ export interface PluginApi {
   readonly http: HttpApi;
   /** The operations console (`/cs-api/v1/`, component DeployApiService): handler and registration rules. */
   readonly console: ConsoleApi;
+  /** Several servers as one game (component `Cluster`): this server's id, the live servers, invoke elsewhere. */
+  readonly cluster: ClusterApi;
   /** Called on the main thread when an event times out (SPEC 6.3). */
   onEventTimeout(handler: TimeoutHandler): void;
   /** Runs on the main thread after the workers are up, and after a reload of this plugin switched to this version. */

@@ -54,13 +54,17 @@ export function accountCall(op: AccountOp, args: unknown[]): Promise<unknown> {
 
 /** Main thread: answers the account calls arriving on a worker's channel with `run`. */
 export function serveAccountCalls(channel: MessagePort, run: (op: AccountOp, args: unknown[]) => unknown): void {
+  // With the Cluster component some answers come from Redis: an operation may return a promise.
   channel.on('message', (req: AccountRequest) => {
-    let res: AccountResponse;
+    const failed = (err: unknown): void => {
+      channel.postMessage({ rid: req.rid, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies AccountResponse);
+    };
     try {
-      res = { rid: req.rid, ok: true, value: run(req.op, req.args) };
+      const value = run(req.op, req.args);
+      if (value instanceof Promise) value.then((v) => channel.postMessage({ rid: req.rid, ok: true, value: v } satisfies AccountResponse), failed);
+      else channel.postMessage({ rid: req.rid, ok: true, value } satisfies AccountResponse);
     } catch (err) {
-      res = { rid: req.rid, ok: false, error: err instanceof Error ? err.message : String(err) };
+      failed(err);
     }
-    channel.postMessage(res);
   });
 }

@@ -3,6 +3,9 @@
  * account. A second login of the same account either replaces the first session (closing it
  * with close code 4009) or is refused, by `SessionService.account_login_policy`. Closing a
  * session logs its account out. Feeds the counter `engine/concurrent_user`.
+ *
+ * With the `Cluster` component a directory (`src/cluster/directory.ts`) makes the rule hold
+ * across servers: a login is claimed in Redis first, and the calls become asynchronous.
  */
 import { native } from '../native.ts';
 import { CloseCode } from './protocol.ts';
@@ -15,9 +18,27 @@ export interface AccountSessions {
   closeSession(sessionId: number, code: number, reason: string): void;
 }
 
+/** The cluster-wide side of logins (every session id here is one of this server's). */
+export interface AccountDirectory {
+  /** Claims the account for a session of this server; `replaced` is the session it had elsewhere. */
+  claim(accountId: string, sessionId: number): Promise<{ ok: true; replaced: number | null } | { ok: false; sessionId: number }>;
+  /** The account's login on this session ended. */
+  release(accountId: string, sessionId: number): void;
+  /** The session the account is logged in on, on any server, or null. */
+  locate(accountId: string): Promise<number | null>;
+  /** The account of a session on another server, or null. */
+  accountOf(sessionId: number): Promise<string | null>;
+  /** Logs the account out on whichever server it is logged in on; false if it is not. */
+  logoutElsewhere(accountId: string): Promise<boolean>;
+}
+
+const replacedReason = (accountId: string): string => `account '${accountId}' logged in from another session`.slice(0, 123);
+
 export class AccountManager {
   private readonly byAccount = new Map<string, number>();
   private readonly bySession = new Map<number, string>();
+  /** Set by the Cluster component; null: logins concern this server only. */
+  directory: AccountDirectory | null = null;
 
   constructor(private readonly policy: LoginPolicy, private readonly sessions: AccountSessions) {
     this.publish();
@@ -28,47 +49,96 @@ export class AccountManager {
     return this.byAccount.size;
   }
 
-  login(accountId: string, sessionId: number): LoginResult {
+  login(accountId: string, sessionId: number): LoginResult | Promise<LoginResult> {
     if (!this.sessions.sessionExists(sessionId)) return { ok: false, reason: 'no_session' };
     const current = this.byAccount.get(accountId);
     if (current === sessionId) return { ok: true, replaced: null };
+    if (this.directory !== null) return this.loginInCluster(this.directory, accountId, sessionId);
     if (current !== undefined && this.policy === 'refuse') return { ok: false, reason: 'already_logged_in', sessionId: current };
+    return { ok: true, replaced: this.bind(accountId, sessionId) };
+  }
+
+  private async loginInCluster(directory: AccountDirectory, accountId: string, sessionId: number): Promise<LoginResult> {
+    const claim = await directory.claim(accountId, sessionId);
+    if (!claim.ok) return { ok: false, reason: 'already_logged_in', sessionId: claim.sessionId };
+    if (!this.sessions.sessionExists(sessionId)) {
+      // It closed while the claim was on its way.
+      directory.release(accountId, sessionId);
+      return { ok: false, reason: 'no_session' };
+    }
+    const here = this.bind(accountId, sessionId);
+    return { ok: true, replaced: claim.replaced ?? here };
+  }
+
+  /** Binds the account to the session; closes the session it had here (4009). Returns that session. */
+  private bind(accountId: string, sessionId: number): number | null {
+    const current = this.byAccount.get(accountId);
     // A session logged in as another account switches accounts.
     const previousAccount = this.bySession.get(sessionId);
-    if (previousAccount !== undefined) this.byAccount.delete(previousAccount);
-    if (current !== undefined) {
+    if (previousAccount !== undefined) {
+      this.byAccount.delete(previousAccount);
+      this.directory?.release(previousAccount, sessionId);
+    }
+    if (current !== undefined && current !== sessionId) {
       this.bySession.delete(current);
-      this.sessions.closeSession(current, CloseCode.replaced, `account '${accountId}' logged in from another session`.slice(0, 123));
+      this.sessions.closeSession(current, CloseCode.replaced, replacedReason(accountId));
     }
     this.byAccount.set(accountId, sessionId);
     this.bySession.set(sessionId, accountId);
     this.publish();
-    return { ok: true, replaced: current ?? null };
+    return current ?? null;
   }
 
-  logout(accountId: string): boolean {
+  logout(accountId: string): boolean | Promise<boolean> {
     const sessionId = this.byAccount.get(accountId);
-    if (sessionId === undefined) return false;
+    if (sessionId === undefined) return this.directory?.logoutElsewhere(accountId) ?? false;
+    this.unbind(accountId, sessionId);
+    this.directory?.release(accountId, sessionId);
+    return true;
+  }
+
+  private unbind(accountId: string, sessionId: number): void {
     this.byAccount.delete(accountId);
     this.bySession.delete(sessionId);
     this.publish();
-    return true;
   }
 
   /** Logs out whatever account a (closing) session had; returns it. */
   logoutSession(sessionId: number): string | null {
     const accountId = this.bySession.get(sessionId);
     if (accountId === undefined) return null;
-    this.logout(accountId);
+    this.unbind(accountId, sessionId);
+    this.directory?.release(accountId, sessionId);
     return accountId;
   }
 
-  locate(accountId: string): number | null {
-    return this.byAccount.get(accountId) ?? null;
+  /**
+   * A login on another server took the account from this session (or took it while this
+   * server was away from the cluster): the session is closed with 4009. False if the account
+   * was no longer on it.
+   */
+  replacedElsewhere(accountId: string, sessionId: number): boolean {
+    if (this.byAccount.get(accountId) !== sessionId) return false;
+    this.unbind(accountId, sessionId);
+    this.sessions.closeSession(sessionId, CloseCode.replaced, replacedReason(accountId));
+    return true;
   }
 
-  accountOf(sessionId: number): string | null {
-    return this.bySession.get(sessionId) ?? null;
+  locate(accountId: string): number | null | Promise<number | null> {
+    const here = this.byAccount.get(accountId);
+    if (here !== undefined || this.directory === null) return here ?? null;
+    return this.directory.locate(accountId);
+  }
+
+  accountOf(sessionId: number): string | null | Promise<string | null> {
+    const here = this.bySession.get(sessionId);
+    if (here !== undefined || this.directory === null || this.sessions.sessionExists(sessionId)) return here ?? null;
+    return this.directory.accountOf(sessionId);
+  }
+
+  /** Every login on this server: (account, session). */
+  bindings(): Array<[string, number]> {
+    return [...this.byAccount.entries()];
   }
 
   private publish(): void {

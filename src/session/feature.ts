@@ -19,6 +19,7 @@ import { setOutboundListening } from './outbound-writer.ts';
 import { CloseCode, EngineType, type MaintenanceNotice } from './protocol.ts';
 import { SessionListener } from './listener.ts';
 import { onPluginSwap } from '../plugins/reload-hooks.ts';
+import { clusterSessionJoin } from '../cluster/hooks.ts';
 
 /** Runs one account operation on the main thread. */
 function accountOp(accounts: AccountManager, op: AccountOp, args: unknown[]): unknown {
@@ -76,6 +77,9 @@ export const sessionFeature: Feature = {
       closeSession: (id, code, reason) => { listener.end(id, code, reason); },
     });
     listener.onSessionClosed = (id) => accounts.logoutSession(id);
+    // With the Cluster component: sessions and logins of other servers, before any client connects.
+    const cluster = clusterSessionJoin();
+    cluster?.attach(listener, accounts, args.account_login_policy as string);
 
     const applyMaintenance = (state: MaintenanceState, previous: MaintenanceState | null): void => {
       if (state.under_maintenance) {
@@ -125,6 +129,7 @@ export const sessionFeature: Feature = {
     // A plugin reload changes which message types are served, at its switch.
     const unhookReload = onPluginSwap(() => listener.types.forget());
     await listener.listen();
+    await cluster?.listening(args.websocket_address as string, listener.port);
     setOutboundListening(true);
     maintenance.start(m.under_maintenance as boolean);
     activeSessions = { listener, accounts, maintenance };

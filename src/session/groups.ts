@@ -5,9 +5,15 @@
 export class SessionGroups<S extends { groups: Set<string> | null }> {
   private readonly members = new Map<string, Set<S>>();
 
+  /** `changed` hears a group gain its first member or lose its last (the cluster's routing follows it). */
+  constructor(private readonly changed?: (group: string, hasMembers: boolean) => void) {}
+
   join(session: S, group: string): void {
     let set = this.members.get(group);
-    if (set === undefined) this.members.set(group, set = new Set());
+    if (set === undefined) {
+      this.members.set(group, set = new Set());
+      this.changed?.(group, true);
+    }
     set.add(session);
     (session.groups ??= new Set()).add(group);
   }
@@ -30,6 +36,11 @@ export class SessionGroups<S extends { groups: Set<string> | null }> {
     return set === undefined ? [] : [...set];
   }
 
+  /** Groups with members now. */
+  names(): string[] {
+    return [...this.members.keys()];
+  }
+
   size(group: string): number {
     return this.members.get(group)?.size ?? 0;
   }
@@ -38,6 +49,9 @@ export class SessionGroups<S extends { groups: Set<string> | null }> {
     const set = this.members.get(group);
     if (set === undefined) return;
     set.delete(session);
-    if (set.size === 0) this.members.delete(group);
+    if (set.size === 0) {
+      this.members.delete(group);
+      this.changed?.(group, false);
+    }
   }
 }

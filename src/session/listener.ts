@@ -77,6 +77,25 @@ export interface SessionStats {
 /** Why a frame was not sent (counter `engine/dropped_sends_<reason>`). */
 type DropReason = 'no_session' | 'backpressure';
 
+/**
+ * Where operations for sessions this server does not hold go when the `Cluster` component
+ * runs (`src/cluster/`); it also hears which sessions and groups this server has.
+ */
+export interface RemoteSessions {
+  /** A frame for a session this server does not hold (another server may). */
+  send(sessionId: number, frame: Uint8Array | string): void;
+  close(sessionId: number, code: number, reason: string): void;
+  group(sessionId: number, group: string, join: boolean): void;
+  /** A publish, for the group's members on other servers. */
+  publish(group: string, json: Uint8Array, msgpack: Uint8Array): void;
+  /** A broadcast to every session, for the other servers. */
+  broadcastAll(json: Uint8Array, msgpack: Uint8Array): void;
+  opened(sessionId: number): void;
+  closed(sessionId: number): void;
+  /** This server's first member of a group joined (true), or its last one left (false). */
+  groupChanged(group: string, hasMembers: boolean): void;
+}
+
 export class SessionListener implements OutboundTarget {
   readonly stats: SessionStats = {
     opened: 0, closed: 0, refused: 0, messages: 0, protocolErrors: 0, droppedInMaintenance: 0, backpressureCloses: 0,
@@ -85,7 +104,7 @@ export class SessionListener implements OutboundTarget {
   private readonly app = uWS.App();
   private readonly sessions = new Map<number, SessionData>();
   /** Members of each group (sessions join and leave through plugin code). */
-  private readonly groups = new SessionGroups<SessionData>();
+  private readonly groups = new SessionGroups<SessionData>((group, hasMembers) => this.remote?.groupChanged(group, hasMembers));
   private listening: Listening | null = null;
   private readonly handlers: SessionHandlers;
   private readonly messageHandlerId: number;
@@ -98,6 +117,8 @@ export class SessionListener implements OutboundTarget {
   maintenanceFrame: ((codec: CodecName) => string | Uint8Array) | null = null;
   /** Called after a session closed (the account manager logs it out); returns its account. */
   onSessionClosed: (sessionId: number) => string | null = () => null;
+  /** Set by the Cluster component; null: every session is on this server. */
+  remote: RemoteSessions | null = null;
 
   constructor(private readonly thread: ThreadContext, private readonly options: SessionServiceOptions) {
     this.handlers = sessionHandlers(thread.runtime);
@@ -179,6 +200,7 @@ export class SessionListener implements OutboundTarget {
     this.sessions.set(d.id, d);
     this.stats.opened++;
     this.publishCount();
+    this.remote?.opened(d.id);
     if (this.handlers.opened.length > 0) {
       const info: SessionOpenedInfo = {
         sessionId: d.id, version: d.version, codec: d.codec, address: Buffer.from(ws.getRemoteAddressAsText()).toString(),
@@ -276,6 +298,7 @@ export class SessionListener implements OutboundTarget {
     this.stats.closed++;
     this.publishCount();
     const account = this.onSessionClosed(d.id);
+    this.remote?.closed(d.id);
     if (this.handlers.closed.length > 0) {
       const info: SessionClosedInfo = { sessionId: d.id, code, reason, account };
       this.pushEngine(CLOSED_EVENT, d.id, info);
@@ -321,14 +344,29 @@ export class SessionListener implements OutboundTarget {
     }
   }
 
-  /** Writes one frame to a session by id; false if it is not connected. */
+  /** Writes one frame to a session by id (on another server with the Cluster component); false if it is not connected here. */
   send(sessionId: number, frame: string | Uint8Array): boolean {
     const d = this.sessions.get(sessionId);
     if (d === undefined) {
-      this.dropped('no_session');
+      if (this.remote !== null) this.remote.send(sessionId, frame);
+      else this.dropped('no_session');
       return false;
     }
     this.sendFrame(d.ws!, d, frame, d.codec === 'msgpack');
+    return true;
+  }
+
+  /** Writes frames another server sent to a session of this one, under one cork; false if it is not connected. */
+  deliver(sessionId: number, frames: readonly Uint8Array[]): boolean {
+    const d = this.sessions.get(sessionId);
+    if (d === undefined) {
+      this.dropped('no_session', frames.length);
+      return false;
+    }
+    const ws = d.ws!;
+    const binary = d.codec === 'msgpack';
+    if (frames.length === 1) this.sendFrame(ws, d, frames[0]!, binary);
+    else ws.cork(() => { for (const f of frames) this.sendFrame(ws, d, f, binary); });
     return true;
   }
 
@@ -336,7 +374,9 @@ export class SessionListener implements OutboundTarget {
   sendRun(sessionId: number, frames: (write: (frame: Uint8Array, binary: boolean) => void) => void): void {
     const d = this.sessions.get(sessionId);
     if (d === undefined) {
-      frames(() => this.dropped('no_session'));
+      const remote = this.remote;
+      if (remote !== null) frames((frame) => remote.send(sessionId, frame));
+      else frames(() => this.dropped('no_session'));
       return;
     }
     const ws = d.ws!;
@@ -355,9 +395,9 @@ export class SessionListener implements OutboundTarget {
     return true;
   }
 
-  /** `OutboundTarget.close`: a plugin closes a session. */
+  /** `OutboundTarget.close`: a plugin closes a session (on whichever server holds it). */
   close(sessionId: number, code: number, reason: string): void {
-    this.end(sessionId, code, reason);
+    if (!this.end(sessionId, code, reason)) this.remote?.close(sessionId, code, reason);
   }
 
   /** Sends a per-codec frame to every session. */
@@ -373,28 +413,53 @@ export class SessionListener implements OutboundTarget {
   broadcast(sessionIds: readonly number[] | null, json: Uint8Array, msgpack: Uint8Array): void {
     if (sessionIds === null) {
       this.sendAll((codec) => (codec === 'json' ? json : msgpack));
+      this.remote?.broadcastAll(json, msgpack);
       return;
     }
     for (const id of sessionIds) {
       const d = this.sessions.get(id);
-      if (d === undefined) this.dropped('no_session');
-      else this.sendFrame(d.ws!, d, d.codec === 'json' ? json : msgpack, d.codec === 'msgpack');
+      if (d === undefined) {
+        // The session id's low bit is its codec (1: msgpack).
+        if (this.remote !== null) this.remote.send(id, id % 2 === 1 ? msgpack : json);
+        else this.dropped('no_session');
+      } else this.sendFrame(d.ws!, d, d.codec === 'json' ? json : msgpack, d.codec === 'msgpack');
     }
   }
 
-  /** Adds a session to a group or removes it. */
+  /** Adds a session to a group or removes it (on whichever server holds it). */
   group(sessionId: number, group: string, join: boolean): void {
     const d = this.sessions.get(sessionId);
-    if (d === undefined) return;
+    if (d === undefined) this.remote?.group(sessionId, group, join);
+    else if (join) this.groups.join(d, group);
+    else this.groups.leave(d, group);
+  }
+
+  /** Adds a session of this server to a group or removes it (another server asked); false if it is not here. */
+  groupLocal(sessionId: number, group: string, join: boolean): boolean {
+    const d = this.sessions.get(sessionId);
+    if (d === undefined) return false;
     if (join) this.groups.join(d, group);
     else this.groups.leave(d, group);
+    return true;
+  }
+
+  /** Groups with members on this server. */
+  groupNames(): string[] {
+    return this.groups.names();
   }
 
   /**
    * Writes one message to every member of a group, each in its codec's encoding, with the
-   * same backpressure rule as any other frame.
+   * same backpressure rule as any other frame; with the Cluster component, to the members on
+   * other servers too.
    */
   publish(group: string, json: Uint8Array, msgpack: Uint8Array): void {
+    this.publishLocal(group, json, msgpack);
+    this.remote?.publish(group, json, msgpack);
+  }
+
+  /** Writes one message to this server's members of a group. */
+  publishLocal(group: string, json: Uint8Array, msgpack: Uint8Array): void {
     const members = this.groups.of(group);
     if (this.logLevel > 0) this.thread.log.info(`session publish: group=${group}, members=${members.length}`);
     for (const d of members) this.sendFrame(d.ws!, d, d.codec === 'json' ? json : msgpack, d.codec === 'msgpack');

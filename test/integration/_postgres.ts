@@ -15,6 +15,10 @@ export interface TestPostgres {
   readonly url: string;
   /** Creates an empty database and returns its URL. */
   database(name: string): Promise<string>;
+  /** Stops the server (immediate shutdown: connections drop) and keeps its data for `resume`. */
+  pause(): void;
+  /** Starts the paused server again on the same port. */
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -71,13 +75,15 @@ export async function startPostgres(): Promise<TestPostgres> {
   }
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'gsf', '--no-sync']);
   const port = await freePort();
-  run('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-o',
+  const start = (): void => run('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-o',
     `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`, 'start']);
+  start();
+  let up = true;
   const url = (db: string): string => `postgres://gsf@127.0.0.1:${port}/${db}`;
   const stopNow = (): void => {
     running.delete(stopNow);
     try {
-      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      if (up) run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -95,6 +101,14 @@ export async function startPostgres(): Promise<TestPostgres> {
         await client.end();
       }
       return url(name);
+    },
+    pause(): void {
+      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      up = false;
+    },
+    resume(): void {
+      start();
+      up = true;
     },
     async stop(): Promise<void> {
       if (stopped) return;

@@ -1,0 +1,186 @@
+/**
+ * This server's presence in Redis (main thread): registration at start, a heartbeat every
+ * `heartbeat_interval_in_ms` that renews it for `presence_ttl_in_ms`, and registering again,
+ * with every session, group and login it holds, whenever Redis lost it (a restart without data,
+ * or an absence longer than the TTL). Heartbeats also bring the list of live servers, and the
+ * presence of servers that stopped heartbeating is removed by whichever server sees it first.
+ */
+import os from 'node:os';
+import { gsfError, describeError } from '../errors.ts';
+import type { Logger } from '../log/logger.ts';
+import type { ClusterConfig } from './config.ts';
+import type { RedisLink } from './redis-link.ts';
+import { COORD, Coord, type ClusterStats } from './stats.ts';
+
+/** What a server tells the others about itself (the value of `srv:<id>`). */
+export interface ServerInfo {
+  id: string;
+  host: string;
+  pid: number;
+  /** Names this process: a restarted server with the same id has another. */
+  instance: string;
+  started: string;
+  api: string | null;
+  websocket: string | null;
+  sessions: number;
+  accounts: number;
+  /** Heartbeats written so far. */
+  beat: number;
+}
+
+/** What this server holds, for registration. */
+export interface LocalState {
+  sessions(): number[];
+  groups(): string[];
+  accounts(): Array<[account: string, sessionId: number]>;
+  /** An account this server held was logged in elsewhere while this server was away. */
+  lostAccount(account: string, sessionId: number): void;
+}
+
+export class Presence {
+  private timer: NodeJS.Timeout | null = null;
+  private beating = false;
+  private readonly servers = new Map<string, ServerInfo>();
+  private readonly info: ServerInfo;
+  private registered = false;
+  private stopped = false;
+
+  constructor(private readonly link: RedisLink, private readonly cfg: ClusterConfig, private readonly stats: ClusterStats,
+    private readonly log: Logger, readonly self: string, instance: string, addresses: { api: string | null; websocket: string | null },
+    private readonly local: LocalState) {
+    this.info = {
+      id: self, host: os.hostname(), pid: process.pid, instance, started: new Date().toISOString(),
+      api: addresses.api, websocket: addresses.websocket, sessions: 0, accounts: 0, beat: 0,
+    };
+  }
+
+  /** Live servers as of the last heartbeat (this one included). */
+  liveServers(): ServerInfo[] {
+    return [...this.servers.values()];
+  }
+
+  isLive(id: string): boolean {
+    return this.servers.has(id);
+  }
+
+  private infoText(): string {
+    const accounts = this.local.accounts();
+    this.info.sessions = this.local.sessions().length;
+    this.info.accounts = accounts.length;
+    return JSON.stringify(this.info);
+  }
+
+  /**
+   * Registers this server (`fresh`: at start, taking over what a crashed process with the same
+   * id left). Another live process with this id makes the start fail; a previous process that
+   * died is waited out, up to its remaining TTL.
+   */
+  async register(fresh: boolean): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const sessions = this.local.sessions().map(String);
+      const groups = this.local.groups();
+      const accounts = this.local.accounts();
+      const args: Array<string | number> = [this.cfg.prefix, this.self, this.infoText(), this.cfg.ttlMs, this.info.instance, fresh ? '1' : '0',
+        sessions.length, ...sessions, groups.length, ...groups, accounts.length, ...accounts.flatMap(([a, s]) => [a, String(s)])];
+      const [status, detail, pttl] = await this.link.script('gsfRegister', `registration of ${sessions.length} session(s)`, args) as [string, unknown, number];
+      if (status === 'ok') {
+        const lost = detail as string[];
+        for (let i = 0; i + 1 < lost.length; i += 2) this.local.lostAccount(lost[i]!, Number(lost[i + 1]));
+        break;
+      }
+      // Another process has this id. A crashed one stops heartbeating: its presence expires.
+      const other = JSON.parse(String(detail)) as ServerInfo;
+      if (attempt > 0 && other.beat !== this.lastSeenBeat) {
+        throw gsfError('GSF_ERR_CLUSTER_START', `server id '${this.self}' is used by a live server (pid ${other.pid} on ${other.host}, ` +
+          `started ${other.started}); give each server its own Cluster.server_id`);
+      }
+      this.lastSeenBeat = other.beat;
+      this.log.info(`Cluster: server id '${this.self}' was used by pid ${other.pid} on ${other.host}; waiting ${pttl} ms for its presence to expire`);
+      await new Promise((r) => setTimeout(r, Math.max(pttl, 0) + Math.min(this.cfg.heartbeatMs, 1000)));
+    }
+    this.registered = true;
+    this.stats.coord(Coord.registrations);
+    await this.beat();
+  }
+
+  private lastSeenBeat = -1;
+
+  /** Starts the heartbeat timer. */
+  start(): void {
+    this.timer = setInterval(() => void this.beat(), this.cfg.heartbeatMs);
+    this.timer.unref();
+  }
+
+  /** One heartbeat; after an absence longer than the TTL this server registers again. */
+  async beat(): Promise<void> {
+    if (this.beating || this.stopped || !this.registered || !this.link.up) return;
+    this.beating = true;
+    try {
+      this.info.beat++;
+      const [existed, servers, dead] = await this.link.script('gsfHeartbeat', 'heartbeat',
+        [this.cfg.prefix, this.self, this.infoText(), this.cfg.ttlMs]) as [number, string[], string[]];
+      this.stats.coord(Coord.heartbeats);
+      this.servers.clear();
+      let sessions = 0, accounts = 0;
+      for (let i = 0; i + 1 < servers.length; i += 2) {
+        try {
+          const info = JSON.parse(servers[i + 1]!) as ServerInfo;
+          this.servers.set(servers[i]!, info);
+          sessions += info.sessions;
+          accounts += info.accounts;
+        } catch {
+          this.log.warn(`Cluster: server ${servers[i]} has unreadable presence info`);
+        }
+      }
+      this.stats.set(COORD, Coord.servers, this.servers.size);
+      this.stats.set(COORD, Coord.sessions, sessions);
+      this.stats.set(COORD, Coord.accounts, accounts);
+      if (existed === 0) {
+        this.log.warn(`Cluster: this server's presence had expired (no heartbeat reached Redis for ${this.cfg.ttlMs} ms); registering again`);
+        await this.register(false);
+      }
+      for (const d of dead) await this.sweep(d);
+    } catch (err) {
+      this.log.vlog(1, `Cluster: heartbeat failed: ${describeError(err)}`);
+    } finally {
+      this.beating = false;
+    }
+  }
+
+  private async sweep(id: string): Promise<void> {
+    const removed = await this.link.script('gsfSweep', `removal of server ${id}`, [this.cfg.prefix, id]);
+    if (removed === 1) {
+      this.stats.coord(Coord.sweptServers);
+      this.log.info(`Cluster: server ${id} stopped heartbeating; its sessions and logins left presence`);
+    }
+  }
+
+  /** Where an account is logged in: its server and session, or null. */
+  async locate(account: string): Promise<{ server: string; sessionId: number } | null> {
+    if (!this.link.up) throw this.link.unavailable();
+    const v = await this.link.script('gsfLocate', 'account lookup', [this.cfg.prefix, account]);
+    if (typeof v !== 'string') return null;
+    const bar = v.indexOf('|');
+    return { server: v.slice(0, bar), sessionId: Number(v.slice(bar + 1)) };
+  }
+
+  /** Which live server holds a session, and its account; null when none does. */
+  async session(sessionId: number): Promise<{ server: string; account: string | null } | null> {
+    if (!this.link.up) throw this.link.unavailable();
+    const v = await this.link.script('gsfSession', 'session lookup', [this.cfg.prefix, String(sessionId)]) as [string, string] | null;
+    if (!Array.isArray(v)) return null;
+    return { server: v[0], account: v[1] === '' ? null : v[1] };
+  }
+
+  /** Stops heartbeating and removes this server's presence (graceful stop). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) clearInterval(this.timer);
+    if (!this.registered || !this.link.up) return;
+    try {
+      await this.link.script('gsfDeregister', 'deregistration', [this.cfg.prefix, this.self]);
+    } catch (err) {
+      this.log.warn(`Cluster: could not remove this server's presence (it expires in ${this.cfg.ttlMs} ms): ${describeError(err)}`);
+    }
+  }
+}
