@@ -203,7 +203,7 @@ export async function run(): Promise<void> {
       { label: 'CPU per message at peak, other server: B', value: pc.cpu.b, unit: 'µs/msg' },
       { label: 'CPU per message at peak, other server: Redis', value: pc.cpu.redis, unit: 'µs/msg' },
       { label: `messages per batch at peak / at ${RATE} msgs/s`, value: msgsPerBatch(pc), unit: `/ ${msgsPerBatch(c).toFixed(1)}` },
-      { label: 'Redis CPU per flush (fitted)', value: perFlushUs, unit: 'µs/msg' },
+      { label: 'Redis CPU per flush (fitted)', value: perFlushUs, unit: 'µs/flush' },
       { label: 'Redis CPU per message in a batch (fitted)', value: perMessageUs, unit: 'µs/msg' },
     ], {
       pairs: PAIRS, window: WINDOW, rounds: ROUNDS, rate: RATE,

@@ -130,8 +130,15 @@ export class Inbox {
   private checkSequence(from: string, source: SourceState, seq: number): void {
     const expected = source.lastSeq + 1;
     source.lastSeq = seq;
-    // The first batch from a sender, or a counter that started again (Redis lost its data).
-    if (expected === 1 || seq === 1 || seq === expected) return;
+    if (expected === 1 || seq === expected) return;
+    if (seq === 1) {
+      // The counter started again: Redis lost its data, and with it any batch of this sender's
+      // it held that this server had not read yet (how many, nobody can tell).
+      this.stats.rpc(Rpc.sequenceRestarts);
+      this.log.warn(`Cluster: the batch sequence of server ${from} started again after ${expected - 1} (Redis lost its data); ` +
+        'batches it had written and this server had not read are lost');
+      return;
+    }
     if (seq > expected) {
       const lost = seq - expected;
       this.stats.rpc(Rpc.lostBatches, lost);

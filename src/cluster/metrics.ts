@@ -30,6 +30,7 @@ const ROWS: Row[] = [
   [RPC, Rpc.droppedFailed, 'gsf_cluster_dropped_messages_total', 'counter', DROPPED, { reason: 'refused' }],
   [RPC, Rpc.duplicateBatches, 'gsf_cluster_duplicate_batches_total', 'counter', 'Batches received twice and applied once'],
   [RPC, Rpc.lostBatches, 'gsf_cluster_lost_batches_total', 'counter', 'Batches other servers sent that never arrived'],
+  [RPC, Rpc.sequenceRestarts, 'gsf_cluster_sequence_restarts_total', 'counter', 'Times a server\'s batch sequence started again (Redis lost its data)'],
   [RPC, Rpc.badBatches, 'gsf_cluster_bad_batches_total', 'counter', 'Batches that could not be read'],
   [RPC, Rpc.requestsSent, 'gsf_cluster_requests_total', 'counter', 'Requests to other servers, by direction', { direction: 'sent' }],
   [RPC, Rpc.requestsServed, 'gsf_cluster_requests_total', 'counter', 'Requests to other servers, by direction', { direction: 'served' }],

@@ -71,6 +71,9 @@ test.serial('Redis goes away and comes back empty: messages accepted meanwhile a
     t.is(await value(b, 'coordination_stat/data_losses'), 1);
     t.true(a.logs().some((l) => /Cluster: Redis at redis:\/\/127\.0\.0\.1:\d+ is back after [\d.]+ s \(restarted without its data/.test(l)));
     t.is(await value(b, 'rpc_stat/lost_batches'), 0);
+    // B saw A's batch sequence start again: whatever Redis held unread went with it, and B says so.
+    t.is(await value(b, 'rpc_stat/sequence_restarts'), 1);
+    t.true(b.logs().some((l) => new RegExp(`Cluster: the batch sequence of server ${a.serverId.replace(/\./g, '\\.')} started again after \\d+ \\(Redis lost its data\\)`).test(l)));
     // And new traffic flows.
     t.deepEqual(await sender.request('c.stream', { to: targetId, from: 500, count: 10 }), { sent: 10 });
     await waitFor(() => got.length === 510, 5000, 'new traffic');
