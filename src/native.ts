@@ -423,6 +423,12 @@ export interface NativeCore {
   pluginApiTakeAnswers(): Array<number | string | boolean | null>;
   /** Called on this (the main) thread when such answers wait; null stops it. */
   pluginApiOnAnswers(fn: (() => void) | null): void;
+  /** An event thread's session-out ring has records up to `end`, flush number `seq` (wakes the main thread if none waited). */
+  flushNotePost(threadId: number, seq: number, end: number): void;
+  /** Every flush note posted since the last call, `[threadId, seq, end]` flattened, in posting order. */
+  flushNotesTake(): Float64Array;
+  /** Called on this (the main) thread when flush notes wait; null stops it. */
+  onFlushNotes(fn: (() => void) | null): void;
   /** Runs event handler `handler` `count` times in a C++ loop; returns ns per call (benchmarks). */
   pluginBenchCalls(handler: number, count: number, payload: Uint8Array | null): number;
   /** JSON text to msgpack as JSON.parse + msgpackr.pack would give it; throws a TypeError on bad JSON. */

@@ -21,6 +21,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   PluginHostBinding::Init(env, exports);
   PluginApiBinding::Init(env, exports);
   TranscodeBinding::Init(env, exports);
+  FlushMailboxBinding::Init(env, exports);
   return exports;
 }
 

@@ -76,6 +76,11 @@ class PluginApiBinding {
 /** A native plugin's API and console registrations for `pluginLoad` (plugin_api_binding.cc); null when none. */
 Napi::Value ApiRegistrationsToJs(Napi::Env env, const NativePlugin* plugin);
 
+class FlushMailboxBinding {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+};
+
 class TranscodeBinding {
  public:
   static void Init(Napi::Env env, Napi::Object exports);

@@ -2,8 +2,10 @@
  * Main-thread side of the outbound ring (`outbound-ring.ts`): applies the records of every
  * worker's ring in flush order, and delivers what an ended worker's finished events produced.
  *
- * Flushes of different workers are put back in posting order by their sequence number,
- * because messages on two ports may arrive in either order. A flush whose predecessor never
+ * A flush arrives as a note in the native flush mailbox (one wake-up of this thread for every
+ * note waiting), or, when it carries records too large for the ring, as a message on the
+ * worker's port. Flushes are put back in posting order by their sequence number, because
+ * notes and messages of different workers may arrive in either order. A flush whose predecessor never
  * arrives (its worker was ended between numbering and posting) is applied after `gapMs`.
  */
 import type { MessagePort } from 'node:worker_threads';
@@ -13,6 +15,7 @@ import {
   type OutboundFlush, type SessionOutMessage,
 } from './outbound-ring.ts';
 import { currentFlushSeq, nextFlushSeq } from './outbound-writer.ts';
+import { native } from '../native.ts';
 
 /** What applying records does: the session listener implements it. */
 export interface OutboundTarget {
@@ -62,6 +65,10 @@ export class OutboundReader implements WorkerEndHooks {
   private readonly ports = new Set<MessagePort>();
   private expected = currentFlushSeq();
   private readonly early = new Map<number, Batch>();
+  /** Notes of a worker whose ring has not arrived yet on its port (it comes first, but slower). */
+  private readonly unbound = new Map<number, Batch[]>();
+  /** Workers ended here: a note one of them posts late holds its place in the order, nothing more. */
+  private readonly endedThreads = new Set<number>();
   private gapTimer: NodeJS.Timeout | null = null;
 
   /**
@@ -69,7 +76,34 @@ export class OutboundReader implements WorkerEndHooks {
    * while it posted has its flush delivered by `recover`, so a gap is only a slow message; the
    * wait is a safety net, and a skip is logged.
    */
-  constructor(private readonly target: OutboundTarget, private readonly gapMs = 5000) {}
+  constructor(private readonly target: OutboundTarget, private readonly gapMs = 5000) {
+    native.onFlushNotes(() => this.takeNotes());
+  }
+
+  /** Receives every flush note in the native mailbox. */
+  private takeNotes(): void {
+    const notes = native.flushNotesTake();
+    for (let i = 0; i < notes.length; i += 3) {
+      const threadId = notes[i]!;
+      const batch: Batch = { seq: notes[i + 1]!, ring: this.rings.get(threadId) ?? null, end: notes[i + 2]! };
+      if (batch.ring !== null || this.endedThreads.has(threadId)) {
+        this.receive(batch);
+      } else if (batch.seq >= this.expected) {
+        const waiting = this.unbound.get(threadId);
+        if (waiting === undefined) this.unbound.set(threadId, [batch]);
+        else waiting.push(batch);
+      }
+      // else: a note of an earlier server of this process (its threads are gone).
+    }
+  }
+
+  /** A worker's notes that came before its ring, now in their place. */
+  private bind(threadId: number, ring: Ring | null): void {
+    const waiting = this.unbound.get(threadId);
+    if (waiting === undefined) return;
+    this.unbound.delete(threadId);
+    for (const batch of waiting) this.receive({ ...batch, ring });
+  }
 
   /** Takes a worker's session-out channel. */
   accept(hello: ChannelHello): void {
@@ -80,6 +114,7 @@ export class OutboundReader implements WorkerEndHooks {
       if (m.kind === 'ring') {
         ring = new Ring(m.buffer);
         this.rings.set(m.threadId, ring);
+        this.bind(m.threadId, ring);
       } else {
         this.receive({ seq: m.seq, ring, end: m.end >>> 0, inline: (m as OutboundFlush).inline });
       }
@@ -94,7 +129,14 @@ export class OutboundReader implements WorkerEndHooks {
   /** Delivers, in the reserved place, what the ended worker's finished events produced. */
   recover(token: unknown, ended: boolean): void {
     const { threadId, seq } = token as { threadId: number; seq: number };
+    // Everything the worker posted is in the mailbox by now (it has stopped): applied first.
+    this.takeNotes();
     const ring = ended ? this.rings.get(threadId) ?? null : null;
+    if (ended) {
+      this.endedThreads.add(threadId);
+      // Notes of a worker ended before its ring arrived: their places in the order are kept.
+      if (ring === null) this.bind(threadId, null);
+    }
     if (ring === null) {
       this.receive({ seq, ring: null, end: 0 });
       return;
@@ -232,6 +274,7 @@ export class OutboundReader implements WorkerEndHooks {
   }
 
   stop(): void {
+    native.onFlushNotes(null);
     if (this.gapTimer !== null) clearTimeout(this.gapTimer);
     this.gapTimer = null;
     for (const p of this.ports) p.close();

@@ -8,6 +8,7 @@
  */
 import { MessageChannel, parentPort, threadId, type MessagePort } from 'node:worker_threads';
 import { featureCell } from '../events/wake.ts';
+import { native } from '../native.ts';
 import type { ChannelHello, HeldEffects, WorkerEffects } from '../events/types.ts';
 import * as ring from './outbound-ring.ts';
 import type { OutboundFlush, RingHello } from './outbound-ring.ts';
@@ -18,6 +19,7 @@ const { align8, distance, CONTROL_BYTES, DEFAULT_CAPACITY, FLAG_ALL, FLAG_BINARY
 const C_COMMITTED = ring.Control.committed, C_POSTED = ring.Control.posted, C_CONSUMED = ring.Control.consumed;
 const C_CAPACITY = ring.Control.capacity, C_POSTING_SEQ = ring.Control.postingSeq, C_POSTING_END = ring.Control.postingEnd;
 const OP_PAD = ring.RingOp.pad, OP_SEND = ring.RingOp.send, OP_CLOSE = ring.RingOp.close, OP_GROUP = ring.RingOp.group;
+const flushNotePost = native.flushNotePost;
 const OP_PUBLISH = ring.RingOp.publish, OP_BROADCAST = ring.RingOp.broadcast, OP_INLINE = ring.RingOp.inline;
 
 /** The process-wide flush sequence (shared cell): the main thread applies flushes in its order. */
@@ -117,15 +119,21 @@ export class OutboundWriter implements WorkerEffects {
   flush(): void {
     this.flushScheduled = false;
     if (this.write === this.posted || this.port === null) return;
-    const message: OutboundFlush = { kind: 'flush', seq: nextFlushSeq(), end: this.write };
-    if (this.inline.length > 0) {
-      message.inline = this.inline;
-      this.inline = [];
-    }
+    const seq = nextFlushSeq();
     // Announced first: if this thread is ended before the post, the main thread posts it for us.
     Atomics.store(this.control, C_POSTING_END, this.write | 0);
-    Atomics.store(this.control, C_POSTING_SEQ, message.seq + 1);
-    this.port.postMessage(message);
+    Atomics.store(this.control, C_POSTING_SEQ, seq + 1);
+    if (this.inline.length === 0) {
+      // The common case: a note in the native flush mailbox, which wakes the main thread only
+      // if nothing was waiting there (a MessagePort message cost several times as much).
+      flushNotePost(threadId, seq, this.write);
+    } else {
+      // Records too large for the ring travel with the message; the main thread puts flushes
+      // of both ways back in sequence order.
+      const message: OutboundFlush = { kind: 'flush', seq, end: this.write, inline: this.inline };
+      this.inline = [];
+      this.port.postMessage(message);
+    }
     this.posted = this.write;
     Atomics.store(this.control, C_POSTED, this.write | 0);
   }
