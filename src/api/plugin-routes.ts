@@ -7,13 +7,18 @@
  *
  * Conflicts stop the start naming both sides: two plugins' routes some path would match with
  * the same method, or a plugin route and one of gsf's. `/cs-api/` belongs to the console.
+ *
+ * A plugin reload registers the new version's routes apart (staging), refuses them on the same
+ * conflicts (`routeClash`), and at the switch puts them in the list in place of the old ones;
+ * the feature then mounts what was added and unmounts what was removed.
  */
 import { gsfError } from '../errors.ts';
 import type { EventRuntime } from '../events/runtime.ts';
 import { randomTag } from '../events/tags.ts';
 import type { Feature, RunningFeature } from '../features.ts';
+import { onPluginSwap } from '../plugins/reload-hooks.ts';
 import { apiTargets, type ApiTarget } from './api-event.ts';
-import { handlerServices, jsonBody, releaseHandlerServices } from './dispatch.ts';
+import { handlerServices, jsonBody, releaseHandlerServices, type HandlerServices } from './dispatch.ts';
 import { overlaps, parsePattern, routeLabel, ROUTE_METHODS, segmentsOf, type RouteMethod } from './route-patterns.ts';
 import { AnswerKind } from './writer.ts';
 import type { EventContext } from '../events/types.ts';
@@ -46,7 +51,8 @@ export interface HttpApi {
   route<B = unknown>(method: RouteMethod, path: string, handler: PluginRouteHandler<B>, options?: RouteOptions): void;
 }
 
-interface RouteEntry {
+/** One plugin route as registered. */
+export interface RouteEntry {
   plugin: string;
   method: RouteMethod;
   pattern: string;
@@ -58,7 +64,11 @@ interface RouteEntry {
 
 const registries = new WeakMap<EventRuntime, RouteEntry[]>();
 
-function routesOf(rt: EventRuntime): RouteEntry[] {
+/** gsf's own routes of the API service, as the feature found them at start (reload conflict checks). */
+const gsfRoutesOf = new WeakMap<EventRuntime, Array<{ method: string; pattern: string; segments: string[] }>>();
+
+/** The plugin routes registered on a thread, in plugin order (a reload replaces a plugin's entries in place). */
+export function routesOf(rt: EventRuntime): RouteEntry[] {
   let list = registries.get(rt);
   if (!list) registries.set(rt, list = []);
   return list;
@@ -106,25 +116,67 @@ export function createHttpApi(plugin: string, rt: EventRuntime): HttpApi {
   };
 }
 
-/** Mounts the plugins' routes on the API router (main thread), after gsf's own routes. */
+/**
+ * The first staged route (in reload order) that overlaps a route of gsf, of a plugin not
+ * reloaded, or of a plugin staged before it, with the same method; or null.
+ */
+export function routeClash(rt: EventRuntime, staged: ReadonlyArray<{ name: string; routes: readonly RouteEntry[] }>,
+  reloaded: ReadonlySet<string>): { plugin: string; error: Error } | null {
+  const taken = routesOf(rt).filter((r) => !reloaded.has(r.plugin)).map((r) => ({ ...r, label: `plugin '${r.plugin}' route` }));
+  const gsf = (gsfRoutesOf.get(rt) ?? []).map((g) => ({ ...g, label: 'gsf route' }));
+  for (const s of staged) {
+    for (const r of s.routes) {
+      const other = [...gsf, ...taken].find((o) => o.method === r.method && overlaps(o.segments, r.segments));
+      if (other !== undefined) {
+        return { plugin: s.name, error: gsfError('GSF_ERR_ROUTE_CONFLICT', s.name, routeLabel(r.method, r.pattern), `${other.label} ${routeLabel(other.method, other.pattern)}`) };
+      }
+    }
+    taken.push(...s.routes.map((r) => ({ ...r, label: `plugin '${r.plugin}' route` })));
+  }
+  return null;
+}
+
+/** Mounts the plugins' routes on the API router (main thread), after gsf's own routes, and follows plugin reloads. */
 export const pluginRoutesFeature: Feature = {
   name: 'plugin-routes',
   start({ manifest, thread, dispatcher, api }): RunningFeature | void {
-    const routes = routesOf(thread.runtime);
-    if (routes.length === 0) return;
+    const rt = thread.runtime;
+    const routes = routesOf(rt);
     const gsfRoutes = api.router.list().map(([method, pattern]) => ({ method, pattern, segments: segmentsOf(pattern) }));
+    gsfRoutesOf.set(rt, gsfRoutes);
     for (const r of routes) {
       const clash = gsfRoutes.find((g) => g.method === r.method && overlaps(g.segments, r.segments));
       if (clash) throw gsfError('GSF_ERR_ROUTE_CONFLICT', r.plugin, routeLabel(r.method, r.pattern), `gsf route ${routeLabel(clash.method, clash.pattern)}`);
     }
     const timeout = manifest.components.ApiService!.api_service_handler_timeout_in_ms as number;
-    const services = handlerServices(thread.runtime, dispatcher, timeout, thread.log);
-    for (const r of routes) {
-      api.router.add(r.method, r.pattern, (req) => services.dispatch({
-        key: r.key, tag: randomTag(), name: r.name, method: req.method, path: req.path, audit: 'api', native: r.native,
-        args: { method: req.method, path: req.path, params: req.params, query: Object.fromEntries(req.query), body: jsonBody(req) },
-      }));
-    }
-    return { stop: () => releaseHandlerServices(dispatcher) };
+    // Made on the first route: a server whose plugins have none holds no handler services until a reload adds one.
+    let services: HandlerServices | null = null;
+    /** Routes on the router, by `METHOD pattern`. */
+    const mounted = new Map<string, RouteEntry>();
+    const sync = (): void => {
+      const wanted = new Map(routesOf(rt).map((r) => [`${r.method} ${r.pattern}`, r]));
+      for (const [key, r] of [...mounted]) {
+        if (wanted.get(key) === r) continue;
+        api.router.remove(r.method, r.pattern);
+        mounted.delete(key);
+      }
+      for (const [key, r] of wanted) {
+        if (mounted.has(key)) continue;
+        const s = services ??= handlerServices(rt, dispatcher, timeout, thread.log);
+        api.router.add(r.method, r.pattern, (req) => s.dispatch({
+          key: r.key, tag: randomTag(), name: r.name, method: req.method, path: req.path, audit: 'api', native: r.native,
+          args: { method: req.method, path: req.path, params: req.params, query: Object.fromEntries(req.query), body: jsonBody(req) },
+        }));
+        mounted.set(key, r);
+      }
+    };
+    sync();
+    const unsubscribe = onPluginSwap(sync);
+    return {
+      stop() {
+        unsubscribe();
+        if (services !== null) releaseHandlerServices(dispatcher);
+      },
+    };
   },
 };

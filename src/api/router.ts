@@ -66,6 +66,15 @@ export class Router {
     this.cache.clear();
   }
 
+  /** Removes a route (a plugin reload drops the routes its new version no longer declares); true if it was there. */
+  remove(method: Method, pattern: string): boolean {
+    const at = this.routes.findIndex((r) => r.method === method && r.pattern === pattern);
+    if (at < 0) return false;
+    this.routes.splice(at, 1);
+    this.cache.clear();
+    return true;
+  }
+
   /** Every route as `[method, pattern]`, in the order added (route conflict checks read them). */
   list(): Array<[Method, string]> {
     return this.routes.map((r) => [r.method, r.pattern]);

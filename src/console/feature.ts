@@ -8,6 +8,10 @@
  * giftable items, categories, custom query fields): a refused request never reaches a handler.
  * Then it runs as an event named `cs-api.<Operation>` on the tag of the account or character
  * its path names (`api.tags.named('account:<id>')`, `'character:<id>'`), or a random tag.
+ *
+ * What is implemented and every rule is read from the registry at each request, and the custom
+ * query routes follow it: a plugin reload replaces the plugin's registrations at its switch
+ * (registry-swap.ts), and the next request sees the new ones.
  */
 import { GsfError, gsfError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
@@ -17,11 +21,12 @@ import { handlerServices, jsonBody, releaseHandlerServices, type HandlerServices
 import type { ApiRequest, ApiResponse, RouteHandler, Router } from '../api/router.ts';
 import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
 import { DEFAULT_NOTICE_CATEGORY, OPERATIONS, type ArgsContext, type ConsoleOperation } from './operations.ts';
-import { consoleRegistry, operationKey, type ConsoleSide } from './registry.ts';
+import { onPluginSwap } from '../plugins/reload-hooks.ts';
+import { consoleRegistry, operationKey, type ConsoleSide, type CustomQuery } from './registry.ts';
 import { bad, bodyObject, Fields } from './requests.ts';
 
 const V1 = '/cs-api/v1';
-type ConsoleRouter = Pick<Router, 'add' | 'get' | 'post'>;
+type ConsoleRouter = Pick<Router, 'add' | 'get' | 'post' | 'remove'>;
 
 /** Named tags of recent accounts and characters: a console keeps asking about the same few. */
 const tags = new Map<string, number>();
@@ -79,8 +84,13 @@ function campaignRoutes(router: ConsoleRouter, side: ConsoleSide, services: Hand
   }
 }
 
-function queryRoutes(router: ConsoleRouter, side: ConsoleSide, services: HandlerServices, lines: LineLimiter): void {
-  for (const q of side.queries.values()) {
+/**
+ * Mounts the side's custom queries and returns the function that mounts them again after a
+ * plugin reload: added queries get a route, removed ones lose theirs, changed ones are remounted.
+ */
+function queryRoutes(router: ConsoleRouter, side: ConsoleSide, services: HandlerServices, lines: LineLimiter): () => void {
+  const mounted = new Map<string, CustomQuery>();
+  const mount = (q: CustomQuery): void => {
     router.add(q.method, q.path, (req) => {
       const given = q.method === 'GET' ? Object.fromEntries(req.query) : jsonBody(req) ?? {};
       if (typeof given !== 'object' || given === null || Array.isArray(given)) throw bad('request body must be a JSON object');
@@ -99,7 +109,21 @@ function queryRoutes(router: ConsoleRouter, side: ConsoleSide, services: Handler
         audit: 'cs-api', native: side.name === 'native', args: { fields },
       });
     });
-  }
+  };
+  const sync = (): void => {
+    for (const [key, q] of [...mounted]) {
+      if (side.queries.get(key) === q) continue;
+      router.remove(q.method, q.path);
+      mounted.delete(key);
+    }
+    for (const [key, q] of side.queries) {
+      if (mounted.has(key)) continue;
+      mount(q);
+      mounted.set(key, q);
+    }
+  };
+  sync();
+  return sync;
 }
 
 /**
@@ -125,8 +149,9 @@ function audited(log: Logger, handler: RouteHandler): RouteHandler {
 }
 
 /** The console's router: every route added through it is audited. */
-function auditedRouter(router: Router, log: Logger): Pick<Router, 'add' | 'get' | 'post'> {
+function auditedRouter(router: Router, log: Logger): ConsoleRouter {
   return {
+    remove: (method, pattern) => router.remove(method, pattern),
     add: (method, pattern, handler) => router.add(method, pattern, audited(log, handler)),
     get: (pattern, handler) => router.add('GET', pattern, audited(log, handler)),
     post: (pattern, handler) => router.add('POST', pattern, audited(log, handler)),
@@ -148,11 +173,10 @@ function start({ manifest, thread, dispatcher, api }: FeatureContext): RunningFe
   const router = auditedRouter(api.router, thread.log);
   for (const op of OPERATIONS) {
     const key = operationKey(side.name, op.name);
-    const implemented = side.operations.has(op.name);
     const name = `cs-api.${op.name}`;
     for (const path of op.paths) {
       router.add(op.http, path, (req) => {
-        if (!implemented) throw gsfError('GSF_ERR_NOT_IMPLEMENTED', `operation ${op.name}`, side.name);
+        if (!side.operations.has(op.name)) throw gsfError('GSF_ERR_NOT_IMPLEMENTED', `operation ${op.name}`, side.name);
         const opArgs = op.args(req, ctx);
         return services.dispatch({
           key, tag: operationTag(op, req), name, method: req.method, path: req.path, audit: 'cs-api', native: side.name === 'native', args: opArgs,
@@ -161,10 +185,11 @@ function start({ manifest, thread, dispatcher, api }: FeatureContext): RunningFe
     }
   }
   campaignRoutes(router, side, services);
-  queryRoutes(router, side, services, lines);
+  const unsubscribe = onPluginSwap(queryRoutes(router, side, services, lines));
   metaRoutes(router, side);
   return {
     stop() {
+      unsubscribe();
       lines.close();
       releaseHandlerServices(dispatcher);
     },

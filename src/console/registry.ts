@@ -25,6 +25,16 @@ export interface CustomQuery {
   key: string;
 }
 
+/** The rules one plugin added to a side (the side's sets are their union, in plugin order). */
+interface RulePart {
+  editableUser: string[];
+  editableCharacter: string[];
+  giftable: Array<[string, string]>;
+  noticeCategories: string[];
+  missionNormal: string[];
+  missionAchievement: string[];
+}
+
 export interface ConsoleSide extends RuleSet {
   name: ConsoleSideName;
   /** Implemented operations: operation name → plugin. */
@@ -39,6 +49,8 @@ export interface ConsoleSide extends RuleSet {
   noticeCategories: Set<string>;
   missionNormal: Set<string>;
   missionAchievement: Set<string>;
+  /** What each plugin added to the rule sets above, so a plugin reload can take its part back out. */
+  parts: Map<string, RulePart>;
 }
 
 export interface ConsoleRegistry {
@@ -50,6 +62,7 @@ function emptySide(name: ConsoleSideName): ConsoleSide {
   return {
     name, operations: new Map(), campaigns: new Map(), queries: new Map(), plugins: new Set(), editableUser: new Set(),
     editableCharacter: new Set(), giftable: new Map(), noticeCategories: new Set(), missionNormal: new Set(), missionAchievement: new Set(),
+    parts: new Map(),
   };
 }
 
@@ -89,6 +102,15 @@ export class ConsoleRegistrar {
     return this.side;
   }
 
+  private part(): RulePart {
+    let part = this.side.parts.get(this.plugin);
+    if (part === undefined) {
+      part = { editableUser: [], editableCharacter: [], giftable: [], noticeCategories: [], missionNormal: [], missionAchievement: [] };
+      this.side.parts.set(this.plugin, part);
+    }
+    return part;
+  }
+
   /** Exposes one operation (by its managed method name) with the handler `run`. */
   operation(method: string, run: ApiTarget['run']): void {
     const op = OPERATION_BY_METHOD.get(method);
@@ -102,8 +124,10 @@ export class ConsoleRegistrar {
 
   editable(which: 'account' | 'character', fields: unknown): void {
     const side = this.touch();
+    const key = which === 'account' ? 'editableUser' : 'editableCharacter';
     for (const f of names(`setEditableFieldsFor${which === 'account' ? 'User' : 'Character'}: fields`, fields)) {
-      (which === 'account' ? side.editableUser : side.editableCharacter).add(f);
+      side[key].add(f);
+      this.part()[key].push(f);
     }
   }
 
@@ -112,18 +136,28 @@ export class ConsoleRegistrar {
       throw gsfError('GSF_ERR_BAD_ARGUMENT', 'setGiftableItems: items must be an array of [item id, name] pairs');
     }
     const side = this.touch();
-    for (const [item, name] of items as Array<[string, string]>) side.giftable.set(item, name);
+    for (const [item, name] of items as Array<[string, string]>) {
+      side.giftable.set(item, name);
+      this.part().giftable.push([item, name]);
+    }
   }
 
   noticeCategories(categories: unknown): void {
     const side = this.touch();
-    for (const c of names('setRealtimeNoticeCategory: categories', categories)) side.noticeCategories.add(c);
+    for (const c of names('setRealtimeNoticeCategory: categories', categories)) {
+      side.noticeCategories.add(c);
+      this.part().noticeCategories.push(c);
+    }
   }
 
   missionCategories(normal: unknown, achievement: unknown): void {
     const side = this.touch();
-    for (const c of names('setMissionCategory: normal categories', normal)) side.missionNormal.add(c);
-    for (const c of names('setMissionCategory: achievement categories', achievement)) side.missionAchievement.add(c);
+    const normals = names('setMissionCategory: normal categories', normal);
+    const achievements = names('setMissionCategory: achievement categories', achievement);
+    for (const c of normals) side.missionNormal.add(c);
+    for (const c of achievements) side.missionAchievement.add(c);
+    this.part().missionNormal.push(...normals);
+    this.part().missionAchievement.push(...achievements);
   }
 
   campaign(type: unknown, begin: ApiTarget['run'], end: ApiTarget['run']): void {

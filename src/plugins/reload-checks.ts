@@ -5,6 +5,7 @@
 import { counterRegistry } from '../counters/registry.ts';
 import type { ThreadContext } from '../thread-context.ts';
 import type { StagedPlugin, StagingOwners } from './reload-stage.ts';
+import { apiClash } from './reload-api.ts';
 
 /** Why a staged set cannot go in: the plugin to blame and the error. */
 export interface StagedProblem {
@@ -44,5 +45,5 @@ export function checkStaged(thread: ThreadContext, staged: readonly StagedPlugin
       }
     }
   }
-  return null;
+  return apiClash(thread, staged);
 }

@@ -5,9 +5,10 @@
  * A reload replaces the reloaded plugin's part of every registration: its events, session
  * message types and handlers, flags, callable counters, and its entries of every list in
  * `Declarations` (timers, counters, start/stop hooks, timeout handlers, monitors, and whatever
- * a feature adds there). A feature that keeps state of its own built from those declarations
- * (the counter monitor, the session listener's type cache, the operations console's handler
- * table) subscribes with `onPluginSwap` and updates it from `before` and `after`. Listeners run
+ * a feature adds there), its console registrations and its REST routes. A feature that keeps
+ * state of its own built from those registrations (the counter monitor, the session listener's
+ * type cache, the console's custom-query routes, the mounted plugin routes) subscribes with
+ * `onPluginSwap` and updates it from `before` and `after` or the registries. Listeners run
  * at the switch itself, synchronously, between the old event threads' last claim and the new
  * ones' first: what they change is seen by the first event of the new code.
  */

@@ -7,7 +7,8 @@
  * (invoke, session sends, timers, objects): only what `register` declares goes to the record.
  * That is done by handing `register` a view of the runtime that catches the two registration
  * calls which would otherwise change live state (`addHandler`, `flags.define`) until the commit;
- * session handlers land in the view's own registry, declarations in the staging context's.
+ * session handlers, console registrations and REST routes land in the view's own registries
+ * (they are keyed by the runtime object), declarations in the staging context's.
  */
 import { native } from '../native.ts';
 import { GsfError, PluginError, gsfError } from '../errors.ts';
@@ -21,6 +22,7 @@ import { sessionHandlers, type SessionHandlers } from '../session/message-event.
 import type { ThreadContext } from '../thread-context.ts';
 import { createPluginApi, emptyDeclarations, type Declarations, type RegistrationContext } from './api.ts';
 import { declarationsOf, type PluginDeclarations } from './reload-hooks.ts';
+import { commitApi, stagedApi, type StagedApi } from './reload-api.ts';
 import type { PluginDefinition } from './types.ts';
 
 /** A flag the new version defines. */
@@ -38,6 +40,8 @@ export interface StagedPlugin {
   sessions: SessionHandlers;
   flags: Map<string, StagedFlag>;
   declarations: Declarations;
+  /** Console registrations and REST routes. */
+  api: StagedApi;
   /** Ends the staging view: from the commit on, the plugin's API object changes live state. */
   commit(): void;
 }
@@ -154,8 +158,9 @@ export async function stagePlugin(thread: ThreadContext, name: string, owners: S
       throw new PluginError(name, 'register', new Error(`counter '${c.name}' of '${c.category}' is already registered`));
     }
   }
+  const api = stagedApi(view, name);
   return {
-    name, version: def.version, handlers: handlers.filter((h) => h.plugin === name), sessions, flags, declarations: reg.declarations,
+    name, version: def.version, handlers: handlers.filter((h) => h.plugin === name), sessions, flags, declarations: reg.declarations, api,
     commit: () => { committed = true; },
   };
 }
@@ -215,6 +220,7 @@ export function commitStaged(thread: ThreadContext, staged: StagedPlugin, order:
   replaceEntries(sessions.opened, name, staged.sessions.opened, order);
   replaceEntries(sessions.closed, name, staged.sessions.closed, order);
   commitFlags(thread, staged);
+  commitApi(thread, name, staged.api, order, replaceEntries);
   for (const key of Object.keys(thread.declarations) as Array<keyof Declarations>) {
     replaceEntries(thread.declarations[key] as Array<{ plugin?: string }>, name, (staged.declarations[key] ?? []) as Array<{ plugin?: string }>, order);
   }
