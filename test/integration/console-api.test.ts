@@ -140,14 +140,19 @@ for (const managed of [true, false]) {
       [404, failure('GSF_ERR_RESOURCE_NOT_FOUND', "no character 'nope'")]);
     // Items not designated giftable: logged, the handler is not called.
     const before = await executions('GiveGift');
+    const beforeAll = await executions('GiveGiftToAll');
     t.deepEqual(await send('POST', `${V1}/item/gift/`, { ...GIFT, items: [{ item_id: 'medal', quantity: 1 }, { item_id: 'crown', quantity: 1 }], users: ['ada'] }),
       [400, failure('GSF_ERR_BAD_REQUEST', 'items not designated giftable: medal, crown (giftable: gem, potion, sword)')]);
     t.deepEqual(await send('POST', `${V1}/item/gift-to-all/`, { ...GIFT, items: [{ item_id: 'medal', quantity: 1 }] }),
       [400, failure('GSF_ERR_BAD_REQUEST', 'items not designated giftable: medal (giftable: gem, potion, sword)')]);
-    t.true(st.s.logs().some((l) => l.startsWith('E') && l.includes(`POST ${V1}/item/gift/: items not designated giftable: medal, crown`)));
+    t.true(st.s.logs().some((l) => l.startsWith('E') && l.includes(`POST ${V1}/item/gift/: items not designated giftable: medal, crown`)
+      && l.includes('the gift handler was not called')));
+    t.true(st.s.logs().some((l) => l.startsWith('E') && l.includes(`POST ${V1}/item/gift-to-all/: items not designated giftable: medal `
+      + '(giftable: gem, potion, sword); the gift handler was not called')));
     await send('POST', `${V1}/item/gift/`, { ...GIFT, items: [{ item_id: 'potion', quantity: 1 }], users: ['alan'] });
     await waitFor(async () => (await executions('GiveGift')) === before + 1, 5000, 'one more GiveGift event');
     t.deepEqual(await send('POST', `${V1}/item/gift-to-all/`, { ...GIFT, items: [{ item_id: 'potion', quantity: 2 }] }), [204, undefined]);
+    await waitFor(async () => (await executions('GiveGiftToAll')) === beforeAll + 1, 5000, 'one GiveGiftToAll event: the refused one never ran');
     const bag = [{ item_id: 'gem', name: 'Gem', quantity: 2 }, { item_id: 'potion', name: 'Potion', quantity: 3 }, { item_id: 'sword', name: 'Sword', quantity: 1 }];
     t.deepEqual(await get(`${V1}/characer/bag/ada/`), [200, bag]);
     t.deepEqual(await get(`${V1}/characer/bag/ada/?page_size=2`), [200, bag.slice(0, 2)]);
