@@ -92,9 +92,26 @@ test.serial('console handlers that never answer, throw, answer the wrong kind or
       [400, failure('GSF_ERR_BAD_REQUEST', "custom query 'Echo' needs request field(s) a")]);
     t.deepEqual(await call('POST', `${V1}/custom-queries/tools/echo/`, '[1]'), [400, failure('GSF_ERR_BAD_REQUEST', 'request body must be a JSON object')]);
     t.deepEqual(await call('GET', `${V1}/search-conditions/`), [200, ['name']]);
+    // An operation the serving side does not implement: 404, refused before any handler, audited.
+    t.deepEqual(await call('POST', `${V1}/refund/r-1/`, '{"amount":3}'),
+      [404, failure('GSF_ERR_NOT_IMPLEMENTED', 'operation Refund is not implemented by the managed console handlers')]);
+    t.true(s.logs().some((l) => l.includes(`cs-api audit: method=POST, path=${V1}/refund/r-1/, status=404`)));
     // Registrations of the managed side serve; no native plugin is loaded.
     t.true(s.logs().some((l) => l.includes('DeployApiService: the managed console handlers serve /cs-api/v1/ (plugin(s) console-probe); '
       + 'the native ones are ignored (no native plugin registers any)')));
+  } finally {
+    await s.stop();
+  }
+});
+
+test.serial('with the native side serving and no native plugin, every operation answers 404 not implemented', async (t) => {
+  const s = await startTestServer({ DeployApiService: { deploy_api_service_use_managed: false } }, ['console-probe']);
+  try {
+    const r = await fetch(`http://127.0.0.1:${s.server.api.port}${V1}/account/ada/`);
+    t.deepEqual([r.status, await r.json()],
+      [404, failure('GSF_ERR_NOT_IMPLEMENTED', 'operation GetUser is not implemented by the native console handlers')]);
+    t.true(s.logs().some((l) => l.includes('DeployApiService: the native console handlers serve /cs-api/v1/ (no native plugin registers any); '
+      + 'the managed ones are ignored (plugin(s) console-probe)')));
   } finally {
     await s.stop();
   }
