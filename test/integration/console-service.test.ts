@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startServer } from '../../src/index.ts';
+import { parseManifest } from '../../src/config/manifest.ts';
 import { fixtures, startTestServer, waitFor, type TestServer } from './_server.ts';
 import { failure, startConsoleServer } from './_console.ts';
 
@@ -62,6 +63,33 @@ test.serial('the same bearer token and body limit as the rest of the API; a conf
     t.deepEqual([paged.status, paged.body], [400, failure('GSF_ERR_BAD_REQUEST', "page_size must be an integer from 1 to 5 (got '6')")]);
   } finally {
     await s.stop();
+  }
+});
+
+test.serial('deploy_api_max_page_size is checked at start: 1 to 10000', async (t) => {
+  const pages = (size: unknown): Record<string, unknown>[] => [{ name: 'DeployApiService', arguments: { deploy_api_max_page_size: size } }];
+  const api = { name: 'ApiService', arguments: {} };
+  t.notThrows(() => parseManifest({ components: [api, ...pages(10_000)] }, 'MANIFEST.json', dir));
+  t.notThrows(() => parseManifest({ components: [api, ...pages(1)] }, 'MANIFEST.json', dir));
+  t.is(await startFails([], pages(10_001)),
+    '(inline manifest): DeployApiService.deploy_api_max_page_size must be at most 10000 (a page is built and sent whole, as one answer)');
+  t.is(await startFails([], pages(0)), '(inline manifest): DeployApiService.deploy_api_max_page_size must be a positive integer');
+});
+
+test.serial('the largest page size, and a page number far past the end, get the same answer from both halves', async (t) => {
+  for (const managed of [true, false]) {
+    const s = await startConsoleServer(managed, { DeployApiService: { deploy_api_max_page_size: 10_000 } });
+    try {
+      (await s.player('ada')).close();
+      const search = async (query: string): Promise<unknown> => (await s.call('GET', `${V1}/account/search/?condition=name_prefix&value=a&${query}`)).body;
+      t.deepEqual(await search('page_size=10000'), { users: [{ account_id: 'ada' }] });
+      // 2^52 * 4096 is 2^64: a page start computed in 64 bits would wrap to 0.
+      t.deepEqual(await search('page_size=4096&page_no=4503599627370496'), { users: [] }, managed ? 'managed' : 'native');
+      t.deepEqual((await s.call('GET', `${V1}/account/search/?condition=name_prefix&value=a&page_size=10001`)).body,
+        failure('GSF_ERR_BAD_REQUEST', "page_size must be an integer from 1 to 10000 (got '10001')"));
+    } finally {
+      await s.stop();
+    }
   }
 });
 
