@@ -77,6 +77,18 @@ gsf_type_status fetch_id(gsf_type_call call, arena_req* r, const char* type, gsf
 /** Queues an arena event with a msgpack payload. */
 gsf_type_status invoke(gsf_type_call call, const char* event, gsf_mp_writer* payload);
 
+/* ---- bags.c: a player's bag, changed on a copy ---- */
+
+/** Arena's item ids, sorted. */
+#define ITEM_COUNT 4
+extern const char* const ITEM_IDS[ITEM_COUNT];
+/** The bag of the player just fetched (loaded from its fields the first time). */
+arena_bag* load_bag(arena_req* r, gsf_type_borrowed_str player_id, gsf_type_borrowed_bytes fields);
+/** The quantity slot of `item` in the bag (added at 0 when `create`), or NULL. */
+int64_t* slot(arena_bag* b, gsf_type_borrowed_str item, int create);
+/** Sets every changed bag (items at 0 are dropped) and answers OK; the request is freed. */
+gsf_type_status commit_bags(gsf_type_call call, arena_req* r);
+
 /* ---- the operations ---- */
 gsf_type_status get_user_search_conditions(gsf_type_call, const gsf_type_api_request*, gsf_type_api_writer, void*);
 gsf_type_status search_users(gsf_type_call, const gsf_type_api_request*, gsf_type_api_writer, void*);
@@ -95,6 +107,7 @@ gsf_type_status get_inventory(gsf_type_call, const gsf_type_api_request*, gsf_ty
 gsf_type_status delete_inventory_items(gsf_type_call, const gsf_type_api_request*, gsf_type_api_writer, void*);
 gsf_type_status give_gift(gsf_type_call, const gsf_type_api_request*, gsf_type_api_writer, void*);
 gsf_type_status give_gift_to_all(gsf_type_call, const gsf_type_api_request*, gsf_type_api_writer, void*);
+gsf_type_status refund(gsf_type_call, const gsf_type_api_request*, gsf_type_api_writer, void*);
 gsf_type_status send_realtime_notice(gsf_type_call, const gsf_type_api_request*, gsf_type_api_writer, void*);
 gsf_type_status get_periodic_missions(gsf_type_call, const gsf_type_api_request*, gsf_type_api_writer, void*);
 gsf_type_status get_missions(gsf_type_call, const gsf_type_api_request*, gsf_type_api_writer, void*);

@@ -8,8 +8,8 @@
 
 #include "arena_console.h"
 
-static const char* const ITEM_IDS[] = {"gem", "medal", "potion", "sword"};
-static const char* const ITEM_NAMES[] = {"Gem", "Medal", "Potion", "Sword"};
+const char* const ITEM_IDS[ITEM_COUNT] = {"gem", "medal", "potion", "sword"};
+static const char* const ITEM_NAMES[ITEM_COUNT] = {"Gem", "Medal", "Potion", "Sword"};
 
 static char* copy(gsf_type_borrowed_str s) {
   char* c = (char*)malloc(s.len + 1);
@@ -28,7 +28,7 @@ static arena_bag* find_bag(arena_req* r, gsf_type_borrowed_str name) {
   return NULL;
 }
 
-static int64_t* slot(arena_bag* b, gsf_type_borrowed_str item, int create) {
+int64_t* slot(arena_bag* b, gsf_type_borrowed_str item, int create) {
   size_t i;
   for (i = 0; i < b->count; i++) {
     if (str_is(item, b->items[i])) return &b->quantities[i];
@@ -42,8 +42,7 @@ static int64_t* slot(arena_bag* b, gsf_type_borrowed_str item, int create) {
   return &b->quantities[b->count++];
 }
 
-/* The bag of the player just fetched (loaded from its fields the first time). */
-static arena_bag* load_bag(arena_req* r, gsf_type_borrowed_str player_id, gsf_type_borrowed_bytes fields) {
+arena_bag* load_bag(arena_req* r, gsf_type_borrowed_str player_id, gsf_type_borrowed_bytes fields) {
   gsf_type_borrowed_str name, item;
   gsf_mp_reader inv;
   uint32_t n = 0, i;
@@ -63,8 +62,7 @@ static arena_bag* load_bag(arena_req* r, gsf_type_borrowed_str player_id, gsf_ty
   return b;
 }
 
-/* Sets every changed bag (items at 0 are dropped) and answers OK. */
-static gsf_type_status commit_bags(gsf_type_call call, arena_req* r) {
+gsf_type_status commit_bags(gsf_type_call call, arena_req* r) {
   size_t i, j;
   for (i = 0; i < r->bag_count; i++) {
     arena_bag* b = &r->bags[i];
@@ -128,7 +126,7 @@ static gsf_type_status on_inventory(gsf_type_call call, int32_t found, gsf_type_
   gsf_mp_writer_init(&w);
   for (i = 0; i < b->count; i++) {
     const char* name = NULL;
-    for (k = 0; k < 4; k++) {
+    for (k = 0; k < ITEM_COUNT; k++) {
       if (str_is(items[i], ITEM_IDS[k])) name = ITEM_NAMES[k];
     }
     gsf_mp_write_map(&w, 3);

@@ -42,7 +42,7 @@ static gsf_type_status init(const gsf_type_host_api* h, gsf_type_call call) {
   t.delete_multiple_inventory_items = delete_inventory_items;
   t.give_gift = give_gift;
   t.give_gift_to_all = give_gift_to_all;
-  /* refund stays NULL: the arena sells nothing, so the console gets 404 GSF_ERR_NOT_IMPLEMENTED. */
+  t.refund = refund;
   t.send_realtime_notice = send_realtime_notice;
   t.get_character_periodic_mission_status = get_periodic_missions;
   t.get_character_mission_status = get_missions;

@@ -153,7 +153,8 @@ void answer_bool(arena_req* r, int value) {
 
 void page_range(const arena_req* r, size_t total, size_t* first, size_t* end) {
   uint64_t no = (uint64_t)arg_int(r, "page_no"), size = (uint64_t)arg_int(r, "page_size");
-  uint64_t a = no * size, b = a + size;
+  /* A page past the end starts at the end; page_no alone can be that far, and no * size could wrap. */
+  uint64_t a = no >= total ? total : no * size, b = a + size;
   *first = a > total ? total : (size_t)a;
   *end = b > total ? total : (size_t)b;
 }

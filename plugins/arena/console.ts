@@ -4,6 +4,10 @@
  * ArenaCharacter object ids, the one inventory is the player's bag (id: the account id). Effects
  * on live sessions go through arena's own events: `arena.kick` closes a player's session,
  * `arena.notice` pushes a notice; both run once the console event's changes are committed.
+ *
+ * Refund: the purchase log names the account a purchase credited and the items it credited,
+ * `{account_id, items: [{item_id, quantity}]}`; the refund takes those items back from the bag
+ * (all or nothing) and records the receipt on the account, so a receipt is refunded once.
  */
 import type { GameObject, InventoryReclaim, PluginApi, VoidWriter, WriterBase } from 'gsf';
 import {
@@ -12,6 +16,30 @@ import {
 } from './rules.ts';
 
 type Player = GameObject<'ArenaPlayer'>;
+
+/** Most of one item a purchase log may name (keeps quantities exact in both halves). */
+const MAX_PURCHASE_QUANTITY = 1_000_000;
+
+/** The account and items of a purchase log, or what is wrong with it. */
+function purchaseOf(log: Record<string, unknown>): { account_id: string; items: Array<{ item_id: string; quantity: number }> } | string {
+  const account = log.account_id;
+  if (typeof account !== 'string' || account === '') return "purchase log 'account_id' must be a non-empty string";
+  const items = log.items;
+  if (!Array.isArray(items) || items.length === 0) return "purchase log 'items' must be a non-empty array of objects";
+  const out: Array<{ item_id: string; quantity: number }> = [];
+  for (const [i, item] of (items as unknown[]).entries()) {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return `purchase log 'items[${i}]' must be an object`;
+    const { item_id, quantity } = item as Record<string, unknown>;
+    if (typeof item_id !== 'string' || ITEMS[item_id] === undefined) {
+      return `purchase log 'items[${i}].item_id' must be an arena item (${Object.keys(ITEMS).sort().join(', ')})`;
+    }
+    if (typeof quantity !== 'number' || !Number.isInteger(quantity) || quantity < 1 || quantity > MAX_PURCHASE_QUANTITY) {
+      return `purchase log 'items[${i}].quantity' must be an integer from 1 to ${MAX_PURCHASE_QUANTITY}`;
+    }
+    out.push({ item_id, quantity });
+  }
+  return { account_id: account, items: out };
+}
 
 /** Registers the console handler and its rules. */
 export function registerConsole(api: PluginApi): void {
@@ -168,6 +196,23 @@ export function registerConsole(api: PluginApi): void {
         const p = await objects.fetchBy('ArenaPlayer', 'name', name, 'write');
         if (p) give(p, items);
       }
+      res.ok();
+    },
+    async refund({ receipt_id, purchase_log }, res) {
+      const purchase = purchaseOf(purchase_log);
+      if (typeof purchase === 'string') return res.fail('INVALID_ARGUMENT', purchase);
+      const p = await player(purchase.account_id, res, 'write');
+      if (!p) return;
+      if (p.get('refunds').includes(receipt_id)) return res.fail('CONFLICT', `receipt '${receipt_id}' is already refunded`);
+      const bag = { ...p.get('inventory') };
+      for (const { item_id, quantity } of purchase.items) {
+        const held = bag[item_id] ?? 0;
+        if (held < quantity) return res.fail('CONFLICT', `cannot take back ${quantity} ${item_id}: the inventory holds ${held}`);
+        if (held === quantity) delete bag[item_id];
+        else bag[item_id] = held - quantity;
+      }
+      p.set('inventory', bag);
+      p.set('refunds', [...p.get('refunds'), receipt_id]);
       res.ok();
     },
     sendRealtimeNotice({ category, color, messages }, res) {

@@ -78,7 +78,10 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
   // The operations-console API under /cs-api/v1/ (SPEC 4.6), on the API-service listener.
   DeployApiService: {
     deploy_api_service_use_managed: bool(true, 'Console handlers of managed plugins serve (true) or those of native plugins (false)'),
-    deploy_api_max_page_size: u64(100, 'Largest page_size a paged console request may ask for', 1),
+    deploy_api_max_page_size: {
+      ...u64(100, 'Largest page_size a paged console request may ask for', 1),
+      max: 10_000, maxReason: 'a page is built and sent whole, as one answer',
+    },
   },
   CounterService: {
     counter_monitoring_interval_in_sec: u64(30, 'How often monitored counters are checked', 1),

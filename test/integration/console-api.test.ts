@@ -140,14 +140,19 @@ for (const managed of [true, false]) {
       [404, failure('GSF_ERR_RESOURCE_NOT_FOUND', "no character 'nope'")]);
     // Items not designated giftable: logged, the handler is not called.
     const before = await executions('GiveGift');
+    const beforeAll = await executions('GiveGiftToAll');
     t.deepEqual(await send('POST', `${V1}/item/gift/`, { ...GIFT, items: [{ item_id: 'medal', quantity: 1 }, { item_id: 'crown', quantity: 1 }], users: ['ada'] }),
       [400, failure('GSF_ERR_BAD_REQUEST', 'items not designated giftable: medal, crown (giftable: gem, potion, sword)')]);
     t.deepEqual(await send('POST', `${V1}/item/gift-to-all/`, { ...GIFT, items: [{ item_id: 'medal', quantity: 1 }] }),
       [400, failure('GSF_ERR_BAD_REQUEST', 'items not designated giftable: medal (giftable: gem, potion, sword)')]);
-    t.true(st.s.logs().some((l) => l.startsWith('E') && l.includes(`POST ${V1}/item/gift/: items not designated giftable: medal, crown`)));
+    t.true(st.s.logs().some((l) => l.startsWith('E') && l.includes(`POST ${V1}/item/gift/: items not designated giftable: medal, crown`)
+      && l.includes('the gift handler was not called')));
+    t.true(st.s.logs().some((l) => l.startsWith('E') && l.includes(`POST ${V1}/item/gift-to-all/: items not designated giftable: medal `
+      + '(giftable: gem, potion, sword); the gift handler was not called')));
     await send('POST', `${V1}/item/gift/`, { ...GIFT, items: [{ item_id: 'potion', quantity: 1 }], users: ['alan'] });
     await waitFor(async () => (await executions('GiveGift')) === before + 1, 5000, 'one more GiveGift event');
     t.deepEqual(await send('POST', `${V1}/item/gift-to-all/`, { ...GIFT, items: [{ item_id: 'potion', quantity: 2 }] }), [204, undefined]);
+    await waitFor(async () => (await executions('GiveGiftToAll')) === beforeAll + 1, 5000, 'one GiveGiftToAll event: the refused one never ran');
     const bag = [{ item_id: 'gem', name: 'Gem', quantity: 2 }, { item_id: 'potion', name: 'Potion', quantity: 3 }, { item_id: 'sword', name: 'Sword', quantity: 1 }];
     t.deepEqual(await get(`${V1}/characer/bag/ada/`), [200, bag]);
     t.deepEqual(await get(`${V1}/characer/bag/ada/?page_size=2`), [200, bag.slice(0, 2)]);
@@ -188,9 +193,57 @@ for (const managed of [true, false]) {
     t.deepEqual(await send('POST', `${V1}/inventory/`, { inventories: [] }), [400, failure('GSF_ERR_BAD_REQUEST', "'inventories' must be a non-empty array of objects")]);
   });
 
-  run('an operation the serving handlers do not implement answers 404', async (t) => {
-    t.deepEqual(await send('POST', `${V1}/refund/r-1/`, { amount: 3 }),
-      [404, failure('GSF_ERR_NOT_IMPLEMENTED', `operation Refund is not implemented by the ${side} console handlers`)]);
+  run('refunds take a purchase back from the bag, once per receipt, all or nothing', async (t) => {
+    const bag = async (name: string): Promise<unknown> => (await get(`${V1}/characer/bag/${name}/`))[1];
+    const potion = (quantity: number): unknown => ({ item_id: 'potion', name: 'Potion', quantity });
+    const sword = { item_id: 'sword', name: 'Sword', quantity: 1 };
+    t.deepEqual(await bag('ada'), [potion(2), sword]);
+    const ada = { product: 'starter_pack', price: 0.99, account_id: 'ada', items: [{ item_id: 'sword', quantity: 1 }, { item_id: 'potion', quantity: 1 }] };
+    // More than the bag holds: refused, and the sword stays too.
+    t.deepEqual(await send('POST', `${V1}/refund/r-1/`, { ...ada, items: [{ item_id: 'sword', quantity: 1 }, { item_id: 'potion', quantity: 3 }] }),
+      [409, failure('GSF_ERR_CONFLICT', 'cannot take back 3 potion: the inventory holds 2')]);
+    t.deepEqual(await bag('ada'), [potion(2), sword]);
+    t.deepEqual(await send('POST', `${V1}/refund/r-1/`, ada), [204, undefined]);
+    t.deepEqual(await bag('ada'), [potion(1)]);
+    t.deepEqual(await send('POST', `${V1}/refund/r-1/`, ada), [409, failure('GSF_ERR_CONFLICT', "receipt 'r-1' is already refunded")]);
+    t.deepEqual(await send('POST', `${V1}/refund/r-1/`, { ...ada, items: [{ item_id: 'potion', quantity: 1 }] }),
+      [409, failure('GSF_ERR_CONFLICT', "receipt 'r-1' is already refunded")]);
+    t.deepEqual(await bag('ada'), [potion(1)]);
+    // A second receipt: the same item twice in one log, the bag emptied of it.
+    t.deepEqual(await send('POST', `${V1}/refund/r-2/`, { account_id: 'grace', items: [{ item_id: 'potion', quantity: 1 }, { item_id: 'potion', quantity: 1 }] }),
+      [204, undefined]);
+    t.deepEqual(await bag('grace'), []);
+    t.deepEqual(await send('POST', `${V1}/refund/r-3/`, { account_id: 'nobody', items: [{ item_id: 'gem', quantity: 1 }] }),
+      [404, failure('GSF_ERR_RESOURCE_NOT_FOUND', "no account 'nobody'")]);
+  });
+
+  run('refunds with a bad purchase log are refused and change nothing', async (t) => {
+    const gem = [{ item_id: 'gem', quantity: 1 }];
+    for (const [body, message] of [
+      [undefined, 'request body is required: a JSON object'],
+      ['{nope', 'request body is not valid JSON'],
+      [[1], 'request body must be a JSON object'],
+      [{ items: gem }, "purchase log 'account_id' must be a non-empty string"],
+      [{ account_id: '', items: gem }, "purchase log 'account_id' must be a non-empty string"],
+      [{ account_id: 7, items: gem }, "purchase log 'account_id' must be a non-empty string"],
+      [{ account_id: 'ada' }, "purchase log 'items' must be a non-empty array of objects"],
+      [{ account_id: 'ada', items: [] }, "purchase log 'items' must be a non-empty array of objects"],
+      [{ account_id: 'ada', items: { gem: 1 } }, "purchase log 'items' must be a non-empty array of objects"],
+      [{ account_id: 'ada', items: [...gem, 'potion'] }, "purchase log 'items[1]' must be an object"],
+      [{ account_id: 'ada', items: [...gem, { item_id: 'crown', quantity: 1 }] }, "purchase log 'items[1].item_id' must be an arena item (gem, medal, potion, sword)"],
+      [{ account_id: 'ada', items: [{ quantity: 1 }] }, "purchase log 'items[0].item_id' must be an arena item (gem, medal, potion, sword)"],
+      [{ account_id: 'ada', items: [{ item_id: 'potion', quantity: 0 }] }, "purchase log 'items[0].quantity' must be an integer from 1 to 1000000"],
+      [{ account_id: 'ada', items: [{ item_id: 'potion', quantity: 0.5 }] }, "purchase log 'items[0].quantity' must be an integer from 1 to 1000000"],
+      [{ account_id: 'ada', items: [{ item_id: 'potion', quantity: '1' }] }, "purchase log 'items[0].quantity' must be an integer from 1 to 1000000"],
+      [{ account_id: 'ada', items: [{ item_id: 'potion', quantity: 1000001 }] }, "purchase log 'items[0].quantity' must be an integer from 1 to 1000000"],
+      [{ account_id: 'ada', items: [{ item_id: 'potion', quantity: 1e300 }] }, "purchase log 'items[0].quantity' must be an integer from 1 to 1000000"],
+    ] as const) {
+      t.deepEqual(await send('POST', `${V1}/refund/r-9/`, body), [400, failure('GSF_ERR_BAD_REQUEST', message)], message);
+    }
+    t.deepEqual(await get(`${V1}/characer/bag/ada/`), [200, [{ item_id: 'potion', name: 'Potion', quantity: 1 }]]);
+    // r-9 was never recorded: it still refunds.
+    t.deepEqual(await send('POST', `${V1}/refund/r-9/`, { account_id: 'ada', items: [{ item_id: 'potion', quantity: 1 }] }), [204, undefined]);
+    t.deepEqual(await get(`${V1}/characer/bag/ada/`), [200, []]);
   });
 
   run('realtime notices reach connected sessions; undeclared categories are refused', async (t, st) => {
@@ -311,12 +364,13 @@ for (const managed of [true, false]) {
   run('every call wrote one audit line, without bodies; events are profiled as cs-api.<Operation>', async (t, st) => {
     const lines = st.s.logs().filter((l) => l.includes('cs-api audit: '));
     t.is(lines.filter((l) => l.includes(`method=GET, path=${V1}/account/ada/, status=200, duration_in_ms=`)).length, 1);
-    t.is(lines.filter((l) => l.includes(`method=POST, path=${V1}/refund/r-1/, status=404`)).length, 1); // refused before a handler
+    t.is(lines.filter((l) => l.includes(`method=POST, path=${V1}/refund/r-1/, status=`)).length, 4);
+    t.is(lines.filter((l) => l.includes(`method=POST, path=${V1}/refund/r-1/, status=204`)).length, 1);
     t.is(lines.filter((l) => l.includes(`method=PUT, path=${V1}/account/alan/banned/true/, status=400`)).length, 1);
     t.true(lines.some((l) => l.includes(`method=POST, path=${V1}/item/gift/, status=204`)));
     t.false(st.s.logs().some((l) => l.includes('secret-title') || l.includes('secret-content')));
     const all = (await get('/v1/counters/engine/event/profiling/all'))[1] as Record<string, unknown>;
-    for (const op of ['GetUser', 'SearchUsers', 'GiveGift', 'BanUser', 'GetCharacterMissionStatus', 'BeginCampaign']) t.truthy(all[`cs-api.${op}`], op);
+    for (const op of ['GetUser', 'SearchUsers', 'GiveGift', 'Refund', 'BanUser', 'GetCharacterMissionStatus', 'BeginCampaign']) t.truthy(all[`cs-api.${op}`], op);
     await st.grace.close();
     await st.s.stop();
   });

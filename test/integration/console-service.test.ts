@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startServer } from '../../src/index.ts';
+import { parseManifest } from '../../src/config/manifest.ts';
 import { fixtures, startTestServer, waitFor, type TestServer } from './_server.ts';
 import { failure, startConsoleServer } from './_console.ts';
 
@@ -65,6 +66,33 @@ test.serial('the same bearer token and body limit as the rest of the API; a conf
   }
 });
 
+test.serial('deploy_api_max_page_size is checked at start: 1 to 10000', async (t) => {
+  const pages = (size: unknown): Record<string, unknown>[] => [{ name: 'DeployApiService', arguments: { deploy_api_max_page_size: size } }];
+  const api = { name: 'ApiService', arguments: {} };
+  t.notThrows(() => parseManifest({ components: [api, ...pages(10_000)] }, 'MANIFEST.json', dir));
+  t.notThrows(() => parseManifest({ components: [api, ...pages(1)] }, 'MANIFEST.json', dir));
+  t.is(await startFails([], pages(10_001)),
+    '(inline manifest): DeployApiService.deploy_api_max_page_size must be at most 10000 (a page is built and sent whole, as one answer)');
+  t.is(await startFails([], pages(0)), '(inline manifest): DeployApiService.deploy_api_max_page_size must be a positive integer');
+});
+
+test.serial('the largest page size, and a page number far past the end, get the same answer from both halves', async (t) => {
+  for (const managed of [true, false]) {
+    const s = await startConsoleServer(managed, { DeployApiService: { deploy_api_max_page_size: 10_000 } });
+    try {
+      (await s.player('ada')).close();
+      const search = async (query: string): Promise<unknown> => (await s.call('GET', `${V1}/account/search/?condition=name_prefix&value=a&${query}`)).body;
+      t.deepEqual(await search('page_size=10000'), { users: [{ account_id: 'ada' }] });
+      // 2^52 * 4096 is 2^64: a page start computed in 64 bits would wrap to 0.
+      t.deepEqual(await search('page_size=4096&page_no=4503599627370496'), { users: [] }, managed ? 'managed' : 'native');
+      t.deepEqual((await s.call('GET', `${V1}/account/search/?condition=name_prefix&value=a&page_size=10001`)).body,
+        failure('GSF_ERR_BAD_REQUEST', "page_size must be an integer from 1 to 10000 (got '10001')"));
+    } finally {
+      await s.stop();
+    }
+  }
+});
+
 test.serial('console handlers that never answer, throw, answer the wrong kind or answer twice', async (t) => {
   const s: TestServer = await startTestServer({
     ApiService: { api_service_handler_timeout_in_ms: 300 }, DeployApiService: {},
@@ -92,9 +120,26 @@ test.serial('console handlers that never answer, throw, answer the wrong kind or
       [400, failure('GSF_ERR_BAD_REQUEST', "custom query 'Echo' needs request field(s) a")]);
     t.deepEqual(await call('POST', `${V1}/custom-queries/tools/echo/`, '[1]'), [400, failure('GSF_ERR_BAD_REQUEST', 'request body must be a JSON object')]);
     t.deepEqual(await call('GET', `${V1}/search-conditions/`), [200, ['name']]);
+    // An operation the serving side does not implement: 404, refused before any handler, audited.
+    t.deepEqual(await call('POST', `${V1}/refund/r-1/`, '{"amount":3}'),
+      [404, failure('GSF_ERR_NOT_IMPLEMENTED', 'operation Refund is not implemented by the managed console handlers')]);
+    t.true(s.logs().some((l) => l.includes(`cs-api audit: method=POST, path=${V1}/refund/r-1/, status=404`)));
     // Registrations of the managed side serve; no native plugin is loaded.
     t.true(s.logs().some((l) => l.includes('DeployApiService: the managed console handlers serve /cs-api/v1/ (plugin(s) console-probe); '
       + 'the native ones are ignored (no native plugin registers any)')));
+  } finally {
+    await s.stop();
+  }
+});
+
+test.serial('with the native side serving and no native plugin, every operation answers 404 not implemented', async (t) => {
+  const s = await startTestServer({ DeployApiService: { deploy_api_service_use_managed: false } }, ['console-probe']);
+  try {
+    const r = await fetch(`http://127.0.0.1:${s.server.api.port}${V1}/account/ada/`);
+    t.deepEqual([r.status, await r.json()],
+      [404, failure('GSF_ERR_NOT_IMPLEMENTED', 'operation GetUser is not implemented by the native console handlers')]);
+    t.true(s.logs().some((l) => l.includes('DeployApiService: the native console handlers serve /cs-api/v1/ (no native plugin registers any); '
+      + 'the managed ones are ignored (plugin(s) console-probe)')));
   } finally {
     await s.stop();
   }

@@ -13,6 +13,7 @@ declare module 'gsf' {
       banned: boolean; // default false
       session: number; // integer; default 0
       clicks_by_day: Readonly<Record<string, number>>; // integer; default {}
+      refunds: readonly string[]; // default []
     };
     ArenaCharacter: {
       nickname: string;
@@ -33,6 +34,7 @@ declare module 'gsf' {
       banned?: boolean;
       session?: number;
       clicks_by_day?: Readonly<Record<string, number>>;
+      refunds?: readonly string[];
     };
     ArenaCharacter: {
       nickname: string;
