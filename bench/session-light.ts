@@ -16,6 +16,8 @@ export const LIGHT_RATES = [
 ] as const;
 const WINDOW_MS = Number(process.env.GSF_BENCH_LIGHT_WINDOW_MS ?? 8000);
 const IDLE_MS = Number(process.env.GSF_BENCH_LIGHT_IDLE_MS ?? 5000);
+const WARMUP_MS = Number(process.env.GSF_BENCH_LIGHT_WARMUP_MS ?? 3000);
+const SETTLE_MS = Number(process.env.GSF_BENCH_LIGHT_SETTLE_MS ?? 12000);
 
 export interface LightFigures {
   rate: number;
@@ -63,9 +65,11 @@ async function atRate(server: Server, rate: (typeof LIGHT_RATES)[number]): Promi
 /** The light-load figures of each server, measured interleaved: idle, then each rate in turn. */
 export async function lightLoad(servers: Server[]): Promise<Map<string, LightResult>> {
   const out = new Map<string, LightResult>(servers.map((s) => [s.name, { idleCpuPercent: NaN, rates: [] }]));
-  // A short warm-up at the middle rate: JIT, and each server's steady state after traffic.
-  for (const s of servers) await load(s.port, { mode: 'paced', threads: 1, connections: 20, intervalMs: 10, durationMs: 1000 });
-  await new Promise((r) => setTimeout(r, 1000));
+  // A warm-up at the middle rate (the JIT compiles the message path), then a settle long enough
+  // for V8's memory reducer, which runs a few full collections some seconds after allocation
+  // stops: idle is what a quiet server costs for hours, not the minute after its last message.
+  for (const s of servers) await load(s.port, { mode: 'paced', threads: 1, connections: 20, intervalMs: 10, durationMs: WARMUP_MS });
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
   for (const s of servers) out.get(s.name)!.idleCpuPercent = await idleCpu(s, IDLE_MS);
   for (const rate of LIGHT_RATES) {
     for (const s of servers) out.get(s.name)!.rates.push(await atRate(s, rate));
