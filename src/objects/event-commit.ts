@@ -26,6 +26,9 @@ function record(tx: Transaction, timings: Float64Array): void {
 
 type Holder = { tx?: unknown };
 
+/** The longest wait before a rerun is 2^6 = 64 ms. */
+const MAX_BACKOFF_EXPONENT = 6;
+
 /** Commits, and reruns on conflicts, until the changes are durable or the limit is reached. */
 async function commit(ev: Holder, timings: Float64Array, rerun: () => unknown): Promise<void> {
   // Reruns after waiting for an older event's reservation are the order at work, not a
@@ -49,8 +52,10 @@ async function commit(ev: Holder, timings: Float64Array, rerun: () => unknown): 
     }
     native.counterIncrease(OBJECT, ObjectCounter.reruns, 1);
     // Events that collided are likely to collide again if they all rerun at once: each waits
-    // a random time that doubles with its reruns (1, 2, 4, … ms at most) before it tries again.
-    await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** reruns));
+    // a random time that doubles with its reruns (1, 2, 4, … ms at most, never over 64 ms:
+    // reruns after waiting for a reservation are not limited, and an unbounded doubling would
+    // sleep past any event timeout) before it tries again.
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(reruns, MAX_BACKOFF_EXPONENT)));
     await rerun();
   }
 }

@@ -43,8 +43,12 @@ export function eventTransaction(tx: Transaction): EventTransaction {
 /** Runs `fn` in its own transaction and commits, again on conflict (up to max_event_reruns). */
 export async function transact<T>(fn: (tx: ObjectAccess) => T | Promise<T>): Promise<T> {
   const store = threadStore();
+  // An owner id from the events' sequence, kept across reruns: when commits conflict, the
+  // writer reserves the objects for the oldest transaction, as it does for events, so many
+  // transactions racing for the same objects converge instead of rerunning each other out.
+  const owner = { ioWaitMs: 0, id: native.reserveEventId() };
   for (let reruns = 0; ; reruns++) {
-    const tx = new Transaction(store);
+    const tx = new Transaction(store, owner);
     let value: T;
     try {
       value = await fn(typedAccess(tx));

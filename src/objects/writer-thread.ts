@@ -129,8 +129,9 @@ function reply(group: readonly Pending[], outcomes: readonly Outcome[]): void {
  * its next attempt, and until then (or `RESERVE_MS`) younger events' commits on them conflict
  * instead. The older event (smaller id) always wins a reservation, so no two events can hold
  * each other up, and the oldest one that conflicted always gets through. Without this, many
- * events racing for one hot object can rerun past their limit. Commits from outside events
- * (owner 0) neither wait for reservations nor take them.
+ * events racing for one hot object can rerun past their limit. `api.objects.transact` takes
+ * its owner id from the same sequence; a commit with owner 0 neither waits for reservations
+ * nor takes them.
  */
 const RESERVE_MS = 250;
 const reservations = new Map<string, { owner: number; until: number }>();

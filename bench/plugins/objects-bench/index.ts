@@ -23,7 +23,8 @@ export default definePlugin({
   name: 'objects-bench',
   version: '0.0.1',
   register(api) {
-    api.event<Transfer>('bench.transfer', (t) => move(api.objects, t));
+    // Declared async: its awaits (inside move) keep the event, and with it its transaction.
+    api.event<Transfer>('bench.transfer', async (t) => move(api.objects, t));
 
     api.event<{ transfers: Transfer[] }>('bench.transfers', async (p) => {
       await Promise.all(p.transfers.map((t) => api.objects.transact((tx) => move(tx, t))));
