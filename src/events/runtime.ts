@@ -64,6 +64,8 @@ export class RunningEvent implements EventContext, HeldEffects {
   ioWaitMs = 0;
   /** The handler awaits: the event keeps its tag while its worker runs other events. */
   parked = false;
+  /** It timed out while it awaited: it may not commit or run again (its result is dropped). */
+  timedOut = false;
   /** Effects produced while parked, held until the event finishes (see `WorkerEffects`). */
   held: unknown[] | null = null;
   /** The event's object transaction, made on first use (src/objects/current.ts). */

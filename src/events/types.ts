@@ -86,7 +86,7 @@ export interface EventObjects {
    * again) and commits what that run changed, up to the rerun limit, then rejects. Fills the
    * object and rerun fields of the event's profiler `record`.
    */
-  commit(event: EventContext & { tx?: unknown }, record: Float64Array, rerun: () => unknown): Promise<void>;
+  commit(event: EventContext & { tx?: unknown; timedOut?: boolean }, record: Float64Array, rerun: () => unknown): Promise<void>;
   /** Drops the event's uncommitted changes (its handler failed). */
   discard(event: EventContext & { tx?: unknown }): void;
 }

@@ -144,6 +144,8 @@ export class AwaitingEvents {
     for (const [id, ev] of this.events) {
       if (still.has(id)) continue;
       this.events.delete(id);
+      // No commit or rerun from now on: its changes are dropped with its result.
+      ev.timedOut = true;
       this.runtime.effects?.discard(ev);
     }
   }

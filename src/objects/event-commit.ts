@@ -24,7 +24,15 @@ function record(tx: Transaction, timings: Float64Array): void {
   timings[F_NULL] = attempts > 0 ? s.nonexistent / attempts : 0;
 }
 
-type Holder = { tx?: unknown };
+type Holder = { tx?: unknown; timedOut?: boolean };
+
+/** Drops the changes of an event that timed out: it commits nothing more and does not run again. */
+function dropTimedOut(ev: Holder): boolean {
+  if (ev.timedOut !== true) return false;
+  (ev.tx as Transaction | undefined)?.discard();
+  ev.tx = undefined;
+  return true;
+}
 
 /** The longest wait before a rerun is 2^6 = 64 ms. */
 const MAX_BACKOFF_EXPONENT = 6;
@@ -35,7 +43,7 @@ async function commit(ev: Holder, timings: Float64Array, rerun: () => unknown): 
   // livelock: they do not count toward max_event_reruns (`limited`).
   for (let reruns = 0, limited = 0; ; reruns++) {
     const tx = ev.tx as Transaction | undefined;
-    if (tx === undefined) return;
+    if (tx === undefined || dropTimedOut(ev)) return;
     record(tx, timings);
     timings[F_ROLLBACKS] = reruns;
     if (!tx.dirty) {
@@ -56,6 +64,7 @@ async function commit(ev: Holder, timings: Float64Array, rerun: () => unknown): 
     // reruns after waiting for a reservation are not limited, and an unbounded doubling would
     // sleep past any event timeout) before it tries again.
     await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(reruns, MAX_BACKOFF_EXPONENT)));
+    if (dropTimedOut(ev)) return;
     await rerun();
   }
 }
