@@ -2,11 +2,11 @@
 // calling a hook for a request, continuing an event after an object fetch, and the mailbox of
 // answers given outside the call that handled their request (the main thread is woken for it).
 #include <mutex>
-#include <set>
 
 #include "../core/plugin_api.h"
 #include "bindings.h"
 #include "boundary.h"
+#include "main_notifier.h"
 #include "plugin_effects_binding.h"
 
 namespace gsf::binding {
@@ -154,56 +154,19 @@ Napi::Value PluginApiTakeAnswers(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// The answer callback: a thread-safe function of the main thread's environment, called from
-// whichever thread put an answer in the empty mailbox; it never keeps the process alive.
-struct Notifier {
-  std::mutex mu;
-  Napi::ThreadSafeFunction tsfn;
-  napi_env env = nullptr;
-  bool live = false;
-  std::set<napi_env> hooked;
-};
-
-Notifier& TheNotifier() {
-  static Notifier* n = new Notifier();  // leaked: other threads may notify during exit
+// The answer callback, rung from whichever thread put an answer in the empty mailbox.
+MainNotifier& Answers() {
+  static MainNotifier* n = new MainNotifier("gsf-api-answers");  // leaked: other threads may ring it during exit
   return *n;
 }
 
-void ReleaseLocked(Notifier& n) {
-  if (!n.live) return;
-  n.live = false;
-  n.env = nullptr;
-  n.tsfn.Release();
-}
-
-void Notify() {
-  Notifier& n = TheNotifier();
-  std::lock_guard<std::mutex> lock(n.mu);
-  if (n.live) n.tsfn.NonBlockingCall();
-}
-
-void Cleanup(void* arg) {
-  Notifier& n = TheNotifier();
-  std::lock_guard<std::mutex> lock(n.mu);
-  n.hooked.erase(static_cast<napi_env>(arg));
-  if (n.env == arg) ReleaseLocked(n);
-}
+void Notify() { Answers().Notify(); }
 
 Napi::Value PluginApiOnAnswers(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
   static std::once_flag once;
   std::call_once(once, [] { ProcessApiHost().SetNotify(Notify); });
-  Notifier& n = TheNotifier();
-  std::lock_guard<std::mutex> lock(n.mu);
-  ReleaseLocked(n);
-  if (info[0].IsNull() || info[0].IsUndefined()) return env.Undefined();
-  if (!info[0].IsFunction()) ThrowCoded(env, ErrorKind::kTypeError, kErrArgument, "fn must be a function or null");
-  n.tsfn = Napi::ThreadSafeFunction::New(env, info[0].As<Napi::Function>(), "gsf-api-answers", 0, 1);
-  n.tsfn.Unref(env);
-  n.env = env;
-  n.live = true;
-  if (n.hooked.insert(env).second) napi_add_env_cleanup_hook(env, Cleanup, env);
-  return env.Undefined();
+  Answers().Set(info);
+  return info.Env().Undefined();
 }
 
 }  // namespace
