@@ -5,7 +5,7 @@
  * maintenance change made on one server reaches every server (and one started later), and
  * PostgreSQL going away fails commits with an error frame until it is back.
  */
-import test from 'ava';
+import { testWithPostgres as test } from './_redis-test.ts';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';

@@ -4,7 +4,7 @@
  * dropped with a log line and a counter. Meanwhile a server's own sessions are served as
  * always, and what needs Redis answers with a clear error. A start without Redis fails.
  */
-import test from 'ava';
+import { test } from './_redis-test.ts';
 import { Redis } from 'ioredis';
 import { RecordWriter } from '../../src/cluster/records.ts';
 import { waitFor } from './_server.ts';

@@ -4,7 +4,7 @@
  * event runs on a named server; order per target session holds across servers while other
  * sessions' traffic flows; cluster counters, `/metrics` and message logging see all of it.
  */
-import test from 'ava';
+import { test } from './_redis-test.ts';
 import { spawnSync } from 'node:child_process';
 import type { GsfClient } from '../../src/sdk/index.ts';
 import { waitFor } from './_server.ts';

@@ -3,7 +3,7 @@
  * the session of the same account on another; a killed server's sessions and logins leave
  * presence within the TTL while the other servers carry on; a graceful stop leaves nothing.
  */
-import test from 'ava';
+import { test } from './_redis-test.ts';
 import { waitFor } from './_server.ts';
 import { collect, redisCli, startGsf, startRedis, type GsfProcess, type TestRedis } from './_cluster.ts';
 
