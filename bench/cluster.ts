@@ -12,7 +12,6 @@
  * per message that the README's capacity estimate is built on.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -20,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { workerExecArgv } from '../src/events/dispatcher.ts';
 import { printReport } from './report.ts';
-import { processCpuMs, stopProcess } from './processes.ts';
+import { freePort, processCpuMs, stopProcess } from './processes.ts';
 import { median } from './session-load.ts';
 import type { RelayResult, RelayTask } from './cluster-load-worker.ts';
 
@@ -33,17 +32,6 @@ const PAIRS = Number(process.env.GSF_BENCH_PAIRS ?? 32);
 const WINDOW = Number(process.env.GSF_BENCH_WINDOW ?? 32);
 const THREADS = Number(process.env.GSF_BENCH_LOAD_THREADS ?? 1);
 const DURATION_MS = Number(process.env.GSF_BENCH_DURATION_MS ?? 3000);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Spawns a process; resolves with the groups of `ready` once its standard output matches. */
 function spawnUntil(cmd: string, args: string[], ready: RegExp): Promise<{ child: ChildProcess; m: RegExpExecArray }> {

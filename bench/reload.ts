@@ -9,11 +9,10 @@
  * Goals: the reload completes in < 2 s, no message is lost, p99 during it < 10x steady state.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { printReport, type BenchRow } from './report.ts';
-import { stopProcess } from './processes.ts';
+import { freePort, stopProcess } from './processes.ts';
 import { CONNECTIONS, FRAMES, LOAD_THREADS, WARMUP_MS, WINDOW, load, loadWorker, median } from './session-load.ts';
 import { gsfServer } from './session-servers.ts';
 import type { LoadResult, LoadTask } from './ws-load-worker.ts';
@@ -157,17 +156,6 @@ export async function run(): Promise<void> {
 }
 
 /** A port free now (the API service's, given in the manifest: the listening line's is read for the WebSocket port). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 function report(rounds: Round[]): void {
   const med = (f: (r: Round) => number): number => median(rounds.map(f));
   const peak = med((r) => r.peak);

@@ -4,13 +4,15 @@
  * report their ports.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { GsfClient, type CodecName } from '../../src/sdk/index.ts';
 import { fixtures, waitFor } from './_server.ts';
+import { freePort } from './_postgres.ts';
+
+export { freePort };
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -22,17 +24,6 @@ process.once('exit', () => {
 function track(c: ChildProcess): void {
   running.add(c);
   c.once('exit', () => running.delete(c));
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export interface TestRedis {

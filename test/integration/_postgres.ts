@@ -43,7 +43,8 @@ export function postgresBin(): string {
   throw new Error('PostgreSQL is not installed (Debian: apt-get install postgresql; .ci/run does it)');
 }
 
-function freePort(): Promise<number> {
+/** A loopback port free now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
