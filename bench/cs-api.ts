@@ -50,7 +50,9 @@ async function startGsf(managed: boolean): Promise<Gsf> {
     ],
     plugins: [path.join(root, 'plugins', 'arena'), path.join(root, 'plugins', 'arena-console-native')],
   }));
-  const child = spawn(process.execPath, [path.join(root, 'bin', 'gsf.mjs'), 'start', '--manifest', path.join(dir, 'MANIFEST.json')],
+  // GSF_BENCH_CPU_PROF=<dir>: each server thread writes a V8 CPU profile there when it stops.
+  const prof = process.env.GSF_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.GSF_BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...prof, path.join(root, 'bin', 'gsf.mjs'), 'start', '--manifest', path.join(dir, 'MANIFEST.json')],
     { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   const started = Date.now();
   for (;;) {

@@ -86,14 +86,18 @@ export function registerConsole(api: PluginApi): void {
       }
       res.ok({ users: page(names, p).map((account_id) => ({ account_id })) });
     },
-    async getUser({ id }, res) {
-      const p = await player(id, res);
-      if (p) {
+    getUser({ id }, res) {
+      const answer = (p: Player | null): void => {
+        if (p === null) return res.fail('NOT_FOUND', `no account '${id}'`);
         res.ok({
           account_id: id, name: p.get('name'), score: p.get('score'), banned: p.get('banned'), logged_in: p.get('session') !== 0,
           joined: p.get('joined').toISOString(), character_id: p.get('character'),
         });
-      }
+      };
+      // A cached account is answered at once, so the request's event never parks.
+      const known = objects.fetchCachedBy('ArenaPlayer', 'name', id);
+      if (known !== undefined) return answer(known);
+      return objects.fetchBy('ArenaPlayer', 'name', id).then(answer);
     },
     async updateUser({ id, field, value }, res) {
       const score = parseCount(value);

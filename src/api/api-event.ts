@@ -100,6 +100,7 @@ function runApiEvent(rt: EventRuntime, reg: Registry, sink: AnswerSink, payload:
       throw failed(err);
     });
   }
-  if (ev.tx === undefined) sink.settle(c);
+  // An event that changed objects answers once they are durable; a read-only one finishes now.
+  if (ev.tx === undefined || !rt.objects!.changed(ev)) sink.settle(c);
   return undefined;
 }

@@ -9,7 +9,7 @@
  */
 import { native } from '../native.ts';
 import { gsfError } from '../errors.ts';
-import type { Logger } from '../log/logger.ts';
+import { groupLines, type Logger } from '../log/logger.ts';
 import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
 import type { ApiResponse } from './router.ts';
 import { nativeAnswer } from './writer.ts';
@@ -74,7 +74,11 @@ export class PendingRequests {
 
   /** Answers everything in the mailbox: event threads' finished answers and native writers' later ones. */
   private drain(): void {
-    const batch = native.pluginApiTakeAnswers();
+    // The batch's audit lines go out in a few writes, not one each.
+    groupLines(() => this.answerAll(native.pluginApiTakeAnswers()));
+  }
+
+  private answerAll(batch: unknown[]): void {
     for (let i = 0; i + 4 < batch.length; i += 5) {
       const rid = batch[i] as number, status = batch[i + 1] as number, body = batch[i + 2] as string | null;
       if (batch[i + 4] === true) {

@@ -87,6 +87,14 @@ export interface EventObjects {
    * object and rerun fields of the event's profiler `record`.
    */
   commit(event: EventContext & { tx?: unknown; timedOut?: boolean }, record: Float64Array, rerun: () => unknown): Promise<void>;
+  /** Whether the event's transaction has changes to commit (read-only events have none). */
+  changed(event: EventContext & { tx?: unknown }): boolean;
+  /**
+   * Finishes the transaction of an event whose handler returned without changing objects: its
+   * object figures go into `record` at `at`, and the event needs no commit (false: it changed
+   * objects and must commit).
+   */
+  finishClean(event: EventContext & { tx?: unknown }, record: Float64Array, at: number): boolean;
   /** Drops the event's uncommitted changes (its handler failed). */
   discard(event: EventContext & { tx?: unknown }): void;
 }

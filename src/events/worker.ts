@@ -205,8 +205,9 @@ function runOne(i: number, queueMs: number, start: number): number {
     return 0;
   }
   if (result instanceof Promise) return park(i, ev, entry, result, start, queueMs) ? 1 : -1;
-  // A synchronous handler that changed objects waits for their commit like an awaiting one.
-  if (ev.tx !== undefined) return park(i, ev, entry, Promise.resolve(), start, queueMs) ? 1 : -1;
+  // A synchronous handler that changed objects waits for their commit like an awaiting one;
+  // one that only read them finishes here.
+  if (ev.tx !== undefined && !runtime.objects!.finishClean(ev, timings, t)) return park(i, ev, entry, Promise.resolve(), start, queueMs) ? 1 : -1;
   finishSync(ev, t, start, queueMs, entry, undefined);
   return 0;
 }

@@ -2,7 +2,8 @@
  * glog-style structured logging shared by the main thread and every worker.
  *
  * Lines are written synchronously with one write() per line, so lines from different threads
- * never interleave (O_APPEND on a log file; a pipe write under PIPE_BUF on stdout). The levels
+ * never interleave (O_APPEND on a log file; a pipe write under PIPE_BUF on stdout). A burst of
+ * lines inside `groupLines` goes out in writes of whole lines under PIPE_BUF when it ends. The levels
  * and `v` are read on every call from the flag registry, so REST changes apply at once.
  *
  * Messages carry client-supplied text (player ids, session frames, counter and path names).
@@ -52,11 +53,49 @@ function fdFor(file: string): number {
   return fd;
 }
 
-function writeLine(fd: number, line: string): void {
+function writeOut(fd: number, text: string): void {
   try {
-    fs.writeSync(fd, line);
+    fs.writeSync(fd, text);
   } catch {
     // A closed stdout (EPIPE) must never take the server down.
+  }
+}
+
+/**
+ * Lines held by `groupLines`, per descriptor. A group's write stays under PIPE_BUF (4,096
+ * bytes), so on a pipe too it is never split between other threads' lines.
+ */
+const GROUP_BYTES = 4096;
+const grouped = new Map<number, string>();
+let grouping = 0;
+
+function writeLine(fd: number, line: string): void {
+  if (grouping === 0) return writeOut(fd, line);
+  const held = grouped.get(fd);
+  if (held === undefined) {
+    grouped.set(fd, line);
+  } else if (held.length + line.length > GROUP_BYTES) {
+    writeOut(fd, held);
+    grouped.set(fd, line);
+  } else {
+    grouped.set(fd, held + line);
+  }
+}
+
+/**
+ * Runs `fn` with this thread's lines held and written together when it returns (or throws):
+ * one write for a burst of lines, such as the audit lines of a batch of answers, instead of one
+ * each. Lines stay whole and in order.
+ */
+export function groupLines<T>(fn: () => T): T {
+  grouping++;
+  try {
+    return fn();
+  } finally {
+    if (--grouping === 0) {
+      for (const [fd, text] of grouped) writeOut(fd, text);
+      grouped.clear();
+    }
   }
 }
 

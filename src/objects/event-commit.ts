@@ -14,14 +14,14 @@ import { OBJECT, ObjectCounter } from './stats.ts';
 const F_ROLLBACKS = CompleteField.rollbacks, F_CREATE = CompleteField.objectCreateCount, F_COUNT = CompleteField.objectCount;
 const F_HIT = CompleteField.objectCacheHitRate, F_NOLOCK = CompleteField.objectNolockRate, F_NULL = CompleteField.objectNullRate;
 
-function record(tx: Transaction, timings: Float64Array): void {
+function record(tx: Transaction, timings: Float64Array, at = 0): void {
   const s = tx.stats;
   const attempts = s.fetched + s.nonexistent;
-  timings[F_CREATE] = s.created;
-  timings[F_COUNT] = s.fetched;
-  timings[F_HIT] = attempts > 0 ? s.cacheHits / attempts : 0;
-  timings[F_NOLOCK] = s.fetched > 0 ? s.readMode / s.fetched : 0;
-  timings[F_NULL] = attempts > 0 ? s.nonexistent / attempts : 0;
+  timings[at + F_CREATE] = s.created;
+  timings[at + F_COUNT] = s.fetched;
+  timings[at + F_HIT] = attempts > 0 ? s.cacheHits / attempts : 0;
+  timings[at + F_NOLOCK] = s.fetched > 0 ? s.readMode / s.fetched : 0;
+  timings[at + F_NULL] = attempts > 0 ? s.nonexistent / attempts : 0;
 }
 
 type Holder = { tx?: unknown; timedOut?: boolean };
@@ -72,6 +72,16 @@ async function commit(ev: Holder, timings: Float64Array, rerun: () => unknown): 
 /** The object model's side of the event runtime (`EventRuntime.objects`). */
 export const eventObjects: EventObjects = {
   commit: (ev, timings, rerun) => commit(ev, timings, rerun),
+  changed: (ev) => (ev.tx as Transaction | undefined)?.dirty === true,
+  finishClean(ev, timings, at) {
+    const tx = ev.tx as Transaction | undefined;
+    if (tx === undefined) return true;
+    if (tx.dirty) return false;
+    record(tx, timings, at);
+    tx.discard();
+    ev.tx = undefined;
+    return true;
+  },
   discard(ev) {
     (ev.tx as Transaction | undefined)?.discard();
     ev.tx = undefined;

@@ -18,6 +18,8 @@ export function typedAccess(tx: Transaction): ObjectAccess {
     create: (type, fields, options) => tx.create(type, fields as Record<string, unknown>, options) as never,
     fetch: async (type, id, mode) => (await tx.fetch(type, id, mode)) as never,
     fetchBy: async (type, field, value, mode) => (await tx.fetchBy(type, field, value, mode)) as never,
+    fetchCached: (type, id, mode) => tx.fetchCached(type, id, mode) as never,
+    fetchCachedBy: (type, field, value, mode) => tx.fetchCachedBy(type, field, value, mode) as never,
     delete: (object) => tx.delete(object),
   };
 }
@@ -74,6 +76,8 @@ export function createObjectsApi(rt: EventRuntime): ObjectsApi {
     create: (type, fields, options) => tx('create').create(type, fields as Record<string, unknown>, options) as never,
     fetch: async (type, id, mode) => (await tx('fetch').fetch(type, id, mode)) as never,
     fetchBy: async (type, field, value, mode) => (await tx('fetchBy').fetchBy(type, field, value, mode)) as never,
+    fetchCached: (type, id, mode) => tx('fetchCached').fetchCached(type, id, mode) as never,
+    fetchCachedBy: (type, field, value, mode) => tx('fetchCachedBy').fetchCachedBy(type, field, value, mode) as never,
     delete: (object) => tx('delete').delete(object),
     transaction: () => eventTransaction(tx('transaction')),
     transact,

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { gsfError } from '../errors.ts';
-import { checkId, encodeFields, type Fields, type TypeInfo } from './model.ts';
+import { checkId, encodeFields, type FieldInfo, type Fields, type TypeInfo } from './model.ts';
 import { ObjectHandle, ObjectState } from './object-handle.ts';
 import { OpKind, Status, type CommitOp, type Row } from './storage.ts';
 import type { ThreadStore } from './thread-store.ts';
@@ -63,33 +63,87 @@ export class Transaction {
 
   /** Fetches by id; the cache first, the database on a miss. */
   async fetch(typeName: string, id: string, mode?: FetchMode): Promise<ObjectHandle | null> {
-    this.assertOpen(`fetch ${String(typeName)}`);
-    const type = this.store.model.type(typeName);
-    checkId(type.name, id);
-    const forWrite = checkMode(mode);
-    const known = this.objects[type.index]?.get(id);
-    if (known) return this.reuse(known, forWrite);
-    const cached = this.store.cached(type, id);
-    if (cached !== undefined) {
-      this.stats.cacheHits++;
-      if (cached === null) {
-        this.stats.nonexistent++;
-        return null;
-      }
-      return this.adopt(type, id, this.store.lastVersion, cached, forWrite);
-    }
-    return this.afterRead(type, this.store.load(type, id), forWrite);
+    return this.fetchNow(typeName, id, mode);
+  }
+
+  /** `fetch`, answered at once when it can be (own objects, the cache, a synchronous read). */
+  fetchNow(typeName: string, id: string, mode?: FetchMode): ObjectHandle | null | Promise<ObjectHandle | null> {
+    const [type, forWrite] = this.byIdArgs('fetch', typeName, id, mode);
+    const hit = this.known(type, id, forWrite);
+    return hit !== undefined ? hit : this.afterRead(type, this.store.load(type, id), forWrite);
+  }
+
+  /**
+   * Fetches by id without waiting: from this transaction or the shared cache, null when the
+   * cache knows the object does not exist, undefined when only the database can tell.
+   */
+  fetchCached(typeName: string, id: string, mode?: FetchMode): ObjectHandle | null | undefined {
+    const [type, forWrite] = this.byIdArgs('fetchCached', typeName, id, mode);
+    return this.known(type, id, forWrite);
   }
 
   /** Fetches by a unique key: this transaction's own objects, the cache, then the database. */
   async fetchBy(typeName: string, field: string, value: unknown, mode?: FetchMode): Promise<ObjectHandle | null> {
-    this.assertOpen(`fetchBy ${String(typeName)}`);
+    return this.fetchByNow(typeName, field, value, mode);
+  }
+
+  /** `fetchBy`, answered at once when it can be. */
+  fetchByNow(typeName: string, field: string, value: unknown, mode?: FetchMode): ObjectHandle | null | Promise<ObjectHandle | null> {
+    const [type, f, key, forWrite] = this.byKeyArgs('fetchBy', typeName, field, value, mode);
+    const hit = this.knownBy(type, f, key, forWrite);
+    if (hit !== undefined) return hit;
+    const read = this.store.loadByKey(type, f, key);
+    const settle = (row: Row | null): ObjectHandle | null => {
+      if (row === null) {
+        this.stats.nonexistent++;
+        return null;
+      }
+      const known = this.objects[type.index]?.get(row.id);
+      if (known) return known.state !== ObjectState.deleted && known.data[field] === key ? this.reuse(known, forWrite) : null;
+      return this.adopt(type, row.id, row.version, this.store.decodeRow(row), forWrite);
+    };
+    return read instanceof Promise ? this.waited(read).then(settle) : settle(read);
+  }
+
+  /** Fetches by a unique key without waiting: from this transaction or the cache; undefined otherwise. */
+  fetchCachedBy(typeName: string, field: string, value: unknown, mode?: FetchMode): ObjectHandle | null | undefined {
+    const [type, f, key, forWrite] = this.byKeyArgs('fetchCachedBy', typeName, field, value, mode);
+    return this.knownBy(type, f, key, forWrite);
+  }
+
+  private byIdArgs(what: string, typeName: string, id: string, mode: FetchMode | undefined): [TypeInfo, boolean] {
+    this.assertOpen(`${what} ${String(typeName)}`);
+    const type = this.store.model.type(typeName);
+    checkId(type.name, id);
+    return [type, checkMode(mode)];
+  }
+
+  private byKeyArgs(what: string, typeName: string, field: string, value: unknown, mode: FetchMode | undefined): [TypeInfo, FieldInfo, string | number, boolean] {
+    this.assertOpen(`${what} ${String(typeName)}`);
     const type = this.store.model.type(typeName);
     const f = type.field(field);
     if (f.uniqueIndex < 0) throw gsfError('GSF_ERR_OBJECT_VALUE', `${type.name}.${field} is not a unique key (keys: ${type.unique.map((u) => u.name).join(', ') || 'none'})`);
     type.check(f, value);
-    const forWrite = checkMode(mode);
-    const key = value as string | number;
+    return [type, f, value as string | number, checkMode(mode)];
+  }
+
+  /** The object by id from this transaction or the cache; undefined on a cache miss. */
+  private known(type: TypeInfo, id: string, forWrite: boolean): ObjectHandle | null | undefined {
+    const own = this.objects[type.index]?.get(id);
+    if (own) return this.reuse(own, forWrite);
+    const cached = this.store.cached(type, id);
+    if (cached === undefined) return undefined;
+    this.stats.cacheHits++;
+    if (cached === null) {
+      this.stats.nonexistent++;
+      return null;
+    }
+    return this.adopt(type, id, this.store.lastVersion, cached, forWrite);
+  }
+
+  /** The object by unique key from this transaction or the cache; undefined when neither knows. */
+  private knownBy(type: TypeInfo, f: FieldInfo, key: string | number, forWrite: boolean): ObjectHandle | null | undefined {
+    const field = f.name;
     for (const h of this.objects[type.index]?.values() ?? []) {
       if (h.state !== ObjectState.deleted && h.data[field] === key) return this.reuse(h, forWrite);
     }
@@ -102,14 +156,7 @@ export class Transaction {
         return this.adopt(type, id, this.store.lastVersion, cached, forWrite);
       }
     }
-    const row = await this.waited(this.store.loadByKey(type, f, key));
-    if (row === null) {
-      this.stats.nonexistent++;
-      return null;
-    }
-    const known = this.objects[type.index]?.get(row.id);
-    if (known) return known.state !== ObjectState.deleted && known.data[field] === key ? this.reuse(known, forWrite) : null;
-    return this.adopt(type, row.id, row.version, this.store.decodeRow(row), forWrite);
+    return undefined;
   }
 
   delete(object: unknown): void {

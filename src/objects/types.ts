@@ -71,6 +71,14 @@ export interface ObjectAccess {
   fetch<K extends ObjectTypeName>(type: K, id: string, mode?: FetchMode): Promise<GameObject<K> | null>;
   /** Fetches by a unique key (e.g. `fetchBy('Account', 'name', 'ada')`); null when none has it. */
   fetchBy<K extends ObjectTypeName, F extends UniqueKeyName<K>>(type: K, field: F, value: ObjectTypes[K][F], mode?: FetchMode): Promise<GameObject<K> | null>;
+  /**
+   * Fetches by id without waiting, from this transaction or the shared object cache: the object,
+   * null when the cache knows it does not exist, undefined when only the database can tell
+   * (then `await fetch`). A hot read served this way keeps a handler synchronous.
+   */
+  fetchCached<K extends ObjectTypeName>(type: K, id: string, mode?: FetchMode): GameObject<K> | null | undefined;
+  /** Fetches by a unique key without waiting, as `fetchCached`: undefined when the cache cannot tell. */
+  fetchCachedBy<K extends ObjectTypeName, F extends UniqueKeyName<K>>(type: K, field: F, value: ObjectTypes[K][F], mode?: FetchMode): GameObject<K> | null | undefined;
   /** Deletes an object fetched or created in this transaction. */
   delete(object: GameObject): void;
 }

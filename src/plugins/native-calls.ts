@@ -29,7 +29,8 @@ export interface NativeCallEnv {
   onFailure?(messageId: number | undefined, status: number, message: string): void;
 }
 
-type Fetch = [continuation: number, result: Promise<ObjectHandle | null>];
+/** A fetch a call asked for: answered at once (cache, own objects, a synchronous read) or later. */
+type Fetch = [continuation: number, result: ObjectHandle | null | Promise<ObjectHandle | null>];
 
 /** This thread's context cells. */
 let cells: Float64Array | null = null;
@@ -90,25 +91,59 @@ export function settleNativeCall(outcome: NativeCallOutcome, env: NativeCallEnv)
     throw failure;
   }
   if (fetches.length === 0) return undefined;
-  return continueAfter(fetches, env);
+  return continueAfter(fetches, 0, env);
 }
 
-async function continueAfter(fetches: Fetch[], env: NativeCallEnv): Promise<void> {
-  let i = 0;
+/**
+ * Runs the continuations in order. Fetches answered at once continue at once, in the handler's
+ * own call, so a handler whose objects are cached never parks its event; the first fetch that
+ * must wait turns the rest into a promise.
+ */
+function continueAfter(fetches: Fetch[], from: number, env: NativeCallEnv): void | Promise<void> {
+  let i = from;
   try {
     for (; i < fetches.length; i++) {
       const [continuation, result] = fetches[i]!;
-      const h = await result;
-      if (h !== null) remember(env.ev, h);
-      contextCells(env.ev);
-      const out = native.pluginContinue(continuation, h !== null, h?.id ?? '', h === null ? null : encodePayload(h.toJSON()));
-      // The continuation runs in the event's async context, as the first call did.
-      await env.rt.call(true, env.ev, settleNativeCall, out, env, undefined);
+      if (result instanceof Promise) return continueLater(fetches, i, env);
+      const more = runContinuation(continuation, result, env);
+      if (more instanceof Promise) {
+        const next = i + 1;
+        return more.then(() => continueAfter(fetches, next, env), (err: unknown) => {
+          dropFrom(fetches, next);
+          throw err;
+        });
+      }
     }
   } catch (err) {
-    for (i++; i < fetches.length; i++) native.pluginDropContinuation(fetches[i]![0]);
+    dropFrom(fetches, i + 1);
     throw err;
   }
+  return undefined;
+}
+
+async function continueLater(fetches: Fetch[], i: number, env: NativeCallEnv): Promise<void> {
+  let h: ObjectHandle | null;
+  try {
+    h = await fetches[i]![1];
+  } catch (err) {
+    dropFrom(fetches, i + 1);
+    throw err;
+  }
+  // After the wait the event's async context is entered again, as the first call had it.
+  fetches[i]![1] = h;
+  await env.rt.call(true, env.ev, continueAfter, fetches, i, env);
+}
+
+/** Calls a continuation with its object and carries out what it produced. */
+function runContinuation(continuation: number, h: ObjectHandle | null, env: NativeCallEnv): void | Promise<void> {
+  if (h !== null) remember(env.ev, h);
+  contextCells(env.ev);
+  const out = native.pluginContinue(continuation, h !== null, h?.id ?? '', h === null ? null : encodePayload(h.toJSON()));
+  return settleNativeCall(out, env);
+}
+
+function dropFrom(fetches: Fetch[], from: number): void {
+  for (let i = from; i < fetches.length; i++) native.pluginDropContinuation(fetches[i]![0]);
 }
 
 function mode(value: unknown): 'read' | 'write' {
@@ -117,8 +152,8 @@ function mode(value: unknown): 'read' | 'write' {
 
 /** Applies the flat effects array of a native call (see EffectKind); fetches are started and collected. */
 function applyAll(effects: unknown[], env: NativeCallEnv, fetches: Fetch[]): void {
-  const fetched = (continuation: number, result: Promise<ObjectHandle | null>): void => {
-    result.catch(() => undefined); // awaited in order later; a failure meanwhile is not unhandled
+  const fetched = (continuation: number, result: ObjectHandle | null | Promise<ObjectHandle | null>): void => {
+    if (result instanceof Promise) result.catch(() => undefined); // awaited in order later; a failure meanwhile is not unhandled
     fetches.push([continuation, result]);
   };
   for (let i = 0; i < effects.length;) {
@@ -141,14 +176,14 @@ function applyAll(effects: unknown[], env: NativeCallEnv, fetches: Fetch[]): voi
         break;
       case EffectKind.objectFetch: {
         const tx = transactionOf(env.ev);
-        fetched(effects[i + 1] as number, tx.fetch(effects[i + 2] as string, effects[i + 3] as string, mode(effects[i + 4])));
+        fetched(effects[i + 1] as number, tx.fetchNow(effects[i + 2] as string, effects[i + 3] as string, mode(effects[i + 4])));
         i += 5;
         break;
       }
       case EffectKind.objectFetchBy: {
         const tx = transactionOf(env.ev);
         const key = effects[i + 4] as Uint8Array;
-        fetched(effects[i + 1] as number, tx.fetchBy(effects[i + 2] as string, effects[i + 3] as string, decodePayload(key, 0, key.length), mode(effects[i + 5])));
+        fetched(effects[i + 1] as number, tx.fetchByNow(effects[i + 2] as string, effects[i + 3] as string, decodePayload(key, 0, key.length), mode(effects[i + 5])));
         i += 6;
         break;
       }

@@ -8,6 +8,8 @@ import test from 'ava';
 import path from 'node:path';
 import { native } from '../../src/native.ts';
 import { transact } from '../../src/objects/plugin-api.ts';
+import { GsfClient, GsfRequestError, ProtocolError } from '../../src/sdk/index.ts';
+import { activeSessions } from '../../src/session/feature.ts';
 import { waitFor } from './_server.ts';
 import { BACKENDS, counter, idle, readNotes, startObjectServer, stopPostgres, storeArgs } from './_objects.ts';
 import type { ObjectNote } from '../fixtures/plugins/objects-probe/index.ts';
@@ -115,6 +117,44 @@ for (const backend of BACKENDS) {
       t.is(peek.object_cache_hit_rate_mean, 1);
       t.is(peek.object_nolock_rate_mean, 1);
       t.deepEqual(readNotes<ObjectNote>(file).slice(1).map((n) => n.coins), [5, 5, 5]);
+    } finally {
+      await s.stop();
+    }
+  });
+  test.serial(`${backend}: synchronous handlers read cached objects without waiting; a throwing one still answers its client`, async (t) => {
+    const s = await startObjectServer(await storeArgs(backend), { SessionService: { websocket_address: '127.0.0.1', websocket_port: 0 } });
+    try {
+      native.profilerReset();
+      const file = path.join(s.dir, 'now.jsonl');
+      const id = await transact((tx) => tx.create('ProbeAccount', { name: 'cached', coins: 7 }).id);
+      native.objCacheClear();
+      s.server.invoke('objp.peek_now', { id, file }, { name: 'objp.peek_now' });
+      await idle();
+      await transact((tx) => tx.fetch('ProbeAccount', id));
+      // Read-only events finish in their claim: none waits for a commit.
+      native.counterUpdate('engine', 'events_awaiting_peak', 0, false);
+      for (let i = 0; i < 3; i++) s.server.invoke('objp.peek_now', { id, file }, { name: 'objp.peek_now' });
+      await idle();
+      t.is(counter('engine', 'events_awaiting_peak'), 0);
+      t.deepEqual(readNotes<ObjectNote>(file).map((n) => n.coins), [-2, 7, 7, 7]);
+      const peek = native.profilerEvent('objp.peek_now')!.all_time;
+      t.is(peek.execution_count, 4);
+      t.is(peek.object_cache_hit_rate_mean, 0.75);
+
+      const c = await GsfClient.connect({ url: `ws://127.0.0.1:${activeSessions!.listener.port}`, version: '1.0.0', codec: 'json' });
+      try {
+        await transact((tx) => tx.fetchBy('ProbeAccount', 'name', 'cached'));
+        t.deepEqual(await c.request('objp.coins_now', { name: 'cached' }), { coins: 7 });
+        t.deepEqual(await c.request('objp.coins_now', { name: 'nobody' }), { coins: null });
+        const err = await t.throwsAsync(c.request('objp.create_then_throw', { name: 'ghost' }, 5000));
+        t.is((err as GsfRequestError).code, ProtocolError.handlerFailed);
+        t.deepEqual(await c.request('objp.coins_now', { name: 'cached' }), { coins: 7 });
+      } finally {
+        await c.close();
+      }
+      await idle();
+      t.is(await transact((tx) => tx.fetchBy('ProbeAccount', 'name', 'ghost')), null);
+      t.true(s.logs().some((l) => l.includes('changed my mind')));
     } finally {
       await s.stop();
     }

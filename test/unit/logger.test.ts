@@ -2,7 +2,7 @@ import test from 'ava';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createLogger, escapeLogText } from '../../src/log/logger.ts';
+import { createLogger, escapeLogText, groupLines } from '../../src/log/logger.ts';
 
 const flags = { get: (name: string): unknown => (name === 'alsologtostderr' ? false : 0) };
 
@@ -51,4 +51,35 @@ test('JSON lines: one record per line, the original text round-trips, fields can
   t.not(record.time, 'then');
   t.like(record, { field_level: 'INFO', field_msg: 'forged', field_thread: 'x', field_time: 'then', who: HOSTILE });
   t.is((JSON.parse(lines[1]!) as { msg: string }).msg, 'next');
+});
+
+test('groupLines writes a burst of lines together when it ends, whole and in order, even when it throws', (t) => {
+  const { log, read } = logTo('text');
+  const writes: number[] = [];
+  const writeSync = fs.writeSync;
+  (fs as { writeSync: unknown }).writeSync = (fd: number, text: string) => {
+    writes.push(text.length);
+    return writeSync(fd, text);
+  };
+  try {
+    groupLines(() => {
+      for (let i = 0; i < 100; i++) log.info(`line ${i} ${'x'.repeat(60)}`);
+      // Only whole lines are out so far, and not the last ones: they wait for the group's end.
+      const sofar = read();
+      t.true(sofar.endsWith('\n') && !sofar.includes('line 99 '));
+    });
+    t.throws(() => groupLines(() => {
+      log.info('before the throw');
+      throw new Error('boom');
+    }), { message: 'boom' });
+    log.info('after');
+  } finally {
+    (fs as { writeSync: unknown }).writeSync = writeSync;
+  }
+  const lines = read().split('\n').filter(Boolean);
+  t.deepEqual(lines.map((l) => l.slice(l.indexOf('] ') + 2).split(' ').slice(0, 2).join(' ')),
+    [...Array.from({ length: 100 }, (_, i) => `line ${i}`), 'before the', 'after']);
+  // 100 lines of about 100 bytes in writes under PIPE_BUF, then one write each for the rest.
+  t.true(writes.length >= 3 && writes.length <= 6, `writes: ${writes.join(', ')}`);
+  t.true(writes.every((n) => n <= 4096));
 });
