@@ -7,7 +7,7 @@
  *   many commits in flight (transactions of their own from one event, as events that wait);
  * - a conflict run: 10% of events touch one hot account; every event completes and the coin
  *   total never changes;
- * - a cached fetch inside a handler.
+ * - a cached fetch inside a handler, awaited (`fetch`) and without waiting (`fetchCached`).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -185,20 +185,28 @@ interface BackendFigures {
 }
 
 async function measure(backend: 'sqlite' | 'postgresql', dir: string, url: string, baseline: () => Promise<number> | number,
-  sizes: { events: number; pipeline: number; conflict: number }): Promise<BackendFigures & { fetchUs: number }> {
+  sizes: { events: number; pipeline: number; conflict: number }): Promise<BackendFigures & { fetchUs: number; fetchNowUs: number }> {
   const server = await gsfServer(dir, url);
   try {
     // Warm-up: every account into the cache, the workers' code paths compiled.
     await eventRate(server, transfers(2000, 1));
-    for (let w = 0; w < THREADS; w++) server.invoke('bench.fetch_loop', { ids: Array.from({ length: ACCOUNTS }, (_, i) => `a${i}`) });
+    for (let w = 0; w < THREADS; w++) {
+      for (const loop of ['bench.fetch_loop', 'bench.fetch_now_loop']) server.invoke(loop, { ids: Array.from({ length: ACCOUNTS }, (_, i) => `a${i}`) });
+    }
     await idle();
     const fetches: number[] = [];
+    const fetchesNow: number[] = [];
+    const ids = Array.from({ length: ACCOUNTS }, (_, k) => `a${k}`);
     for (let i = 0; i < 5; i++) {
-      server.invoke('bench.fetch_loop', { ids: Array.from({ length: ACCOUNTS }, (_, k) => `a${k}`) });
+      server.invoke('bench.fetch_loop', { ids });
       await idle();
       fetches.push(native.counterValue('bench_objects', 'fetch_us') ?? NaN);
+      server.invoke('bench.fetch_now_loop', { ids });
+      await idle();
+      fetchesNow.push(native.counterValue('bench_objects', 'fetch_now_us') ?? NaN);
     }
     const fetchUs = [...fetches].sort((a, b) => a - b)[2]!;
+    const fetchNowUs = [...fetchesNow].sort((a, b) => a - b)[2]!;
     const before = server.dispatcher.totals.failed;
     const events = await eventRate(server, transfers(sizes.events, 2));
     // A failed event would count as a fast one: the figure is of committed events only.
@@ -215,7 +223,7 @@ async function measure(backend: 'sqlite' | 'postgresql', dir: string, url: strin
     if (total !== ACCOUNTS * START_COINS) console.error(`${backend}: the coin total is ${total}, not ${ACCOUNTS * START_COINS}`);
     return {
       events, pipeline, baseline: base, conflict, conflictTotalKept: total === ACCOUNTS * START_COINS,
-      reruns: (native.counterValue('object', 'event_reruns') ?? 0) - reruns, fetchUs,
+      reruns: (native.counterValue('object', 'event_reruns') ?? 0) - reruns, fetchUs, fetchNowUs,
     };
   } finally {
     await server.stop();
@@ -242,7 +250,8 @@ export async function run(): Promise<void> {
         { label: `${name}: ratio, many in flight`, value: f.pipeline / f.baseline, unit: 'x' },
         { label: `${name}: ratio, through events`, value: f.events / f.baseline, unit: 'x' },
         { label: `${name}: conflict run (10% on one account)`, value: f.conflict, unit: 'events/s' },
-        { label: `${name}: cached fetch inside a handler`, value: f.fetchUs, unit: 'µs/msg' },
+        { label: `${name}: cached fetch inside a handler (await fetch)`, value: f.fetchUs, unit: 'µs/msg' },
+        { label: `${name}: cached fetch inside a handler (fetchCached, no wait)`, value: f.fetchNowUs, unit: 'µs/msg' },
       );
       figures[name.toLowerCase()] = {
         gsf_in_flight_events_per_sec: Math.round(f.pipeline),
@@ -254,6 +263,7 @@ export async function run(): Promise<void> {
         conflict_run_reruns: f.reruns,
         conflict_run_total_kept: f.conflictTotalKept,
         cached_fetch_us: +f.fetchUs.toFixed(3),
+        cached_fetch_now_us: +f.fetchNowUs.toFixed(3),
       };
     }
     printReport('objects', rows, figures);

@@ -64,8 +64,7 @@ export class RunningEvent implements EventContext, HeldEffects {
   ioWaitMs = 0;
   /** The handler awaits: the event keeps its tag while its worker runs other events. */
   parked = false;
-  /** It timed out while it awaited: it may not commit or run again (its result is dropped). */
-  timedOut = false;
+  private expired = false;
   /** Effects produced while parked, held until the event finishes (see `WorkerEffects`). */
   held: unknown[] | null = null;
   /** The event's object transaction, made on first use (src/objects/current.ts). */
@@ -95,6 +94,20 @@ export class RunningEvent implements EventContext, HeldEffects {
     public name: string,
     public nameId: number,
   ) {}
+
+  /**
+   * It timed out while it awaited: it may not commit or run again (its result is dropped).
+   * Asked before each commit and rerun, so it looks at the thread's timeout notices first: a
+   * rerun's backoff timer may fire before the worker's loop has seen them.
+   */
+  get timedOut(): boolean {
+    if (!this.expired && this.parked) this.rt.noticeTimeouts?.();
+    return this.expired;
+  }
+
+  set timedOut(value: boolean) {
+    this.expired = value;
+  }
 
   get kind(): EventKindName {
     return KIND_NAMES[this.kindIndex] ?? 'user';
@@ -142,6 +155,8 @@ export class EventRuntime {
   readonly handlersById = new Map<number, HandlerEntry>();
   /** The event running on this thread synchronously, or null (see `current`). */
   running: RunningEvent | null = null;
+  /** Event workers: marks this thread's awaiting events that timed out (see `RunningEvent.timedOut`). */
+  noticeTimeouts: (() => void) | null = null;
   /** Set by the dispatcher when shutdown starts: events from outside events are refused. */
   stopping = false;
   /** Effects of events for the main thread (set on workers by the session feature). */

@@ -69,6 +69,7 @@ const ready = createThreadContext(init.manifest, 'worker', init.pluginFiles).the
     if (failed) totals.failed++;
   });
   runtime.onRename = publishRename;
+  runtime.noticeTimeouts = () => awaiting.letGoOfTimedOut();
   process.on('unhandledRejection', (reason) => {
     log.error(`unhandled rejection in an event worker: ${describeError(reason)}`);
   });

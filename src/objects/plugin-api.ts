@@ -16,8 +16,8 @@ import type { EventTransaction, ObjectAccess, ObjectsApi } from './types.ts';
 export function typedAccess(tx: Transaction): ObjectAccess {
   return {
     create: (type, fields, options) => tx.create(type, fields as Record<string, unknown>, options) as never,
-    fetch: async (type, id, mode) => (await tx.fetch(type, id, mode)) as never,
-    fetchBy: async (type, field, value, mode) => (await tx.fetchBy(type, field, value, mode)) as never,
+    fetch: (type, id, mode) => tx.fetch(type, id, mode) as never,
+    fetchBy: (type, field, value, mode) => tx.fetchBy(type, field, value, mode) as never,
     fetchCached: (type, id, mode) => tx.fetchCached(type, id, mode) as never,
     fetchCachedBy: (type, field, value, mode) => tx.fetchCachedBy(type, field, value, mode) as never,
     delete: (object) => tx.delete(object),
@@ -68,14 +68,23 @@ export async function transact<T>(fn: (tx: ObjectAccess) => T | Promise<T>): Pro
   }
 }
 
+/** A promise of `fn`'s result, rejected (never thrown) when it throws, as an async function's. */
+function settled<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return fn();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
 /** Creates `api.objects` for one thread's runtime. */
 export function createObjectsApi(rt: EventRuntime): ObjectsApi {
   rt.objects = eventObjects;
   const tx = (what: string): Transaction => currentTransaction(rt, what);
   return {
     create: (type, fields, options) => tx('create').create(type, fields as Record<string, unknown>, options) as never,
-    fetch: async (type, id, mode) => (await tx('fetch').fetch(type, id, mode)) as never,
-    fetchBy: async (type, field, value, mode) => (await tx('fetchBy').fetchBy(type, field, value, mode)) as never,
+    fetch: (type, id, mode) => settled(() => tx('fetch').fetch(type, id, mode)) as never,
+    fetchBy: (type, field, value, mode) => settled(() => tx('fetchBy').fetchBy(type, field, value, mode)) as never,
     fetchCached: (type, id, mode) => tx('fetchCached').fetchCached(type, id, mode) as never,
     fetchCachedBy: (type, field, value, mode) => tx('fetchCachedBy').fetchCachedBy(type, field, value, mode) as never,
     delete: (object) => tx('delete').delete(object),

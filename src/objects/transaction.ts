@@ -62,8 +62,13 @@ export class Transaction {
   }
 
   /** Fetches by id; the cache first, the database on a miss. */
-  async fetch(typeName: string, id: string, mode?: FetchMode): Promise<ObjectHandle | null> {
-    return this.fetchNow(typeName, id, mode);
+  fetch(typeName: string, id: string, mode?: FetchMode): Promise<ObjectHandle | null> {
+    try {
+      const found = this.fetchNow(typeName, id, mode);
+      return found instanceof Promise ? found : Promise.resolve(found);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   /** `fetch`, answered at once when it can be (own objects, the cache, a synchronous read). */
@@ -83,8 +88,13 @@ export class Transaction {
   }
 
   /** Fetches by a unique key: this transaction's own objects, the cache, then the database. */
-  async fetchBy(typeName: string, field: string, value: unknown, mode?: FetchMode): Promise<ObjectHandle | null> {
-    return this.fetchByNow(typeName, field, value, mode);
+  fetchBy(typeName: string, field: string, value: unknown, mode?: FetchMode): Promise<ObjectHandle | null> {
+    try {
+      const found = this.fetchByNow(typeName, field, value, mode);
+      return found instanceof Promise ? found : Promise.resolve(found);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   /** `fetchBy`, answered at once when it can be. */

@@ -41,5 +41,16 @@ export default definePlugin({
       api.counters.updateDouble('bench_objects', 'fetch_us', ((performance.now() - start) * 1000) / Math.max(1, n));
       api.counters.update('bench_objects', 'fetched', n);
     });
+
+    // The same lookups without waiting (`fetchCached`), as a synchronous handler makes them.
+    api.event<{ ids: string[] }>('bench.fetch_now_loop', (p) => {
+      const start = performance.now();
+      let n = 0;
+      for (const id of p.ids) {
+        if (api.objects.fetchCached('BenchAccount', id)) n++;
+      }
+      api.counters.updateDouble('bench_objects', 'fetch_now_us', ((performance.now() - start) * 1000) / Math.max(1, n));
+      api.counters.update('bench_objects', 'fetched_now', n);
+    });
   },
 });
