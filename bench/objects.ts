@@ -230,19 +230,27 @@ async function measure(backend: 'sqlite' | 'postgresql', dir: string, url: strin
   }
 }
 
+/** `GSF_BENCH_BACKENDS=sqlite` (or `postgresql`) runs one backend only. */
+const BACKENDS = (process.env.GSF_BENCH_BACKENDS ?? 'sqlite,postgresql').split(',');
+
 export async function run(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-bench-objects-'));
-  const cluster = await startPostgres();
+  const cluster = BACKENDS.includes('postgresql') ? await startPostgres() : null;
   try {
-    const sqlite = await measure('sqlite', path.join(dir, 'gsf'), '', () => sqliteBaseline(path.join(dir, 'baseline.sqlite'), transfers(3000, 5)),
-      { events: 20_000, pipeline: 60_000, conflict: 20_000 });
-    const pgUrl = await cluster.database('gsf_bench');
-    const baseUrl = await cluster.database('gsf_baseline');
-    const postgres = await measure('postgresql', path.join(dir, 'pg'), pgUrl, () => postgresBaseline(baseUrl, transfers(2000, 5)),
-      { events: 5_000, pipeline: 20_000, conflict: 5_000 });
+    const measured: Array<[string, BackendFigures & { fetchUs: number; fetchNowUs: number }]> = [];
+    if (BACKENDS.includes('sqlite')) {
+      measured.push(['SQLite', await measure('sqlite', path.join(dir, 'gsf'), '', () => sqliteBaseline(path.join(dir, 'baseline.sqlite'), transfers(3000, 5)),
+        { events: 20_000, pipeline: 60_000, conflict: 20_000 })]);
+    }
+    if (cluster !== null) {
+      const pgUrl = await cluster.database('gsf_bench');
+      const baseUrl = await cluster.database('gsf_baseline');
+      measured.push(['PostgreSQL', await measure('postgresql', path.join(dir, 'pg'), pgUrl, () => postgresBaseline(baseUrl, transfers(2000, 5)),
+        { events: 5_000, pipeline: 20_000, conflict: 5_000 })]);
+    }
     const rows: BenchRow[] = [];
     const figures: Record<string, unknown> = { threads: THREADS, accounts: ACCOUNTS };
-    for (const [name, f] of [['SQLite', sqlite], ['PostgreSQL', postgres]] as const) {
+    for (const [name, f] of measured) {
       rows.push(
         { label: `${name}: gsf, many commits in flight (64 per event)`, value: f.pipeline, unit: 'events/s' },
         { label: `${name}: gsf, through events (${THREADS} event threads)`, value: f.events, unit: 'events/s' },
@@ -268,7 +276,7 @@ export async function run(): Promise<void> {
     }
     printReport('objects', rows, figures);
   } finally {
-    await cluster.stop();
+    await cluster?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -87,6 +87,8 @@ export interface EventObjects {
    * object and rerun fields of the event's profiler `record`.
    */
   commit(event: EventContext & { tx?: unknown; timedOut?: boolean }, record: Float64Array, rerun: () => unknown): Promise<void>;
+  /** Object-commit conflicts on this thread so far (each one runs its event again). */
+  readonly conflicts: number;
   /** Whether the event's transaction has changes to commit (read-only events have none). */
   changed(event: EventContext & { tx?: unknown }): boolean;
   /**

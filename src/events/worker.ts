@@ -19,6 +19,7 @@ import type { ArgValue } from '../config/manifest.ts';
 import { decodePayload } from './codec.ts';
 import { RunningEvent, nameOf, type HandlerEntry } from './runtime.ts';
 import { currentEpoch, readyGeneration, workReady } from './wake.ts';
+import { AwaitCap } from './await-cap.ts';
 import { AwaitingEvents } from './worker-awaiting.ts';
 import { IdleWaiter, yieldToLoop } from './worker-idle.ts';
 import { EventLines } from './worker-lines.ts';
@@ -67,6 +68,7 @@ const ready = createThreadContext(init.manifest, 'worker', init.pluginFiles).the
     totals.ran++;
     countedRan++;
     if (failed) totals.failed++;
+    awaitCap.finishedOne(runtime.objects?.conflicts ?? 0);
   });
   runtime.onRename = publishRename;
   runtime.noticeTimeouts = () => awaiting.letGoOfTimedOut();
@@ -102,6 +104,8 @@ let awaiting!: AwaitingEvents;
 /** Tags of the open claim held by an event that parked in it: their later events are skipped. */
 const parkedTags = new Set<number>();
 const totals: ServeResult = { ran: 0, failed: 0, revoked: false };
+/** Events this thread lets await at once (lowered while object commits conflict). */
+let awaitCap = new AwaitCap(0, 0);
 /** `totals.ran` as last added to the `engine/events_run` counter (once per claim). */
 let countedRan = 0;
 
@@ -288,13 +292,14 @@ async function serveLoop(task: ServeTask): Promise<ServeResult> {
   totals.ran = 0;
   totals.failed = 0;
   countedRan = 0;
+  awaitCap = new AwaitCap(task.maxAwaiting, runtime.objects?.conflicts ?? 0);
   let lastYield = clock.now();
   while (currentEpoch() === task.epoch) {
     refreshFlags();
     awaiting.letGoOfTimedOut();
     const seen = readyGeneration();
     // Each claimed event may await: claim no more than the cap leaves room for.
-    const room = task.maxAwaiting - awaiting.size;
+    const room = awaitCap.value - awaiting.size;
     const n = room > 0 ? claim(Math.min(task.maxBatch, room)) : 0;
     if (n === -1) return { ...totals, revoked: true };
     if (n > 0) {

@@ -53,6 +53,7 @@ async function commit(ev: Holder, timings: Float64Array, rerun: () => unknown): 
     const result = await tx.commit();
     if (result.ok) return;
     ev.tx = undefined;
+    eventObjects.conflicts++;
     timings[F_ROLLBACKS] = reruns + 1;
     if (!result.waited && limited++ >= tx.store.config.maxReruns) {
       native.counterIncrease(OBJECT, ObjectCounter.failedAfterReruns, 1);
@@ -70,7 +71,8 @@ async function commit(ev: Holder, timings: Float64Array, rerun: () => unknown): 
 }
 
 /** The object model's side of the event runtime (`EventRuntime.objects`). */
-export const eventObjects: EventObjects = {
+export const eventObjects: EventObjects & { conflicts: number } = {
+  conflicts: 0,
   commit: (ev, timings, rerun) => commit(ev, timings, rerun),
   changed: (ev) => (ev.tx as Transaction | undefined)?.dirty === true,
   finishClean(ev, timings, at) {
