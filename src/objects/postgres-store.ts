@@ -6,6 +6,7 @@ import pg from 'pg';
 import { describeError } from '../errors.ts';
 import { decodeFields, type FieldInfo, type TypeInfo } from './model.ts';
 import type { StoreConfig } from './config.ts';
+import { applyBatch, batchable } from './postgres-batch.ts';
 import type { TypeDef } from './schema.ts';
 import {
   changedReason, conflict, duplicateKeyError, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
@@ -173,25 +174,17 @@ export class PostgresWriter implements GroupWriter {
     const q = this.client;
     try {
       await q.query('BEGIN');
-      for (const req of requests) {
-        const guarded = req.ops.length > 1 || req.ops.some((op) => op[0] === OpKind.create || (op[0] === OpKind.update && op[5] !== null && op[5].length > 0));
-        if (guarded) await q.query('SAVEPOINT gsf_event');
-        let outcome = OK;
-        try {
-          for (const op of req.ops) {
-            const failed = await this.apply(op, types[op[1]]!);
-            if (failed) {
-              outcome = failed;
-              break;
-            }
-          }
-        } catch (err) {
-          // Without a savepoint the transaction is lost: let the group fail as a whole.
-          if (!guarded) throw err;
-          outcome = { status: Status.error, reason: describeError(err) };
+      // Runs of events that can only conflict are decided and written together (postgres-batch.ts).
+      for (let i = 0; i < requests.length;) {
+        let end = i;
+        while (end < requests.length && batchable(requests[end]!)) end++;
+        if (end > i) {
+          outcomes.push(...await applyBatch(q, requests.slice(i, end), types));
+          i = end;
+        } else {
+          outcomes.push(await this.applyAlone(requests[i]!, types));
+          i++;
         }
-        if (guarded) await q.query(outcome === OK ? 'RELEASE SAVEPOINT gsf_event' : 'ROLLBACK TO SAVEPOINT gsf_event; RELEASE SAVEPOINT gsf_event');
-        outcomes.push(outcome);
       }
       await q.query('COMMIT');
     } catch (err) {
@@ -202,6 +195,29 @@ export class PostgresWriter implements GroupWriter {
       return requests.map(() => failed);
     }
     return outcomes;
+  }
+
+  /** One event's statements, inside a savepoint when one of them can fail or several must be undone together. */
+  private async applyAlone(req: CommitRequest, types: readonly TypeInfo[]): Promise<Outcome> {
+    const q = this.client;
+    const guarded = req.ops.length > 1 || req.ops.some((op) => op[0] === OpKind.create || (op[0] === OpKind.update && op[5] !== null && op[5].length > 0));
+    if (guarded) await q.query('SAVEPOINT gsf_event');
+    let outcome = OK;
+    try {
+      for (const op of req.ops) {
+        const failed = await this.apply(op, types[op[1]]!);
+        if (failed) {
+          outcome = failed;
+          break;
+        }
+      }
+    } catch (err) {
+      // Without a savepoint the transaction is lost: let the group fail as a whole.
+      if (!guarded) throw err;
+      outcome = { status: Status.error, reason: describeError(err) };
+    }
+    if (guarded) await q.query(outcome === OK ? 'RELEASE SAVEPOINT gsf_event' : 'ROLLBACK TO SAVEPOINT gsf_event; RELEASE SAVEPOINT gsf_event');
+    return outcome;
   }
 
   private async apply(op: CommitOp, type: TypeInfo): Promise<Outcome | null> {

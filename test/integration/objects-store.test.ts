@@ -152,6 +152,36 @@ for (const backend of BACKENDS) {
     }
   });
 
+  test.serial(`${backend}: one group of updates, deletes and checks: each event is decided against the ones before it`, async (t) => {
+    const s = await startObjectServer(await storeArgs(backend));
+    try {
+      const [x, y, z, w] = await transact((tx) => ['x', 'y', 'z', 'w'].map((n) => tx.create('ProbeAccount', { name: `g_${n}`, coins: 1 }).id));
+      const store = threadStore();
+      const txs = Array.from({ length: 6 }, () => new Transaction(store));
+      const [a, b, c, d, e, f] = txs as [Transaction, Transaction, Transaction, Transaction, Transaction, Transaction];
+      (await a.fetch('ProbeAccount', x!, 'write'))!.set('coins', 10);
+      (await b.fetch('ProbeAccount', x!, 'write'))!.set('coins', 20); // read the same version as a
+      c.delete((await c.fetch('ProbeAccount', y!))!);
+      (await d.fetch('ProbeAccount', y!, 'write'))!.set('coins', 5); // y is deleted by c first
+      await e.fetch('ProbeAccount', z!, 'write'); // checked, unchanged
+      (await e.fetch('ProbeAccount', w!, 'write'))!.set('coins', 7);
+      (await f.fetch('ProbeAccount', z!, 'write'))!.set('coins', 3); // e's check left z's version alone
+      const groupsBefore = counter('object_database_stat', `${backend}/commit_groups`);
+      const results = await Promise.all(txs.map((tx) => tx.commit()));
+      t.is(counter('object_database_stat', `${backend}/commit_groups`) - groupsBefore, 1);
+      t.deepEqual(results.map((r) => r.ok), [true, false, true, false, true, true]);
+      t.deepEqual(results[1], { ok: false, conflict: true, reason: `ProbeAccount '${x}' changed since it was read`, waited: false });
+      native.objCacheClear();
+      const after = await transact(async (tx) => Promise.all([x, y, z, w].map(async (id) => {
+        const o = await tx.fetch('ProbeAccount', id!);
+        return o === null ? null : [o.get('coins'), o.version];
+      })));
+      t.deepEqual(after, [[10, 2], null, [3, 2], [7, 2]]);
+    } finally {
+      await s.stop();
+    }
+  });
+
   test.serial(`${backend}: transact runs again on conflict; deletes leave no object behind`, async (t) => {
     const s = await startObjectServer(await storeArgs(backend));
     try {
