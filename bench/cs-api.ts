@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import uWS from 'uWebSockets.js';
 import { GsfClient } from '../src/sdk/index.ts';
 import { httpLoad } from './http-load.ts';
-import { stopProcess } from './processes.ts';
+import { profileArgs, stopProcess } from './processes.ts';
 import { printReport } from './report.ts';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -50,9 +50,7 @@ async function startGsf(managed: boolean): Promise<Gsf> {
     ],
     plugins: [path.join(root, 'plugins', 'arena'), path.join(root, 'plugins', 'arena-console-native')],
   }));
-  // GSF_BENCH_CPU_PROF=<dir>: each server thread writes a V8 CPU profile there when it stops.
-  const prof = process.env.GSF_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.GSF_BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...prof, path.join(root, 'bin', 'gsf.mjs'), 'start', '--manifest', path.join(dir, 'MANIFEST.json')],
+  const child = spawn(process.execPath, [...profileArgs(), path.join(root, 'bin', 'gsf.mjs'), 'start', '--manifest', path.join(dir, 'MANIFEST.json')],
     { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   const started = Date.now();
   for (;;) {

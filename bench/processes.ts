@@ -8,9 +8,15 @@ import { fileURLToPath } from 'node:url';
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
+/** `GSF_BENCH_CPU_PROF=<dir>`: node options that make each server thread write a V8 CPU profile there when it stops. */
+export function profileArgs(): string[] {
+  const dir = process.env.GSF_BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
+
 /** Runs `node args…` from the project root; resolves once its standard output matches `ready` (group 1: the port). */
 export function startProcess(args: string[], ready: RegExp): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...profileArgs(), ...args], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
