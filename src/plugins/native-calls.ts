@@ -108,7 +108,7 @@ function continueAfter(fetches: Fetch[], from: number, env: NativeCallEnv): void
       const more = runContinuation(continuation, result, env);
       if (more instanceof Promise) {
         const next = i + 1;
-        return more.then(() => continueAfter(fetches, next, env), (err: unknown) => {
+        return more.then(() => env.rt.call(true, env.ev, continueAfter, fetches, next, env) as void | Promise<void>, (err: unknown) => {
           dropFrom(fetches, next);
           throw err;
         });
