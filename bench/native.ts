@@ -18,7 +18,7 @@ import { calibrate } from './cpu-work.ts';
 import { printReport } from './report.ts';
 import { load } from './session-load.ts';
 import { baselineServer, gsfServer, type Server } from './session-servers.ts';
-import { stopProcess } from './processes.ts';
+import { processCpuMs, stopProcess } from './processes.ts';
 
 /** Event threads of the session servers: one per core the main thread leaves. */
 const EVENT_THREADS = Number(process.env.GSF_BENCH_EVENT_THREADS ?? Math.max(1, os.availableParallelism() - 1));
@@ -114,10 +114,21 @@ export async function run(): Promise<void> {
     await baselineServer('uws'),
   ];
   const peaks: number[][] = servers.map(() => []);
+  // Server CPU time per message over each peak window: what a message costs the server, which
+  // moves much less than throughput when other work shares the machine.
+  const cpu: number[][] = servers.map(() => []);
   try {
     for (const s of servers) await load(s.port, { mode: 'peak', durationMs: 1000 });
     for (let r = 0; r < ROUNDS; r++) {
-      for (let i = 0; i < servers.length; i++) peaks[i]!.push((await load(servers[i]!.port, { mode: 'peak' })).perSec);
+      for (let i = 0; i < servers.length; i++) {
+        const pid = servers[i]!.child.pid!;
+        let start = 0, end = 0;
+        const l = await load(servers[i]!.port, {
+          mode: 'peak', onWindow: (edge) => { if (edge === 'start') start = processCpuMs(pid); else end = processCpuMs(pid); },
+        });
+        peaks[i]!.push(l.perSec);
+        cpu[i]!.push(((end - start) * 1000) / Math.max(1, l.perSec * l.seconds));
+      }
     }
   } finally {
     for (const s of servers) await stopProcess(s.child);
@@ -128,6 +139,7 @@ export async function run(): Promise<void> {
   const [cn, cm] = e.cpu;
   const b = e.boundary;
   const [sn, sm, sr] = [nativeEcho.peak.perSec, managedEcho.peak.perSec, raw.peak.perSec];
+  const [un, um, ur] = cpu.map(median) as [number, number, number];
   printReport('native', [
     { label: `trivial event handler in C, ${TAGS} tags, ${THREADS} workers`, value: tn, unit: 'events/s' },
     { label: 'baseline: the same handler in TypeScript', value: tm, unit: 'events/s' },
@@ -140,6 +152,10 @@ export async function run(): Promise<void> {
     { label: 'baseline: raw uWebSockets.js echo', value: sr, unit: 'msgs/s' },
     { label: 'ratio native / managed', value: sn / sm, unit: 'x' },
     { label: 'ratio native / raw uWS', value: sn / sr, unit: 'x' },
+    { label: 'session echo, native handler: server CPU per message', value: un, unit: 'µs/msg' },
+    { label: 'baseline: managed handler, server CPU per message', value: um, unit: 'µs/msg' },
+    { label: 'baseline: raw uWebSockets.js echo, server CPU per message', value: ur, unit: 'µs/msg' },
+    { label: 'ratio CPU per message managed / native (above 1: native costs less)', value: um / un, unit: 'x' },
     { label: 'one call host → plugin (C++ loop, trivial handler), ns', value: b.hostToPlugin!, unit: 'ns' },
     { label: 'one call JavaScript → addon → plugin, ns', value: b.jsToPlugin!, unit: 'ns' },
     { label: 'baseline: an addon call without arguments, ns', value: b.jsToEmpty!, unit: 'ns' },
@@ -151,6 +167,7 @@ export async function run(): Promise<void> {
     session_echo: {
       native_msgs_per_sec: Math.round(sn), managed_msgs_per_sec: Math.round(sm), uws_msgs_per_sec: Math.round(sr),
       ratio_vs_managed: +(sn / sm).toFixed(2), ratio_vs_uws: +(sn / sr).toFixed(3), rounds: ROUNDS,
+      cpu_us_per_msg: { native: +un.toFixed(2), managed: +um.toFixed(2), uws: +ur.toFixed(2) },
     },
     boundary_ns: {
       host_to_plugin: +b.hostToPlugin!.toFixed(1), js_to_plugin: +b.jsToPlugin!.toFixed(1),

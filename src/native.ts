@@ -187,6 +187,8 @@ export const ContextCell = {
   eventId: 0, tag: 1, kind: 2, sessionId: 3, nameId: 4, frameStart: 5, frameEnd: 6,
   /** An API call's request id and writer kind use the frame cells. */
   requestId: 5, answerKind: 6,
+  /** Where a message call given the outbound ring writes its frames (`pluginCallMessage`). */
+  ringWrite: 7,
 } as const;
 
 /**
@@ -398,8 +400,12 @@ export interface NativeCore {
    * Runs native message handler `handler` on the client frame `bytes[frameStart, frameEnd)` (the
    * context cells) of the event's session, its codec from the id's lowest bit: the frame is
    * decoded, the body handed over as msgpack, replies encoded for the session.
+   * With `ring` (the worker's outbound ring: control cells and data area), a call that succeeded
+   * with frames only writes them as send records at the ring position in the `ringWrite` cell
+   * and returns the position after them; when they do not all fit now, or it did anything else,
+   * it returns what it returns without a ring.
    */
-  pluginCallMessage(handler: number, bytes: Uint8Array): NativeCallOutcome;
+  pluginCallMessage(handler: number, bytes: Uint8Array, ring?: Uint8Array | null): NativeCallOutcome | number;
   /** Cuts off the native call running `eventId` (it timed out): its effects are refused. */
   pluginRevokeEvent(eventId: number): boolean;
   /**

@@ -50,10 +50,11 @@ Napi::Array EffectsToJs(Napi::Env env, const CollectingEffects& fx);
  * fields there before a call instead of passing them as arguments, which keeps the hot calls at
  * few arguments (node-addon-api allocates for more than six). Never freed: a worker's view may
  * outlive its thread's exit by a little, and a few bytes per thread ever made do not matter.
- * An API call reads its request id and writer kind from the frame cells.
+ * An API call reads its request id and writer kind from the frame cells; a message call given
+ * the worker's outbound ring reads its write position from kRingWrite.
  */
 constexpr size_t kContextCells = 8;
-enum ContextCell { kEventId = 0, kTag, kKind, kSessionId, kNameId, kFrameStart, kFrameEnd };
+enum ContextCell { kEventId = 0, kTag, kKind, kSessionId, kNameId, kFrameStart, kFrameEnd, kRingWrite };
 constexpr ContextCell kRequestId = kFrameStart;
 constexpr ContextCell kAnswerKind = kFrameEnd;
 double* ContextCells();

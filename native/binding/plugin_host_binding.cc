@@ -8,6 +8,7 @@
 #include "../core/runtime.h"
 #include "bindings.h"
 #include "boundary.h"
+#include "outbound_ring_writer.h"
 #include "plugin_effects_binding.h"
 
 namespace gsf::binding {
@@ -90,8 +91,19 @@ Napi::Value PluginCallMessage(const Napi::CallbackInfo& info) {
   EventContext ev = EventFromCells(cells);
   std::string_view frame(reinterpret_cast<const char*>(bytes.data) + static_cast<size_t>(start),
                          static_cast<size_t>(end - start));
+  // The worker's outbound ring, when given: frames of a call that only sent frames are written
+  // there (from the position in kRingWrite) and the call returns the ring's new write position.
+  ByteView ring = info.Length() > 2 ? BytesArg(info, 2, "ring", true) : ByteView{};
+  double ring_write = cells[kRingWrite];
+  if (ring.data != nullptr && !(ring_write >= 0 && ring_write <= 4294967295.0)) {
+    ThrowCoded(info.Env(), ErrorKind::kRangeError, kErrArgument, "the ring's write position must be a uint32");
+  }
   CollectingEffects& fx = Collector();
   CallResult r = ProcessPluginHost().CallMessage(handler, ev, frame, &fx);
+  if (ring.data != nullptr && r.status == GSF_STATUS_OK && !r.expired && fx.used > 0) {
+    double end = WriteSendsToRing(ring.data, ring.length, static_cast<uint32_t>(ring_write), fx);
+    if (end >= 0) return Napi::Number::New(info.Env(), end);
+  }
   return ResultToJs(info.Env(), r, fx, ev.session_id);
 }
 

@@ -35,14 +35,19 @@ type Fetch = [continuation: number, result: ObjectHandle | null | Promise<Object
 /** This thread's context cells. */
 let cells: Float64Array | null = null;
 
+// Module bindings are getters under the CommonJS transform event workers load with: the ones
+// used per call are read once.
+const { eventId: C_EVENT_ID, tag: C_TAG, kind: C_KIND, sessionId: C_SESSION_ID, nameId: C_NAME_ID } = ContextCell;
+const kinds = EventKind, internName = intern;
+
 /** Writes the event's fields into this thread's context cells before a native call. */
 export function contextCells(ev: RunningEvent): Float64Array {
   const c = cells ??= new Float64Array(native.pluginContextView());
-  c[ContextCell.eventId] = ev.id;
-  c[ContextCell.tag] = ev.tag;
-  c[ContextCell.kind] = EventKind[ev.kind];
-  c[ContextCell.sessionId] = ev.sessionId ?? 0;
-  c[ContextCell.nameId] = ev.nameId ?? intern(ev.name);
+  c[C_EVENT_ID] = ev.id;
+  c[C_TAG] = ev.tag;
+  c[C_KIND] = kinds[ev.kind];
+  c[C_SESSION_ID] = ev.sessionId ?? 0;
+  c[C_NAME_ID] = ev.nameId ?? internName(ev.name);
   return c;
 }
 

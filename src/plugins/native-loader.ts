@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { native, ContextCell, EffectKind } from '../native.ts';
+import { native, ContextCell, EffectKind, type NativeCallResult } from '../native.ts';
 import { GsfError, gsfError } from '../errors.ts';
 import { takesRawPayload, type EventRuntime, type RunningEvent } from '../events/runtime.ts';
 import type { EventContext, NetworkFrame } from '../events/types.ts';
@@ -19,14 +19,19 @@ import type { Logger } from '../log/logger.ts';
 import { DecodeError, decodeFrame, sessionCodec } from '../session/codec.ts';
 import { addRawMessageHandler } from '../session/message-event.ts';
 import { sessionOps, type SessionOps } from '../session/ops.ts';
+import { OutboundWriter } from '../session/outbound-writer.ts';
 import { EngineType, ProtocolError, type ProtocolErrorBody } from '../session/protocol.ts';
 import type { PluginDefinition } from './types.ts';
-import { contextCells, settleNativeCall, writeLine } from './native-calls.ts';
+import { contextCells, settleNativeCall, writeLine, type NativeCallEnv } from './native-calls.ts';
 import { registerNativeApi } from './native-api.ts';
 
 /** The file that marks a plugin folder as native and says where its library is. */
 export const NATIVE_MARKER = 'gsf-plugin.json';
 const LIBRARY = /\.(so|dylib|dll)$/;
+
+// Read once: module bindings are getters under the CommonJS transform event workers load with.
+const callMessage = native.pluginCallMessage;
+const { frameStart: C_FRAME_START, frameEnd: C_FRAME_END, ringWrite: C_RING_WRITE } = ContextCell;
 
 /** Whether a resolved plugin file is a native library. */
 export function isNativeLibrary(file: string): boolean {
@@ -100,28 +105,45 @@ function eventHandler(rt: EventRuntime, plugin: string, event: string, handler: 
 }
 
 function messageHandler(rt: EventRuntime, plugin: string, type: string, handler: number, ops: SessionOps) {
+  // On an event worker the handler's frames go straight into the worker's outbound ring: the
+  // addon writes them there as send records, and only other outcomes come back as values.
+  const out = rt.effects instanceof OutboundWriter ? rt.effects : null;
+  const ring = out?.ringBytes() ?? null;
   return (frame: NetworkFrame, ctx: EventContext): void | Promise<void> => {
     const ev = ctx as RunningEvent;
     if (ctx.name !== type) ctx.setEventName(type);
     const c = contextCells(ev);
-    c[ContextCell.frameStart] = frame.start;
-    c[ContextCell.frameEnd] = frame.end;
-    const r = native.pluginCallMessage(handler, frame.bytes);
+    c[C_FRAME_START] = frame.start;
+    c[C_FRAME_END] = frame.end;
+    const at = out === null ? -1 : out.nativePosition(ev);
+    c[C_RING_WRITE] = at;
+    const r = callMessage(handler, frame.bytes, at < 0 ? null : ring);
     if (r === null) return undefined;
-    const sessionId = ctx.sessionId ?? 0;
-    if (typeof r === 'object' && !(r instanceof Uint8Array) && r.decodeFailed) {
-      decodeFailed(frame, sessionId, type, r.error, ops);
+    if (typeof r === 'number') {
+      out!.nativeWritten(r);
       return undefined;
     }
-    return settleNativeCall(r, {
-      rt, ev, ops, log: rt.log, plugin, what: 'message handler', name: type,
-      onFailure: (id) => {
-        // As for a managed handler that threw: the client learns its request failed.
-        const body: ProtocolErrorBody = { code: ProtocolError.handlerFailed, message: `the handler of '${type}' failed`, type };
-        ops.sendTo(sessionId, EngineType.error, body, id);
-      },
-    });
+    if (typeof r === 'string' || r instanceof Uint8Array) {
+      ops.sendFrame(ev.sessionId ?? 0, r);
+      return undefined;
+    }
+    return settleMessageCall(r, frame, { rt, ev, ops, log: rt.log, plugin, what: 'message handler', name: type });
   };
+}
+
+/** A message call that did more than reply, or failed: bad frames and failures are answered as for a managed handler. */
+function settleMessageCall(r: NativeCallResult, frame: NetworkFrame, env: NativeCallEnv): void | Promise<void> {
+  const sessionId = env.ev.sessionId ?? 0;
+  if (r.decodeFailed) {
+    decodeFailed(frame, sessionId, env.name, r.error, env.ops);
+    return undefined;
+  }
+  // As for a managed handler that threw: the client learns its request failed.
+  env.onFailure = (id) => {
+    const body: ProtocolErrorBody = { code: ProtocolError.handlerFailed, message: `the handler of '${env.name}' failed`, type: env.name };
+    env.ops.sendTo(sessionId, EngineType.error, body, id);
+  };
+  return settleNativeCall(r, env);
 }
 
 /** The error frame a managed handler's session would get for a frame that does not decode. */

@@ -78,6 +78,7 @@ export class OutboundWriter implements WorkerEffects {
   /** Position up to which a flush was posted. */
   private posted = 0;
   private inline: Uint8Array[] = [];
+  private ringView: Uint8Array | null = null;
   private port: MessagePort | null = null;
   private flushScheduled = false;
   /** Set while plugin code runs outside events: its operations are flushed soon, not by a loop. */
@@ -275,6 +276,26 @@ export class OutboundWriter implements WorkerEffects {
       this.write = (this.write + length) >>> 0;
       at += length;
     }
+  }
+
+  // ---- native writers -------------------------------------------------------------
+
+  /** The whole ring (control cells, then data area), for native code writing send records into it. */
+  ringBytes(): Uint8Array {
+    return this.ringView ??= new Uint8Array(this.sab);
+  }
+
+  /**
+   * Where native code may write `event`'s records now (see `ringBytes`), or -1 when they must go
+   * through `send`: nobody listens, or the event is awaiting and holds its operations.
+   */
+  nativePosition(event: { parked: boolean }): number {
+    return event.parked || !listening() ? -1 : this.write;
+  }
+
+  /** Native code wrote whole records from `nativePosition` up to `end`. */
+  nativeWritten(end: number): void {
+    this.write = end >>> 0;
   }
 
   // ---- records ---------------------------------------------------------------------
