@@ -48,10 +48,22 @@ export function apiTargets(rt: EventRuntime): Map<string, ApiTarget> {
 }
 
 interface RunningCall extends ApiCall {
+  readonly event: RunningEvent;
   error: unknown;
 }
 
 const calls = new WeakMap<RunningEvent, RunningCall>();
+
+/** Answers a handler's failure unless it answered already (dropping that answer with the event's changes). */
+function failed(sink: AnswerSink, c: RunningCall, target: ApiTarget, err: unknown): PluginError {
+  c.error = err;
+  if (c.event.tx !== undefined) sink.drop(c);
+  if (!c.answered) {
+    c.answered = true;
+    sink.deliver(c, thrownAnswer(c.rid, err));
+  }
+  return new PluginError(target.plugin, target.stage, err, { subject: c.label });
+}
 
 function runApiEvent(rt: EventRuntime, reg: Registry, sink: AnswerSink, payload: ApiPayload, ev: RunningEvent): unknown {
   const [rid, key, label, args] = payload;
@@ -77,27 +89,18 @@ function runApiEvent(rt: EventRuntime, reg: Registry, sink: AnswerSink, payload:
   }
   const res = new ResponseWriter(call, target.kind, sink, rt.log);
   const c = call;
-  const failed = (err: unknown): PluginError => {
-    c.error = err;
-    if (ev.tx !== undefined) sink.drop(c);
-    if (!c.answered) {
-      c.answered = true;
-      sink.deliver(c, thrownAnswer(rid, err));
-    }
-    return new PluginError(target.plugin, target.stage, err, { subject: label });
-  };
   let result: unknown;
   try {
     // In the event's async context: after an await, the handler's objects, sends and invokes are still its event's.
     result = rt.call(true, ev, target.run, args, res, ev);
   } catch (err) {
-    const failure = failed(err);
+    const failure = failed(sink, c, target, err);
     sink.settle(c);
     throw failure;
   }
   if (result instanceof Promise) {
     return result.then(() => undefined, (err: unknown) => {
-      throw failed(err);
+      throw failed(sink, c, target, err);
     });
   }
   // An event that changed objects answers once they are durable; a read-only one finishes now.

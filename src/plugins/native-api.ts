@@ -25,9 +25,10 @@ function nativeTarget(rt: EventRuntime, plugin: string, ops: SessionOps, entry: 
     const out = native.pluginCallApi(entry, encodePayload(args), `${operation}\n${res.label.slice(0, space)}\n${res.label.slice(space + 1)}`);
     return settleNativeCall(out, {
       rt, ev, ops, log: rt.log, plugin, what: 'API handler', name: operation,
-      answer: (rid, status, body, message) => { res.deliverNative(nativeAnswer(rid, status, body, message)); },
+      // Methods, not arrow properties: no per-call function naming on this path.
+      answer(rid, status, body, message) { res.deliverNative(nativeAnswer(rid, status, body, message)); },
       // A hook that returned a failing status before answering: the request fails with that status.
-      onFailure: (_id, status, message) => { if (!res.answered) res.deliverNative(failureAnswer(res.requestId, status, message)); },
+      onFailure(_id, status, message) { if (!res.answered) res.deliverNative(failureAnswer(res.requestId, status, message)); },
     });
   };
 }

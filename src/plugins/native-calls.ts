@@ -155,12 +155,14 @@ function mode(value: unknown): 'read' | 'write' {
   return value === 1 ? 'write' : 'read';
 }
 
+/** Collects a fetch a call asked for. */
+function fetched(fetches: Fetch[], continuation: number, result: ObjectHandle | null | Promise<ObjectHandle | null>): void {
+  if (result instanceof Promise) result.catch(() => undefined); // awaited in order later; a failure meanwhile is not unhandled
+  fetches.push([continuation, result]);
+}
+
 /** Applies the flat effects array of a native call (see EffectKind); fetches are started and collected. */
 function applyAll(effects: unknown[], env: NativeCallEnv, fetches: Fetch[]): void {
-  const fetched = (continuation: number, result: ObjectHandle | null | Promise<ObjectHandle | null>): void => {
-    if (result instanceof Promise) result.catch(() => undefined); // awaited in order later; a failure meanwhile is not unhandled
-    fetches.push([continuation, result]);
-  };
   for (let i = 0; i < effects.length;) {
     switch (effects[i]) {
       case EffectKind.send:
@@ -181,14 +183,14 @@ function applyAll(effects: unknown[], env: NativeCallEnv, fetches: Fetch[]): voi
         break;
       case EffectKind.objectFetch: {
         const tx = transactionOf(env.ev);
-        fetched(effects[i + 1] as number, tx.fetchNow(effects[i + 2] as string, effects[i + 3] as string, mode(effects[i + 4])));
+        fetched(fetches, effects[i + 1] as number, tx.fetchNow(effects[i + 2] as string, effects[i + 3] as string, mode(effects[i + 4])));
         i += 5;
         break;
       }
       case EffectKind.objectFetchBy: {
         const tx = transactionOf(env.ev);
         const key = effects[i + 4] as Uint8Array;
-        fetched(effects[i + 1] as number, tx.fetchByNow(effects[i + 2] as string, effects[i + 3] as string, decodePayload(key, 0, key.length), mode(effects[i + 5])));
+        fetched(fetches, effects[i + 1] as number, tx.fetchByNow(effects[i + 2] as string, effects[i + 3] as string, decodePayload(key, 0, key.length), mode(effects[i + 5])));
         i += 6;
         break;
       }
