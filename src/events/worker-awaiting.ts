@@ -68,15 +68,20 @@ export class AwaitingEvents {
     const record = new Float64Array(COMPLETE_N);
     record[F_START] = startMs;
     const turn = this.turn;
-    const done = (err: unknown): void => {
-      const awaitedMs = turn === this.turn ? 0 : Math.max(0, clock.now() - parkedAt);
-      this.finish(ev, entry, err, record, queueMs, handlerMs, syncIoMs + awaitedMs, awaitedMs);
-    };
     const objects = rt.objects;
     const committed = objects === null ? pending
       : pending.then(() => (ev.tx === undefined ? undefined : objects.commit(ev, record, () => this.rerun(ev, entry))));
-    committed.then(() => done(undefined), (err: unknown) => done(err ?? new Error('handler rejected with a nullish value')));
+    // Inline callbacks, not a named closure: one is made per parked event.
+    committed.then(() => this.finishSettled(ev, entry, undefined, record, turn, parkedAt, queueMs, handlerMs, syncIoMs),
+      (err: unknown) => this.finishSettled(ev, entry, err ?? new Error('handler rejected with a nullish value'), record, turn, parkedAt, queueMs, handlerMs, syncIoMs));
     return true;
+  }
+
+  /** A parked event's promise (and commit) settled: finishes it, with the time it awaited if it outlived its turn. */
+  private finishSettled(ev: RunningEvent, entry: HandlerEntry, err: unknown, record: Float64Array, turn: number, parkedAt: number,
+    queueMs: number, handlerMs: number, syncIoMs: number): void {
+    const awaitedMs = turn === this.turn ? 0 : Math.max(0, clock.now() - parkedAt);
+    this.finish(ev, entry, err, record, queueMs, handlerMs, syncIoMs + awaitedMs, awaitedMs);
   }
 
   private finish(ev: RunningEvent, entry: HandlerEntry, err: unknown, record: Float64Array, queueMs: number,
