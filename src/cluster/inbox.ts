@@ -1,8 +1,6 @@
 /**
  * This server's stream (main thread): a loop of `XREAD BLOCK` on the reader connection applies
- * every batch other servers wrote for it, in stream order, which is each sender's order. The
- * next read is sent before a reply's entries are applied (it starts after the reply's last
- * entry), so a batch written meanwhile is already on its way when they are done.
+ * every batch other servers wrote for it, in stream order, which is each sender's order.
  *
  * Each entry names its sender, the sender's process (epoch), its batch number and a sequence
  * number per (sender, receiver). A batch number seen before is a resend after a lost answer and
@@ -10,7 +8,6 @@
  * was not read, or lost with a Redis restart) and is logged and counted. Read entries are
  * trimmed away, so the stream holds only what is unread.
  */
-import type { Redis } from 'ioredis';
 import type { Logger } from '../log/logger.ts';
 import { describeError } from '../errors.ts';
 import type { ClusterConfig } from './config.ts';
@@ -59,22 +56,13 @@ export class Inbox {
     this.lastId = '0-0';
   }
 
-  /** One blocking read of the entries after `lastId`. */
-  private read(reader: Redis): Promise<XReadReply> {
-    const p = reader.xreadBuffer('COUNT', READ_COUNT, 'BLOCK', BLOCK_MS, 'STREAMS', this.key, this.lastId) as Promise<XReadReply>;
-    p.catch(() => undefined); // awaited by the loop; this keeps a read left pending at stop from being unhandled
-    return p;
-  }
-
   private async loop(): Promise<void> {
     const reader = this.link.reader;
-    let next: Promise<XReadReply> | null = null;
     while (!this.stopped) {
       let reply: XReadReply;
       try {
-        reply = await (next ?? this.read(reader));
+        reply = await reader.xreadBuffer('COUNT', READ_COUNT, 'BLOCK', BLOCK_MS, 'STREAMS', this.key, this.lastId) as XReadReply;
       } catch (err) {
-        next = null;
         if (this.stopped) break;
         // The connection is away: wait until ioredis has it back (or a second passes).
         await new Promise<void>((resolve) => {
@@ -87,14 +75,16 @@ export class Inbox {
         if (reader.status !== 'ready') this.log.vlog(1, `Cluster: reading the stream failed: ${describeError(err)}`);
         continue;
       }
-      next = null;
-      const entries = reply?.[0]?.[1];
-      if (entries === undefined || entries.length === 0 || this.stopped) continue;
-      this.lastId = entries[entries.length - 1]![0].toString();
-      // The next read goes out before these entries are applied: a batch written meanwhile is
-      // pushed to this server at once instead of waiting for the read to be issued again.
-      next = this.read(reader);
-      for (const [, fields] of entries) this.entry(fields);
+      if (reply === null || this.stopped) continue;
+      // The next read goes out once these are applied. Sent before, it saves a batch written
+      // meanwhile one round trip, but wakes Redis while this thread writes the frames, and on
+      // busy cores that cost more than it saved (see README, Benchmarks, cluster).
+      for (const [, entries] of reply) {
+        for (const [id, fields] of entries) {
+          this.lastId = id.toString();
+          this.entry(fields);
+        }
+      }
       this.scheduleTrim();
     }
   }
