@@ -176,7 +176,7 @@ test.serial('a stream holding more batches than one read returns is applied in o
       }
       await p.exec();
     };
-    // 700 entries at once take three reads (256 each), each sent while the one before is applied.
+    // 700 entries at once take three reads (256 entries each at most).
     await write(1, 700);
     await waitFor(() => got.length >= 700, 10000, 'the first 700 messages');
     // Then entries reach the read already waiting in Redis.
