@@ -7,7 +7,8 @@
  *
  * Measured in interleaved rounds (medians): peak messages per second; latency from the
  * sender's write to the receiver's read at a fixed rate (10,000 msgs/s); and, over every
- * measured window, the CPU time of A, B and Redis (from /proc) and the batches A flushed (its
+ * measured window, the CPU time of A, B and Redis and the time their threads waited for a CPU
+ * while runnable (both from /proc), and the batches A flushed (its
  * `rpc_stat` counters), from which Redis's cost per flush and per message is fitted: the cost
  * per message that the README's capacity estimate is built on.
  */
@@ -19,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { workerExecArgv } from '../src/events/dispatcher.ts';
 import { printReport } from './report.ts';
-import { freePort, processCpuMs, stopProcess } from './processes.ts';
+import { freePort, processCpuMs, processRunQueueMs, stopProcess } from './processes.ts';
 import { median } from './session-load.ts';
 import type { RelayResult, RelayTask } from './cluster-load-worker.ts';
 
@@ -85,6 +86,8 @@ interface Window {
   others: number;
   /** CPU µs per delivered message, per process. */
   cpu: Record<'a' | 'b' | 'redis', number>;
+  /** Milliseconds per second each process's threads waited for a CPU while runnable. */
+  runQueue: Record<'a' | 'b' | 'redis', number>;
   /** CPU ms of Redis over the window, and A's batches and messages flushed over it. */
   redisMs: number;
   batches: number;
@@ -102,6 +105,8 @@ async function relay(setup: Setup, receiver: Server, mode: RelayTask['mode'], ra
   const pids = { a: setup.a.child.pid!, b: setup.b.child.pid!, redis: setup.redis.pid! };
   const cpu0: Record<string, number> = {};
   const cpu1: Record<string, number> = {};
+  const wait0: Record<string, number> = {};
+  const wait1: Record<string, number> = {};
   let flushed0: Promise<[number, number]> | null = null;
   let flushed1: Promise<[number, number]> | null = null;
   const flushed = (): Promise<[number, number]> => Promise.all([counter(setup.a, 'batches_sent'), counter(setup.a, 'messages_sent')]);
@@ -116,12 +121,18 @@ async function relay(setup: Setup, receiver: Server, mode: RelayTask['mode'], ra
     const w = new Worker(code, { eval: true, workerData: task, execArgv: workerExecArgv() });
     w.on('message', (m: { counting?: boolean; done?: RelayResult; error?: string }) => {
       if (m.counting && ++counting === THREADS) {
-        for (const [name, pid] of Object.entries(pids)) cpu0[name] = processCpuMs(pid);
+        for (const [name, pid] of Object.entries(pids)) {
+          cpu0[name] = processCpuMs(pid);
+          wait0[name] = processRunQueueMs(pid);
+        }
         flushed0 = flushed();
       }
       if (m.done && !ended) {
         ended = true;
-        for (const [name, pid] of Object.entries(pids)) cpu1[name] = processCpuMs(pid);
+        for (const [name, pid] of Object.entries(pids)) {
+          cpu1[name] = processCpuMs(pid);
+          wait1[name] = processRunQueueMs(pid);
+        }
         flushed1 = flushed();
       }
       if (m.done) resolve(m.done);
@@ -136,9 +147,10 @@ async function relay(setup: Setup, receiver: Server, mode: RelayTask['mode'], ra
   const pct = (p: number): number => (lat.length === 0 ? NaN : lat[Math.min(lat.length - 1, Math.floor(lat.length * p))]! / 1000);
   const delivered = results.reduce((n, r) => n + r.delivered, 0);
   const per = (name: string): number => ((cpu1[name]! - cpu0[name]!) * 1000) / Math.max(1, delivered);
+  const waited = (name: string): number => (wait1[name]! - wait0[name]!) / seconds;
   return {
     perSec: delivered / seconds, p50Ms: pct(0.5), p99Ms: pct(0.99), delivered, others: results.reduce((n, r) => n + r.others, 0),
-    cpu: { a: per('a'), b: per('b'), redis: per('redis') }, redisMs: cpu1.redis! - cpu0.redis!, batches: b1 - b0, flushed: m1 - m0,
+    cpu: { a: per('a'), b: per('b'), redis: per('redis') }, runQueue: { a: waited('a'), b: waited('b'), redis: waited('redis') }, redisMs: cpu1.redis! - cpu0.redis!, batches: b1 - b0, flushed: m1 - m0,
   };
 }
 
@@ -190,16 +202,24 @@ export async function run(): Promise<void> {
       { label: 'CPU per message at peak, other server: A', value: pc.cpu.a, unit: 'µs/msg' },
       { label: 'CPU per message at peak, other server: B', value: pc.cpu.b, unit: 'µs/msg' },
       { label: 'CPU per message at peak, other server: Redis', value: pc.cpu.redis, unit: 'µs/msg' },
+      { label: `run-queue wait at ${RATE} msgs/s, same server: A`, value: s.runQueue.a, unit: 'ms/s' },
+      { label: `run-queue wait at ${RATE} msgs/s, other server: A`, value: c.runQueue.a, unit: 'ms/s' },
+      { label: `run-queue wait at ${RATE} msgs/s, other server: B`, value: c.runQueue.b, unit: 'ms/s' },
+      { label: `run-queue wait at ${RATE} msgs/s, other server: Redis`, value: c.runQueue.redis, unit: 'ms/s' },
       { label: `messages per batch at peak / at ${RATE} msgs/s`, value: msgsPerBatch(pc), unit: `/ ${msgsPerBatch(c).toFixed(1)}` },
       { label: 'Redis CPU per flush (fitted)', value: perFlushUs, unit: 'µs/flush' },
       { label: 'Redis CPU per message in a batch (fitted)', value: perMessageUs, unit: 'µs/msg' },
     ], {
       pairs: PAIRS, window: WINDOW, rounds: ROUNDS, rate: RATE,
-      same: { peak_msgs_per_sec: Math.round(peakOf('same')), p50_ms: r3(s.p50Ms), p99_ms: r3(s.p99Ms), peak_cpu_us_per_msg: { a: r3(mid(peaks.same, (w) => w.perSec).cpu.a) } },
+      same: {
+        peak_msgs_per_sec: Math.round(peakOf('same')), p50_ms: r3(s.p50Ms), p99_ms: r3(s.p99Ms), peak_cpu_us_per_msg: { a: r3(mid(peaks.same, (w) => w.perSec).cpu.a) },
+        rate_run_queue_ms_per_s: { a: r3(s.runQueue.a) },
+      },
       cross: {
         peak_msgs_per_sec: Math.round(peakOf('cross')), p50_ms: r3(c.p50Ms), p99_ms: r3(c.p99Ms),
         peak_cpu_us_per_msg: { a: r3(pc.cpu.a), b: r3(pc.cpu.b), redis: r3(pc.cpu.redis) },
         rate_cpu_us_per_msg: { a: r3(c.cpu.a), b: r3(c.cpu.b), redis: r3(c.cpu.redis) },
+        rate_run_queue_ms_per_s: { a: r3(c.runQueue.a), b: r3(c.runQueue.b), redis: r3(c.runQueue.redis) },
         messages_per_batch: { peak: r3(msgsPerBatch(pc)), rate: r3(msgsPerBatch(c)) },
       },
       redis_fit: { us_per_flush: r3(perFlushUs), us_per_message: r3(perMessageUs) },

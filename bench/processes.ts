@@ -48,6 +48,22 @@ export function processCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
+/**
+ * Milliseconds the process's threads have spent runnable but waiting for a CPU so far (the
+ * run-queue delay of `/proc/<pid>/task/<tid>/schedstat`; threads that ended are not counted).
+ */
+export function processRunQueueMs(pid: number): number {
+  let ns = 0;
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return ns / 1e6;
+}
+
 /** Resident memory of the process in kB. */
 export function rssKb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
