@@ -116,7 +116,11 @@ test('a server whose Redis cannot be reached does not start, and says why', asyn
   t.regex(String(err), new RegExp(`exited 1: gsf: Cluster: cannot reach Redis at redis://127\\.0\\.0\\.1:${port} within 300 ms \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\); check Cluster\\.redis_url and that Redis runs`));
 });
 
-test.serial('a batch sent twice is applied once; batches that never arrived are logged and counted', async (t) => {
+/**
+ * Two servers and a Redis client writing straight into B's stream, with a session on B whose
+ * `n` frames are collected; `body` runs with them, and everything is stopped after.
+ */
+async function withStreamTarget(body: (s: { b: GsfProcess; writer: Redis; targetId: number; stream: string; got: Array<{ n: number }> }) => Promise<void>): Promise<void> {
   const redis = await startRedis();
   const [a, b] = await pair(redis);
   const writer = new Redis(redis.url);
@@ -124,12 +128,21 @@ test.serial('a batch sent twice is applied once; batches that never arrived are 
     const target = await b.connect();
     const targetId = (await target.request<{ sessionId: number }>('c.where')).sessionId;
     const got = collect<{ n: number }>(target, 'n');
+    await body({ b, writer, targetId, stream: `gsf:stream:${b.serverId}`, got });
+  } finally {
+    writer.disconnect();
+    await Promise.all([a.stop(), b.stop()]);
+    await redis.stop();
+  }
+}
+
+test.serial('a batch sent twice is applied once; batches that never arrived are logged and counted', async (t) => {
+  await withStreamTarget(async ({ b, writer, targetId, stream, got }) => {
     const batch = (n: number): Buffer => {
       const w = new RecordWriter();
       w.send(targetId, JSON.stringify({ type: 'n', body: { n } }));
       return w.take();
     };
-    const stream = `gsf:stream:${b.serverId}`;
     const entry = (bn: number, seq: number, n: number): Promise<unknown> =>
       writer.xadd(stream, '*', 's', 'other:1', 'e', 'e1', 'b', String(bn), 'q', String(seq), 'd', batch(n));
     await entry(1, 1, 1);
@@ -150,22 +163,11 @@ test.serial('a batch sent twice is applied once; batches that never arrived are 
     t.is(await value(b, 'rpc_stat/bad_batches'), 1);
     // Read entries are trimmed away.
     await waitFor(async () => (await writer.xlen(stream)) <= 1, 5000, 'the stream to be trimmed');
-  } finally {
-    writer.disconnect();
-    await Promise.all([a.stop(), b.stop()]);
-    await redis.stop();
-  }
+  });
 });
 
 test.serial('a stream holding more batches than one read returns is applied in order, each batch once, and so is what comes after', async (t) => {
-  const redis = await startRedis();
-  const [a, b] = await pair(redis);
-  const writer = new Redis(redis.url);
-  try {
-    const target = await b.connect();
-    const targetId = (await target.request<{ sessionId: number }>('c.where')).sessionId;
-    const got = collect<{ n: number }>(target, 'n');
-    const stream = `gsf:stream:${b.serverId}`;
+  await withStreamTarget(async ({ b, writer, targetId, stream, got }) => {
     // Batches 1..n of sender other:1, each one message `n`, written in one round trip.
     const write = async (from: number, count: number): Promise<void> => {
       const p = writer.pipeline();
@@ -186,11 +188,7 @@ test.serial('a stream holding more batches than one read returns is applied in o
     t.is(await value(b, 'rpc_stat/batches_received'), 800);
     t.is(await value(b, 'rpc_stat/duplicate_batches'), 0);
     t.is(await value(b, 'rpc_stat/lost_batches'), 0);
-  } finally {
-    writer.disconnect();
-    await Promise.all([a.stop(), b.stop()]);
-    await redis.stop();
-  }
+  });
 });
 
 test.serial('a Redis operation slower than warning_threshold_slow_distribution_in_sec writes the slow-distribution line', async (t) => {
