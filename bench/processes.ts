@@ -11,7 +11,9 @@ const TICK_MS = 10; // USER_HZ is 100 on Linux
 /** `GSF_BENCH_CPU_PROF=<dir>`: node options that make each server thread write a V8 CPU profile there when it stops. */
 export function profileArgs(): string[] {
   const dir = process.env.GSF_BENCH_CPU_PROF;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+  if (!dir) return [];
+  const interval = process.env.GSF_BENCH_CPU_PROF_INTERVAL_US;
+  return ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...(interval ? [`--cpu-prof-interval=${interval}`] : [])];
 }
 
 /** Runs `node args…` from the project root; resolves once its standard output matches `ready` (group 1: the port). */

@@ -4,7 +4,7 @@
  * envelopes. A session id carries its codec in its lowest bit (see `sessionCodec`), so a
  * worker knows how to decode or encode for any session without a lookup.
  */
-import { Packr, Unpackr } from 'msgpackr';
+import { Packr, REUSE_BUFFER_MODE, Unpackr } from 'msgpackr';
 import type { NetworkFrame } from '../events/types.ts';
 import { ProtocolError, type CodecName, type Envelope, type ProtocolErrorCode } from './protocol.ts';
 
@@ -229,9 +229,38 @@ export function decodeFrame(bytes: Uint8Array, codec: CodecName): Envelope {
   return checkEnvelope(value);
 }
 
+/**
+ * msgpackr reads strings in JavaScript only while the source ends before this offset; past it,
+ * every string goes through its native extractor, a call that costs more than a small frame's
+ * whole decode. A frame sits anywhere in a claim buffer, so small ones are decoded from a copy.
+ */
+const JS_STRINGS_BELOW = 140;
+const smallSource = new Uint8Array(JS_STRINGS_BELOW - 1);
+
 /** Decodes `bytes[start, end)` as exactly one msgpack value, or throws. */
 function unpackRange(bytes: Uint8Array, start: number, end: number): unknown {
-  return unpackr.unpack(bytes, { start, end });
+  const length = end - start;
+  if (end < JS_STRINGS_BELOW || length > smallSource.length) return unpackr.unpack(bytes, { start, end });
+  for (let i = 0; i < length; i++) smallSource[i] = bytes[start + i]!;
+  return unpackr.unpack(smallSource, { start: 0, end: length });
+}
+
+/** A pack whose bytes stay in msgpackr's buffer, between `start` and `end`, until the next pack. */
+type PackedInPlace = Uint8Array & { start: number; end: number };
+
+/** Packs `value` into msgpackr's own buffer, with no view made of it. */
+function packInPlace(value: unknown): PackedInPlace {
+  return packr.pack(value, REUSE_BUFFER_MODE) as unknown as PackedInPlace;
+}
+
+/** Copies msgpackr's last packed bytes into `into` at `at`; returns their length. */
+function copyPacked(packed: PackedInPlace, into: Uint8Array, at: number): number {
+  const { start, end } = packed;
+  const length = end - start;
+  // A loop beats making a view (Buffer's subarray looks up its species) for the usual small body.
+  if (length <= 64) for (let i = 0; i < length; i++) into[at + i] = packed[start + i]!;
+  else into.set(packed.subarray(start, end), at);
+  return length;
 }
 
 /** How many bytes the msgpack integer starting with `head` takes, or 0 if `head` starts none. */
@@ -344,7 +373,7 @@ export function encodeFrameTransient(codec: CodecName, type: string, body: unkno
 /** Per message type, the msgpack bytes of `{type, body:` (a map of 2, and of 3 with an id). */
 const msgpackPrefixes = new Map<string, [Uint8Array, Uint8Array]>();
 // `a2 "id"`: the key of the request id, after the body.
-const ID_KEY_BYTES = Uint8Array.of(0xa2, 0x69, 0x64);
+const ID_KEY_BYTES = 3;
 let scratch = new Uint8Array(4096);
 
 /**
@@ -358,25 +387,21 @@ function msgpackFrame(type: string, body: unknown, id: number | undefined): Uint
     // The envelope with a nil body, less the nil: what every frame of this type starts with.
     const two = packr.pack({ type, body: null });
     const three = packr.pack({ type, body: null, id: 0 });
-    prefixes = [two.slice(0, two.length - 1), three.slice(0, three.length - 1 - ID_KEY_BYTES.length - 1)];
+    prefixes = [two.slice(0, two.length - 1), three.slice(0, three.length - 1 - ID_KEY_BYTES - 1)];
     if (msgpackPrefixes.size < MAX_JSON_PREFIXES) msgpackPrefixes.set(type, prefixes);
   }
   const prefix = prefixes[id === undefined ? 0 : 1];
-  const packed = packr.pack(body);
-  let size = prefix.length + packed.length;
-  if (size > scratch.length) scratch = new Uint8Array(Math.max(size, scratch.length * 2));
-  scratch.set(prefix, 0);
-  scratch.set(packed, prefix.length);
+  const packed = packInPlace(body);
+  let size = prefix.length + packed.end - packed.start;
+  if (size + 12 > scratch.length) scratch = new Uint8Array(Math.max(size + 12, scratch.length * 2));
+  for (let i = 0; i < prefix.length; i++) scratch[i] = prefix[i]!;
+  copyPacked(packed, scratch, prefix.length);
   if (id !== undefined) {
-    const idBytes = packr.pack(id);
-    if (size + 3 + idBytes.length > scratch.length) {
-      const grown = new Uint8Array((size + 3 + idBytes.length) * 2);
-      grown.set(scratch.subarray(0, size));
-      scratch = grown;
-    }
-    scratch.set(ID_KEY_BYTES, size);
-    scratch.set(idBytes, size + 3);
-    size += 3 + idBytes.length;
+    // `a2 "id"` and the id (at most 9 bytes): the 12 bytes kept free above.
+    scratch[size] = 0xa2;
+    scratch[size + 1] = 0x69;
+    scratch[size + 2] = 0x64;
+    size += 3 + copyPacked(packInPlace(id), scratch, size + 3);
   }
   return scratch.subarray(0, size);
 }

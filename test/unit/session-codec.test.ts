@@ -148,15 +148,20 @@ test('the canonical msgpack fast path gives msgpackr results or leaves the frame
   const packr = new Packr({ useRecords: false });
   const unpackr = new Unpackr({ useRecords: false });
   let claim = 0;
-  // Each frame sits inside a larger buffer, as in a worker's claim buffer, between junk bytes.
-  const fast = (frame: Uint8Array, type: string) => {
-    const bytes = new Uint8Array(frame.length + 8);
+  // Each frame sits inside a larger buffer, as in a worker's claim buffer, between junk bytes:
+  // near its start, and far into it (msgpackr reads strings differently past 140 bytes).
+  const at = (offset: number) => (frame: Uint8Array, type: string) => {
+    const bytes = new Uint8Array(offset + frame.length + 4);
     bytes.fill(0xa2);
-    bytes.set(frame, 4);
-    return decodeCanonicalMsgpack({ bytes, start: 4, end: 4 + frame.length, claim: ++claim, claimEnd: bytes.length }, type);
+    bytes.set(frame, offset);
+    return decodeCanonicalMsgpack({ bytes, start: offset, end: offset + frame.length, claim: ++claim, claimEnd: bytes.length }, type);
   };
+  const fast = at(4);
+  const deep = at(4000);
   const envelopes: Array<Record<string, unknown>> = [
     { type: 'echo', body: { n: 1, text: 'hello' } },
+    { type: 'echo', body: { names: ['a'.repeat(20), 'b'.repeat(40), 'ünï'], long: 'c'.repeat(200) }, id: 9 },
+    { type: 'echo', body: { s: 'd'.repeat(100), t: 'e'.repeat(31) } },
     { type: 'echo', body: { n: 1 }, id: 42 },
     { type: 'echo', body: 7, id: 0 },
     { type: 'echo', body: -5 },
@@ -172,6 +177,7 @@ test('the canonical msgpack fast path gives msgpackr results or leaves the frame
     // What the full decoder gives (a frame's bytes in a Uint8Array, as on a worker).
     const full = decodeFrame(frame, 'msgpack');
     t.deepEqual(fast(frame, 'echo'), full, JSON.stringify(e));
+    t.deepEqual(deep(frame, 'echo'), full, JSON.stringify(e));
     t.deepEqual(full, unpackr.unpack(frame) as unknown as typeof full);
     // A fixmap header (as other msgpack writers put it) reads the same.
     const fix = Uint8Array.from([0x80 + Object.keys(e).length, ...frame.subarray(3)]);
