@@ -1,8 +1,10 @@
 /**
  * The baseline servers of bench/sessions, each run as its own process as gsf is:
- *   node --import tsx bench/session-baselines.ts uws|ws
+ *   node --import tsx bench/session-baselines.ts uws|uws-hop|ws
  * prints `port=N` once listening on 127.0.0.1 and exits on SIGTERM.
  * - uws: a raw uWebSockets.js echo (no decoding, no events, no threads);
+ * - uws-hop: the same echo with one round trip through a worker thread per frame
+ *   (bench/session-hop-baseline.ts), for the light-load part;
  * - ws: a `ws` server running the benchmark's handler inline (decode, handler, encode on one
  *   thread): JSON text frames, or msgpack binary frames as gsf's msgpack sessions carry.
  */
@@ -10,6 +12,7 @@ import uWS from 'uWebSockets.js';
 import { WebSocketServer } from 'ws';
 import { Packr } from 'msgpackr';
 import { echo } from './plugins/sessions/index.ts';
+import { uwsHopEcho } from './session-hop-baseline.ts';
 
 function uwsEcho(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -43,10 +46,10 @@ function wsServer(): Promise<number> {
 }
 
 const kind = process.argv[2];
-if (kind !== 'uws' && kind !== 'ws') {
-  process.stderr.write('usage: session-baselines.ts uws|ws\n');
+if (kind !== 'uws' && kind !== 'uws-hop' && kind !== 'ws') {
+  process.stderr.write('usage: session-baselines.ts uws|uws-hop|ws\n');
   process.exit(2);
 }
-const port = await (kind === 'uws' ? uwsEcho() : wsServer());
+const port = await (kind === 'uws' ? uwsEcho() : kind === 'uws-hop' ? uwsHopEcho() : wsServer());
 process.on('SIGTERM', () => process.exit(0));
 process.stdout.write(`port=${port}\n`);

@@ -36,7 +36,7 @@ export async function gsfServer(eventThreads: number, sessionArgs: Record<string
 }
 
 /** A baseline server of bench/session-baselines.ts in its own process. */
-export async function baselineServer(kind: 'uws' | 'ws'): Promise<Server> {
+export async function baselineServer(kind: 'uws' | 'uws-hop' | 'ws'): Promise<Server> {
   const started = await startProcess([...workerExecArgv(), path.join(here, 'session-baselines.ts'), kind], /port=(\d+)/);
-  return { name: kind === 'uws' ? 'raw uWS' : 'ws', ...started };
+  return { name: { uws: 'raw uWS', 'uws-hop': 'uWS + worker hop', ws: 'ws' }[kind], ...started };
 }

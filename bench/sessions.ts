@@ -91,10 +91,15 @@ async function measure(servers: Server[]): Promise<Map<string, Measured>> {
   }));
 }
 
-/** Rows and JSON of the light-load part: gsf against the raw echo at each rate. */
+/**
+ * Rows and JSON of the light-load part: gsf against the raw echo at each rate, and against the
+ * same echo with one round trip through a worker thread (the floor of running handlers off the
+ * I/O thread on this machine).
+ */
 function lightReport(light: Map<string, LightResult>): { rows: BenchRow[]; json: Record<string, unknown> } {
   const g = light.get('gsf')!;
   const raw = light.get('raw uWS')!;
+  const hop = light.get('uWS + worker hop')!;
   const rows: BenchRow[] = [
     { label: 'light: gsf idle CPU (percent of a core)', value: g.idleCpuPercent, unit: '%' },
     { label: 'light: raw uWS idle CPU (percent of a core)', value: raw.idleCpuPercent, unit: '%' },
@@ -109,6 +114,8 @@ function lightReport(light: Map<string, LightResult>): { rows: BenchRow[]; json:
       { label: `${where}: ratio gsf / raw uWS CPU`, value: a.cpuPercent / b.cpuPercent, unit: 'x' },
       { label: `${where}: gsf CPU per message`, value: a.cpuUsPerMsg, unit: 'µs/msg' },
       { label: `${where}: raw uWS CPU per message`, value: b.cpuUsPerMsg, unit: 'µs/msg' },
+      { label: `${where}: uWS + worker hop CPU per message`, value: hop.rates[i]!.cpuUsPerMsg, unit: 'µs/msg' },
+      { label: `${where}: ratio gsf / uWS + worker hop CPU`, value: a.cpuPercent / hop.rates[i]!.cpuPercent, unit: 'x' },
     );
   });
   const first = (r: LightResult) => r.rates[0]!.load;
@@ -117,16 +124,19 @@ function lightReport(light: Map<string, LightResult>): { rows: BenchRow[]; json:
     { label: `light, ${LIGHT_RATES[0].perSec} msgs/s: gsf p99 round trip (µs)`, value: first(g).p99Ms * 1000, unit: 'µs' },
     { label: `light, ${LIGHT_RATES[0].perSec} msgs/s: raw uWS p50 round trip (µs)`, value: first(raw).p50Ms * 1000, unit: 'µs' },
     { label: `light, ${LIGHT_RATES[0].perSec} msgs/s: raw uWS p99 round trip (µs)`, value: first(raw).p99Ms * 1000, unit: 'µs' },
+    { label: `light, ${LIGHT_RATES[0].perSec} msgs/s: uWS + worker hop p50 round trip (µs)`, value: first(hop).p50Ms * 1000, unit: 'µs' },
+    { label: `light, ${LIGHT_RATES[0].perSec} msgs/s: uWS + worker hop p99 round trip (µs)`, value: first(hop).p99Ms * 1000, unit: 'µs' },
   );
   const ratios = LIGHT_RATES.map((rate, i) => ({
     msgs_per_sec: rate.perSec, cpu_gsf_vs_uws: +(g.rates[i]!.cpuPercent / raw.rates[i]!.cpuPercent).toFixed(2),
+    cpu_gsf_vs_uws_worker_hop: +(g.rates[i]!.cpuPercent / hop.rates[i]!.cpuPercent).toFixed(2),
   }));
-  return { rows, json: { event_threads: 1, gsf: lightJson(g), baseline_uws_echo: lightJson(raw), ratios } };
+  return { rows, json: { event_threads: 1, gsf: lightJson(g), baseline_uws_echo: lightJson(raw), baseline_uws_worker_hop: lightJson(hop), ratios } };
 }
 
 /** `--light`: only the light-load part, against a gsf with one event thread and the raw echo. */
 async function runLight(): Promise<void> {
-  const servers = [await gsfServer(1), await baselineServer('uws')];
+  const servers = [await gsfServer(1), await baselineServer('uws'), await baselineServer('uws-hop')];
   try {
     const { rows, json } = lightReport(await lightLoad(servers));
     printReport('sessions --light', rows, { cores: os.availableParallelism(), light: json });
@@ -154,7 +164,9 @@ export async function run(args: string[] = []): Promise<void> {
     measured = await measure(servers);
     // The light-load part wants one event thread; the measured gsf has it on 2 cores.
     const lightGsf = EVENT_THREADS === 1 ? servers[0]! : await gsfServer(1);
-    light = await lightLoad([lightGsf, servers[1]!]);
+    const hop = await baselineServer('uws-hop');
+    light = await lightLoad([lightGsf, servers[1]!, hop]);
+    await stopProcess(hop.child);
     if (lightGsf !== servers[0]) await stopProcess(lightGsf.child);
   } finally {
     await Promise.all(servers.map((s) => stopProcess(s.child)));

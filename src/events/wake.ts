@@ -17,6 +17,7 @@ const GENERATION = 0; // bumped each time events became ready
 const SLEEPERS = 1; // workers asleep or about to sleep
 const SEEKERS = 2; // workers awake and looking for work (spinning)
 const EPOCH = 3; // serve loops of an older epoch stop (pool replaced, server stopping)
+const SLOTS_SEEN = 4; // one past the highest slot that ever slept: wake-ups scan no further
 /** First counter cell free for other features (`counterCell`). */
 const FEATURE_BASE = 8;
 const FEATURE_CELLS = 8;
@@ -43,7 +44,8 @@ export function workReady(): void {
 
 /** Wakes one sleeping worker, if any; true if one was woken. */
 export function wakeOne(): boolean {
-  for (let i = WORKER_BASE; i < PARKED_BASE; i++) {
+  const end = WORKER_BASE + Atomics.load(cells, SLOTS_SEEN);
+  for (let i = WORKER_BASE; i < end; i++) {
     if (Atomics.load(cells, i) === 1 && Atomics.compareExchange(cells, i, 1, 0) === 1) {
       Atomics.notify(cells, i, 1);
       return true;
@@ -54,7 +56,8 @@ export function wakeOne(): boolean {
 
 /** Wakes every sleeping worker (a new epoch: they check whether to stop). */
 export function wakeAll(): void {
-  for (let i = WORKER_BASE; i < PARKED_BASE; i++) {
+  const end = WORKER_BASE + Atomics.load(cells, SLOTS_SEEN);
+  for (let i = WORKER_BASE; i < end; i++) {
     if (Atomics.load(cells, i) === 1 && Atomics.compareExchange(cells, i, 1, 0) === 1) Atomics.notify(cells, i, 1);
   }
 }
@@ -103,6 +106,10 @@ export function endSeeking(): void {
  */
 export async function sleep(slot: number, seen: number, maxMs: number, keepLoop: boolean): Promise<void> {
   const cell = WORKER_BASE + slot;
+  // Raised before the sleep is announced: a waker that sees us sleeping scans far enough.
+  for (let seen = Atomics.load(cells, SLOTS_SEEN); seen <= slot; seen = Atomics.load(cells, SLOTS_SEEN)) {
+    Atomics.compareExchange(cells, SLOTS_SEEN, seen, slot + 1);
+  }
   Atomics.store(cells, cell, 1);
   Atomics.add(cells, SLEEPERS, 1);
   try {
