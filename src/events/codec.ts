@@ -15,8 +15,25 @@ export function encodePayload(payload: unknown): Uint8Array | null {
   return packr.pack(payload);
 }
 
+/**
+ * msgpackr reads strings in JavaScript only while the source ends before this offset; past it,
+ * every string goes through its native extractor, a call that costs more than a small value's
+ * whole decode. Values anywhere in a larger buffer (a worker's claim) are decoded from a copy
+ * when small, with no view or DataView made per value.
+ */
+const JS_STRINGS_BELOW = 140;
+const smallSource = new Uint8Array(JS_STRINGS_BELOW - 1);
+
+/** Decodes `bytes[start, end)` with `using` as exactly one msgpack value, or throws. */
+export function unpackRange(using: Unpackr, bytes: Uint8Array, start: number, end: number): unknown {
+  const length = end - start;
+  if (end < JS_STRINGS_BELOW || length > smallSource.length) return using.unpack(bytes, { start, end });
+  for (let i = 0; i < length; i++) smallSource[i] = bytes[start + i]!;
+  return using.unpack(smallSource, { start: 0, end: length });
+}
+
 /** Decodes `length` bytes at `offset` of `bytes`; no bytes decode to undefined. */
 export function decodePayload(bytes: Uint8Array, offset: number, length: number): unknown {
   if (length === 0) return undefined;
-  return unpackr.unpack(bytes.subarray(offset, offset + length));
+  return unpackRange(unpackr, bytes, offset, offset + length);
 }

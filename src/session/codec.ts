@@ -5,6 +5,7 @@
  * worker knows how to decode or encode for any session without a lookup.
  */
 import { Packr, REUSE_BUFFER_MODE, Unpackr } from 'msgpackr';
+import { unpackRange as unpackRangeWith } from '../events/codec.ts';
 import type { NetworkFrame } from '../events/types.ts';
 import { ProtocolError, type CodecName, type Envelope, type ProtocolErrorCode } from './protocol.ts';
 
@@ -229,20 +230,9 @@ export function decodeFrame(bytes: Uint8Array, codec: CodecName): Envelope {
   return checkEnvelope(value);
 }
 
-/**
- * msgpackr reads strings in JavaScript only while the source ends before this offset; past it,
- * every string goes through its native extractor, a call that costs more than a small frame's
- * whole decode. A frame sits anywhere in a claim buffer, so small ones are decoded from a copy.
- */
-const JS_STRINGS_BELOW = 140;
-const smallSource = new Uint8Array(JS_STRINGS_BELOW - 1);
-
 /** Decodes `bytes[start, end)` as exactly one msgpack value, or throws. */
 function unpackRange(bytes: Uint8Array, start: number, end: number): unknown {
-  const length = end - start;
-  if (end < JS_STRINGS_BELOW || length > smallSource.length) return unpackr.unpack(bytes, { start, end });
-  for (let i = 0; i < length; i++) smallSource[i] = bytes[start + i]!;
-  return unpackr.unpack(smallSource, { start: 0, end: length });
+  return unpackRangeWith(unpackr, bytes, start, end);
 }
 
 /** A pack whose bytes stay in msgpackr's buffer, between `start` and `end`, until the next pack. */

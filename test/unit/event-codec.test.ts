@@ -1,0 +1,32 @@
+import test from 'ava';
+import { decodePayload, encodePayload } from '../../src/events/codec.ts';
+
+test('event payloads decode to what was encoded, at any offset of a claim buffer', (t) => {
+  const payloads: unknown[] = [
+    0, -7, 2 ** 40, 1.5, 'x', '', 'ünï ☃', true, null, [1, 'a', null],
+    { method: 'GET', path: '/cs-api/v1/account/player7/', params: { id: 'player7' }, query: {}, body: null },
+    { names: ['a'.repeat(20), 'b'.repeat(40)], long: 'c'.repeat(200), nested: { deep: ['d'.repeat(130)] } },
+    new Date(1_700_000_000_000), new Set(['s', 't']),
+    { blob: new Uint8Array([1, 2, 3]), big: new Uint8Array(300).fill(9) },
+  ];
+  for (const payload of payloads) {
+    const bytes = encodePayload(payload)!;
+    // Near the start of the buffer, and far into it (msgpackr reads strings differently past 140 bytes).
+    for (const offset of [0, 3, 137, 4000]) {
+      const claim = new Uint8Array(offset + bytes.length + 16).fill(0xc1);
+      claim.set(bytes, offset);
+      const value = decodePayload(claim, offset, bytes.length);
+      t.deepEqual(value, payload, `${JSON.stringify(payload, (_k, v) => (v instanceof Set ? [...v] : v))?.slice(0, 60)} at ${offset}`);
+      // Binary values are copies: the next claim overwrites the buffer.
+      if (payload !== null && typeof payload === 'object' && 'blob' in payload) {
+        claim.fill(0);
+        t.deepEqual((value as { blob: Uint8Array }).blob, new Uint8Array([1, 2, 3]));
+      }
+    }
+  }
+  t.is(encodePayload(undefined), null);
+  t.is(decodePayload(new Uint8Array(8), 4, 0), undefined);
+  // A value that ends before its range does is refused, as before.
+  const two = new Uint8Array([0x01, 0x02]);
+  t.throws(() => decodePayload(two, 0, 2));
+});
