@@ -124,10 +124,26 @@ export function escapeLogText(text: string): string {
   return UNSAFE_TEST.test(text) ? text.replace(UNSAFE, escapeChar) : text;
 }
 
+/** `YYYYMMDD HH:MM:SS.` of the second last stamped: lines of one second share it. */
+let stampSecond = -1;
+let stampPrefix = '';
+
+/** `YYYYMMDD HH:MM:SS.mmm` (UTC) of now. */
+function stampNow(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== stampSecond) {
+    const d = new Date(second * 1000);
+    stampPrefix = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())} ` +
+      `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.`;
+    stampSecond = second;
+  }
+  const ms = now - second * 1000;
+  return stampPrefix + (ms < 10 ? `00${ms}` : ms < 100 ? `0${ms}` : `${ms}`);
+}
+
 function textLine(level: number, thread: string, msg: string, fields?: LogFields): string {
-  const d = new Date();
-  const stamp = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())} ` +
-    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}`;
+  const stamp = stampNow();
   const extra = fields && Object.keys(fields).length > 0 ? ` ${escapeLogText(JSON.stringify(fields))}` : '';
   return `${LEVEL_NAMES[level]![0]}${stamp} ${thread}] ${escapeLogText(msg)}${extra}\n`;
 }

@@ -83,3 +83,28 @@ test('groupLines writes a burst of lines together when it ends, whole and in ord
   t.true(writes.length >= 3 && writes.length <= 6, `writes: ${writes.join(', ')}`);
   t.true(writes.every((n) => n <= 4096));
 });
+
+test('text lines carry the UTC time of the write, to the millisecond, across seconds', async (t) => {
+  const { log, read } = logTo('text');
+  const stamps: Array<[number, number]> = [];
+  // Lines within one second and across the next: the cached part of the stamp must follow.
+  const until = Date.now() + 1100;
+  while (Date.now() < until) {
+    const before = Date.now();
+    log.info('tick');
+    stamps.push([before, Date.now()]);
+    await new Promise((r) => setTimeout(r, 7));
+  }
+  const lines = read().trim().split('\n');
+  t.is(lines.length, stamps.length);
+  const seconds = new Set<number>();
+  lines.forEach((line, i) => {
+    const m = /^I(\d{4})(\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3}) main\] tick$/.exec(line);
+    t.truthy(m, line);
+    const [, y, mo, d, h, mi, s, ms] = m!.map(Number);
+    const at = Date.UTC(y!, mo! - 1, d!, h!, mi!, s!, ms!);
+    t.true(at >= stamps[i]![0] && at <= stamps[i]![1], `${line}: written between ${stamps[i]![0]} and ${stamps[i]![1]}`);
+    seconds.add(Math.floor(at / 1000));
+  });
+  t.true(seconds.size >= 2);
+});
