@@ -131,21 +131,23 @@ function queryRoutes(router: ConsoleRouter, side: ConsoleSide, services: Handler
  * is written (PendingRequests), the ones answered here (refusals, registry reads) at once.
  */
 function audited(log: Logger, handler: RouteHandler): RouteHandler {
+  // No closure per request: the loader names each one with a defineProperty call.
   return (req) => {
     const start = performance.now();
-    const line = (status: number): void => {
-      log.info(`cs-api audit: method=${req.method}, path=${req.path}, status=${status}, duration_in_ms=${(performance.now() - start).toFixed(3)}`);
-    };
     let result: ApiResponse | Promise<ApiResponse>;
     try {
       result = handler(req);
     } catch (err) {
-      line(err instanceof GsfError && err.status > 0 ? err.status : 500);
+      auditLine(log, req, err instanceof GsfError && err.status > 0 ? err.status : 500, start);
       throw err;
     }
-    if (!(result instanceof Promise)) line(result.status);
+    if (!(result instanceof Promise)) auditLine(log, req, result.status, start);
     return result;
   };
+}
+
+function auditLine(log: Logger, req: ApiRequest, status: number, start: number): void {
+  log.info(`cs-api audit: method=${req.method}, path=${req.path}, status=${status}, duration_in_ms=${(performance.now() - start).toFixed(3)}`);
 }
 
 /** The console's router: every route added through it is audited. */

@@ -365,6 +365,23 @@ const msgpackPrefixes = new Map<string, [Uint8Array, Uint8Array]>();
 // `a2 "id"`: the key of the request id, after the body.
 const ID_KEY_BYTES = 3;
 let scratch = new Uint8Array(4096);
+/**
+ * Views of the scratch buffer's first bytes by length, made once: a reply's view costs no
+ * allocation (frames of one kind mostly repeat a few lengths).
+ */
+const SMALL_VIEWS = 256;
+let scratchViews: Array<Uint8Array | undefined> = [];
+
+/** `scratch[0, size)`. */
+function scratchView(size: number): Uint8Array {
+  if (size >= SMALL_VIEWS) return scratch.subarray(0, size);
+  let view = scratchViews[size];
+  if (view === undefined) {
+    view = scratch.subarray(0, size);
+    scratchViews[size] = view;
+  }
+  return view;
+}
 
 /**
  * The msgpack bytes of `{type, body, id}` as msgpackr writes the envelope: the type's cached
@@ -383,7 +400,10 @@ function msgpackFrame(type: string, body: unknown, id: number | undefined): Uint
   const prefix = prefixes[id === undefined ? 0 : 1];
   const packed = packInPlace(body);
   let size = prefix.length + packed.end - packed.start;
-  if (size + 12 > scratch.length) scratch = new Uint8Array(Math.max(size + 12, scratch.length * 2));
+  if (size + 12 > scratch.length) {
+    scratch = new Uint8Array(Math.max(size + 12, scratch.length * 2));
+    scratchViews = [];
+  }
   for (let i = 0; i < prefix.length; i++) scratch[i] = prefix[i]!;
   copyPacked(packed, scratch, prefix.length);
   if (id !== undefined) {
@@ -393,7 +413,7 @@ function msgpackFrame(type: string, body: unknown, id: number | undefined): Uint
     scratch[size + 2] = 0x64;
     size += 3 + copyPacked(packInPlace(id), scratch, size + 3);
   }
-  return scratch.subarray(0, size);
+  return scratchView(size);
 }
 
 /** Text of a frame for logging. */
