@@ -27,13 +27,11 @@ class AnswerSink implements WorkerEffects, AnswerTarget {
   private ready: AnswerBatch = [];
   /** Answers of events that have not finished, by event. */
   private readonly waiting = new Map<HeldEffects, AnswerRecord[]>();
-  /** The request each running API event handles (a rerun answers it again). */
-  private readonly calls = new WeakMap<HeldEffects, ApiCall>();
   private soon = false;
 
-  /** Starts a request's call on its event (again on a rerun). */
+  /** Starts a request's call on its event (again on a rerun): a rerun answers it again. */
   track(call: ApiCall): void {
-    this.calls.set(call.event, call);
+    call.event.call = call;
   }
 
   deliver(call: WriterCall, record: AnswerRecord): void {
@@ -82,7 +80,7 @@ class AnswerSink implements WorkerEffects, AnswerTarget {
     // An object conflict (the handler runs again and answers again), a failure with discarded
     // changes (the failure answer follows) or a timeout (the main thread answers 504).
     if (!this.waiting.delete(event)) return;
-    const call = this.calls.get(event);
+    const call = event.call as ApiCall | undefined;
     if (call !== undefined) call.answered = false;
   }
 

@@ -52,8 +52,6 @@ interface RunningCall extends ApiCall {
   error: unknown;
 }
 
-const calls = new WeakMap<RunningEvent, RunningCall>();
-
 /** Answers a handler's failure unless it answered already (dropping that answer with the event's changes). */
 function failed(sink: AnswerSink, c: RunningCall, target: ApiTarget, err: unknown): PluginError {
   c.error = err;
@@ -67,11 +65,11 @@ function failed(sink: AnswerSink, c: RunningCall, target: ApiTarget, err: unknow
 
 function runApiEvent(rt: EventRuntime, reg: Registry, sink: AnswerSink, payload: ApiPayload, ev: RunningEvent): unknown {
   const [rid, key, label, args] = payload;
-  let call = calls.get(ev);
+  let call = ev.call as RunningCall | undefined;
   if (call === undefined) {
     // One call per event: a rerun after an object conflict answers the same request.
     call = { rid, label, answered: false, event: ev, finished: false, error: undefined };
-    calls.set(ev, call);
+    ev.call = call;
     const c = call;
     ev.failureReply = () => {
       // The event's object changes were discarded: what it answered went with them.

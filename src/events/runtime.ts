@@ -70,6 +70,14 @@ export class RunningEvent implements EventContext, HeldEffects {
   /** The event's object transaction, made on first use (src/objects/current.ts). */
   tx?: unknown;
   /**
+   * Per-event state of the features built on events, kept here rather than in WeakMaps keyed by
+   * the event: a short-lived key makes every young-generation collection trace the map.
+   * `call`: the request an API or console event answers (src/api/answer-sink.ts).
+   * `nativeObjects`: the objects a native handler fetched (src/plugins/native-calls.ts).
+   */
+  call: unknown = undefined;
+  nativeObjects: unknown = undefined;
+  /**
    * Events it invoked that are not queued yet: an event's children are queued when its
    * synchronous run ends, or, when it changed objects, once its changes are durable.
    */

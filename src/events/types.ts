@@ -104,6 +104,8 @@ export interface EventObjects {
 /** Effects an awaiting event produced, held until it finishes (kept on the running event). */
 export interface HeldEffects {
   held: unknown[] | null;
+  /** The request the event answers, if it is an API or console event (src/api/answer-sink.ts). */
+  call?: unknown;
 }
 
 /**

@@ -24,11 +24,9 @@ export function typedAccess(tx: Transaction): ObjectAccess {
   };
 }
 
-const views = new WeakMap<Transaction, EventTransaction>();
-
 /** The typed view of an event's transaction (the same object for the same transaction). */
 export function eventTransaction(tx: Transaction): EventTransaction {
-  let view = views.get(tx);
+  let view = tx.view as EventTransaction | undefined;
   if (!view) {
     view = {
       ...typedAccess(tx),
@@ -37,7 +35,7 @@ export function eventTransaction(tx: Transaction): EventTransaction {
       commit: () => tx.commit(),
       discard: () => tx.discard(),
     };
-    views.set(tx, view);
+    tx.view = view;
   }
   return view;
 }

@@ -27,6 +27,8 @@ function checkMode(mode: unknown): boolean {
 
 export class Transaction {
   dirty = false;
+  /** The typed view plugins get of it, made on first use (src/objects/plugin-api.ts). */
+  view: unknown = undefined;
   readonly stats: TransactionStats = { created: 0, fetched: 0, cacheHits: 0, nonexistent: 0, readMode: 0 };
   private state: number = TxState.open;
   /** Objects of this transaction per type index, by id. */

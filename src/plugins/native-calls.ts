@@ -51,17 +51,20 @@ export function contextCells(ev: RunningEvent): Float64Array {
   return c;
 }
 
-const handles = new WeakMap<RunningEvent, Map<string, ObjectHandle>>();
+/** The objects a native handler fetched in its event, by type and id. */
+function fetchedBy(ev: RunningEvent): Map<string, ObjectHandle> | undefined {
+  return ev.nativeObjects as Map<string, ObjectHandle> | undefined;
+}
 
 function remember(ev: RunningEvent, h: ObjectHandle): void {
-  let map = handles.get(ev);
-  if (!map) handles.set(ev, map = new Map());
+  let map = fetchedBy(ev);
+  if (!map) ev.nativeObjects = map = new Map();
   map.set(`${h.type}\u0000${h.id}`, h);
 }
 
 /** Applies an object_set: fields of an object the event fetched for write. */
 function setFields(ev: RunningEvent, type: string, id: string, fields: Uint8Array): void {
-  const h = handles.get(ev)?.get(`${type}\u0000${id}`);
+  const h = fetchedBy(ev)?.get(`${type}\u0000${id}`);
   if (h === undefined || !h.forWrite) {
     throw new Error(`object_set: ${type} '${id}' was not fetched for write (GSF_OBJECT_WRITE) in this event`);
   }
