@@ -4,6 +4,7 @@
  */
 import { Packr } from 'msgpackr';
 import { gsfError } from '../errors.ts';
+import { unpackRange } from '../events/codec.ts';
 import { checkValue, fromJsonDefault, type FieldDef, type ObjectSchema, type TypeDef } from './schema.ts';
 
 // Plain msgpack maps (no record structures): the bytes must decode the same in every
@@ -20,6 +21,11 @@ export function encodeFields(fields: Fields): Uint8Array {
 
 export function decodeFields(bytes: Uint8Array): Fields {
   return packr.unpack(bytes) as Fields;
+}
+
+/** The fields stored in `bytes[0, length)` (a reused buffer: no view is made of it). */
+export function decodeFieldsIn(bytes: Uint8Array, length: number): Fields {
+  return unpackRange(packr, bytes, 0, length) as Fields;
 }
 
 export interface FieldInfo extends FieldDef {

@@ -6,7 +6,7 @@
 import { native } from '../native.ts';
 import { gsfError } from '../errors.ts';
 import { databaseLabel, publishedConfig, type StoreConfig } from './config.ts';
-import { decodeFields, Model, type FieldInfo, type Fields, type TypeInfo } from './model.ts';
+import { decodeFields, decodeFieldsIn, Model, type FieldInfo, type Fields, type TypeInfo } from './model.ts';
 import { WriterClient } from './channel.ts';
 import { ObjectCounter, OBJECT, recordFetch } from './stats.ts';
 import type { Reader, Row } from './storage.ts';
@@ -41,7 +41,7 @@ export class ThreadStore {
     if (n === -1) return undefined;
     this.lastVersion = this.meta[0]!;
     if (n === -2) return null;
-    return decodeFields(this.buffer.subarray(0, n));
+    return decodeFieldsIn(this.buffer, n);
   }
 
   /** The fields of a row read from the database. */

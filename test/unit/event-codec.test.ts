@@ -1,5 +1,6 @@
 import test from 'ava';
 import { decodePayload, encodePayload } from '../../src/events/codec.ts';
+import { decodeFieldsIn, encodeFields } from '../../src/objects/model.ts';
 
 test('event payloads decode to what was encoded, at any offset of a claim buffer', (t) => {
   const payloads: unknown[] = [
@@ -29,4 +30,18 @@ test('event payloads decode to what was encoded, at any offset of a claim buffer
   // A value that ends before its range does is refused, as before.
   const two = new Uint8Array([0x01, 0x02]);
   t.throws(() => decodePayload(two, 0, 2));
+});
+
+test('stored object fields decode from the first bytes of a reused buffer, whatever it held before', (t) => {
+  const buffer = new Uint8Array(4096).fill(0xc1);
+  const objects = [
+    { name: 'player1', score: 7, tags: ['a', 'b'], joined: new Date(1_700_000_000_000) },
+    { name: 'x'.repeat(300), bio: 'ünï ☃'.repeat(40), items: Array.from({ length: 30 }, (_, i) => ({ id: i, label: `item-${i}` })) },
+    { name: 'p', score: -1 },
+  ];
+  for (const fields of objects) {
+    const bytes = encodeFields(fields);
+    buffer.set(bytes, 0);
+    t.deepEqual(decodeFieldsIn(buffer, bytes.length), fields);
+  }
 });
