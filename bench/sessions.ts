@@ -32,6 +32,13 @@ const KINDS: FrameKind[] = [FRAMES.json, FRAMES['json-varied'], FRAMES.msgpack];
 interface Measured {
   /** Median peak per frame kind. */
   peak: Record<FrameKind['name'], number>;
+  /** Every round's peak per frame kind, in order. */
+  peakRounds: Record<FrameKind['name'], number[]>;
+  /**
+   * The server's CPU per message at peak per frame kind (µs; median of the rounds): steadier
+   * than throughput on a machine the load generator shares.
+   */
+  peakCpuUsPerMsg: Record<FrameKind['name'], number>;
   /** At half of its own JSON peak: the round with the median p99. */
   half: Load;
   /** At FIXED_RATE: the round with the median CPU per message, and that figure (µs). */
@@ -65,9 +72,19 @@ async function measure(servers: Server[]): Promise<Map<string, Measured>> {
     for (const s of servers) counted(s, await load(s.port, { mode: 'peak', frames: kind, durationMs: 1000 })); // warm-up
   }
   const peaks = new Map(servers.map((s) => [s.name, new Map(KINDS.map((k) => [k.name, [] as number[]]))]));
+  const peakCpu = new Map(servers.map((s) => [s.name, new Map(KINDS.map((k) => [k.name, [] as number[]]))]));
   for (let r = 0; r < ROUNDS; r++) {
     for (const kind of KINDS) {
-      for (const s of servers) peaks.get(s.name)!.get(kind.name)!.push(counted(s, await load(s.port, { mode: 'peak', frames: kind })).perSec);
+      for (const s of servers) {
+        let cpuStart = 0;
+        let cpuEnd = 0;
+        const l = counted(s, await load(s.port, {
+          mode: 'peak', frames: kind,
+          onWindow: (edge) => { if (edge === 'start') cpuStart = processCpuMs(s.child.pid!); else cpuEnd = processCpuMs(s.child.pid!); },
+        }));
+        peaks.get(s.name)!.get(kind.name)!.push(l.perSec);
+        peakCpu.get(s.name)!.get(kind.name)!.push(((cpuEnd - cpuStart) * 1000) / Math.max(1, l.perSec * l.seconds));
+      }
     }
   }
   const peakOf = (s: Server, kind: FrameKind['name']): number => median(peaks.get(s.name)!.get(kind)!);
@@ -87,7 +104,9 @@ async function measure(servers: Server[]): Promise<Map<string, Measured>> {
     const half = [...halves.get(s.name)!].sort((a, b) => a.p99Ms - b.p99Ms)[Math.floor(ROUNDS / 2)]!;
     const f = [...fixed.get(s.name)!].sort((a, b) => a.cpuUsPerMsg - b.cpuUsPerMsg)[Math.floor(ROUNDS / 2)]!;
     const peak = Object.fromEntries(KINDS.map((k) => [k.name, peakOf(s, k.name)])) as Measured['peak'];
-    return [s.name, { peak, half, fixed: f.load, cpuUsPerMsg: f.cpuUsPerMsg, errors: errors.get(s.name)! }];
+    const peakRounds = Object.fromEntries(KINDS.map((k) => [k.name, peaks.get(s.name)!.get(k.name)!.map(Math.round)])) as Measured['peakRounds'];
+    const peakCpuUsPerMsg = Object.fromEntries(KINDS.map((k) => [k.name, median(peakCpu.get(s.name)!.get(k.name)!)])) as Measured['peakCpuUsPerMsg'];
+    return [s.name, { peak, peakRounds, peakCpuUsPerMsg, half, fixed: f.load, cpuUsPerMsg: f.cpuUsPerMsg, errors: errors.get(s.name)! }];
   }));
 }
 
@@ -149,6 +168,8 @@ function serverJson(m: Measured): Record<string, unknown> {
   return {
     msgs_per_sec: Math.round(m.peak.json), msgs_per_sec_json_varied: Math.round(m.peak['json-varied']), msgs_per_sec_msgpack: Math.round(m.peak.msgpack),
     msgpack_vs_json: +(m.peak.msgpack / m.peak.json).toFixed(3),
+    peak_rounds: m.peakRounds,
+    peak_cpu_us_per_msg: Object.fromEntries(Object.entries(m.peakCpuUsPerMsg).map(([k, v]) => [k, +v.toFixed(2)])),
     p50_ms: ms(m.half.p50Ms), p99_ms: ms(m.half.p99Ms),
     fixed_rate_p50_ms: ms(m.fixed.p50Ms), fixed_rate_p99_ms: ms(m.fixed.p99Ms), fixed_rate_cpu_us_per_msg: +m.cpuUsPerMsg.toFixed(2),
     error_frames: m.errors,
@@ -183,6 +204,8 @@ export async function run(args: string[] = []): Promise<void> {
   ]);
   rows.push(
     { label: 'ratio msgpack / JSON sessions, gsf', value: g.peak.msgpack / g.peak.json, unit: 'x' },
+    { label: 'gsf at peak: server CPU per message, JSON (canonical)', value: g.peakCpuUsPerMsg.json, unit: 'µs/msg' },
+    { label: 'gsf at peak: server CPU per message, msgpack', value: g.peakCpuUsPerMsg.msgpack, unit: 'µs/msg' },
     { label: 'ratio msgpack / JSON, raw uWS echo', value: raw.peak.msgpack / raw.peak.json, unit: 'x' },
     { label: 'ratio msgpack / JSON, ws server', value: ws.peak.msgpack / ws.peak.json, unit: 'x' },
     { label: `gsf at half of peak (${Math.round(g.peak.json / 2)} msgs/s): p50 round trip (µs)`, value: g.half.p50Ms * 1000, unit: 'µs' },
