@@ -1,7 +1,8 @@
 /**
  * Event payload encoding. Payloads cross threads as bytes through the native queue, so
- * anything msgpack can carry (objects, arrays, strings, numbers, Dates, Maps, binary) works;
- * functions and class instances with methods do not.
+ * anything msgpack can carry (objects, arrays, strings, numbers, Dates, Sets, binary) works; a
+ * Map arrives as a plain object (its keys as strings); functions and class instances with
+ * methods do not.
  */
 import { Packr, Unpackr } from 'msgpackr';
 

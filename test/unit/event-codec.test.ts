@@ -45,3 +45,14 @@ test('stored object fields decode from the first bytes of a reused buffer, whate
     t.deepEqual(decodeFieldsIn(buffer, bytes.length), fields);
   }
 });
+
+test('what a payload becomes on the other thread: Maps arrive as plain objects, Sets and Dates as themselves', (t) => {
+  const round = (v: unknown): unknown => {
+    const b = encodePayload(v)!;
+    return decodePayload(b, 0, b.length);
+  };
+  t.deepEqual(round(new Map<unknown, unknown>([['a', 1], [2, 'x']])), { a: 1, 2: 'x' });
+  t.deepEqual(round(new Set([1, 'b'])), new Set([1, 'b']));
+  t.deepEqual(round(new Date(5)), new Date(5));
+  t.deepEqual(round({ bin: Uint8Array.of(7) }), { bin: Uint8Array.of(7) });
+});
