@@ -107,8 +107,8 @@ export function endSeeking(): void {
 export async function sleep(slot: number, seen: number, maxMs: number, keepLoop: boolean): Promise<void> {
   const cell = WORKER_BASE + slot;
   // Raised before the sleep is announced: a waker that sees us sleeping scans far enough.
-  for (let seen = Atomics.load(cells, SLOTS_SEEN); seen <= slot; seen = Atomics.load(cells, SLOTS_SEEN)) {
-    Atomics.compareExchange(cells, SLOTS_SEEN, seen, slot + 1);
+  for (let high = Atomics.load(cells, SLOTS_SEEN); high <= slot; high = Atomics.load(cells, SLOTS_SEEN)) {
+    Atomics.compareExchange(cells, SLOTS_SEEN, high, slot + 1);
   }
   Atomics.store(cells, cell, 1);
   Atomics.add(cells, SLEEPERS, 1);
