@@ -189,6 +189,12 @@ export const ContextCell = {
   requestId: 5, answerKind: 6,
   /** Where a message call given the outbound ring writes its frames (`pluginCallMessage`). */
   ringWrite: 7,
+  /**
+   * 1 when the object cache may answer the call's reads in native code (the event holds no
+   * objects of its own); the reads it answered, and how many found no object, come back in
+   * the next two cells.
+   */
+  objectReads: 8, readsAnswered: 9, readsNone: 10,
 } as const;
 
 /**
@@ -366,6 +372,12 @@ export interface NativeCore {
   objCachePutKey(type: number, field: number, value: string, id: string): void;
   /** The cached id of a unique key, or null. */
   objCacheGetKey(type: number, field: number, value: string): string | null;
+  /**
+   * This thread's object types for reads answered in native code, as msgpack
+   * `[[name, index, [field…], [[keyField, uniqueIndex, isInteger]…]]…]`, read from object-store
+   * settings version `configVersion` (null: none).
+   */
+  objReadTypes(types: Uint8Array | null, configVersion: number): void;
   /** Sets the cache's byte budget (shrinking evicts at once). */
   objCacheConfigure(capacityBytes: number): void;
   objCacheClear(): void;

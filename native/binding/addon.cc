@@ -2,6 +2,7 @@
 #include <napi.h>
 
 #include "bindings.h"
+#include "cached_reads.h"
 
 namespace {
 
@@ -18,6 +19,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   ProfilerBinding::Init(env, exports);
   ConfigBlobBinding::Init(env, exports);
   ObjectCacheBinding::Init(env, exports);
+  CachedReadsBinding::Init(env, exports);
   PluginHostBinding::Init(env, exports);
   PluginApiBinding::Init(env, exports);
   TranscodeBinding::Init(env, exports);

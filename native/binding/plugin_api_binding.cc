@@ -5,6 +5,7 @@
 
 #include "../core/plugin_api.h"
 #include "bindings.h"
+#include "cached_reads.h"
 #include "boundary.h"
 #include "main_notifier.h"
 #include "plugin_effects_binding.h"
@@ -87,6 +88,7 @@ Napi::Value PluginCallApi(const Napi::CallbackInfo& info) {
   CollectingEffects& fx = Collector();
   CallResult r = ProcessApiHost().Call(entry, ev, static_cast<uint64_t>(cells[kRequestId]), static_cast<uint32_t>(cells[kAnswerKind]),
                                        std::string_view(reinterpret_cast<const char*>(args.data), args.length), label.view(), &fx);
+  AnswerCachedReads(r, fx, ev);
   return ResultToJs(info.Env(), r, fx, ev.session_id);
 }
 
@@ -99,6 +101,7 @@ Napi::Value PluginContinue(const Napi::CallbackInfo& info) {
   CollectingEffects& fx = Collector();
   CallResult r = ProcessApiHost().Continue(static_cast<uint64_t>(cont), ev, found, id.view(),
                                            std::string_view(reinterpret_cast<const char*>(fields.data), fields.length), &fx);
+  AnswerCachedReads(r, fx, ev);
   return ResultToJs(info.Env(), r, fx, ev.session_id);
 }
 

@@ -53,8 +53,13 @@ Napi::Array EffectsToJs(Napi::Env env, const CollectingEffects& fx);
  * An API call reads its request id and writer kind from the frame cells; a message call given
  * the worker's outbound ring reads its write position from kRingWrite.
  */
-constexpr size_t kContextCells = 8;
-enum ContextCell { kEventId = 0, kTag, kKind, kSessionId, kNameId, kFrameStart, kFrameEnd, kRingWrite };
+constexpr size_t kContextCells = 12;
+enum ContextCell {
+  kEventId = 0, kTag, kKind, kSessionId, kNameId, kFrameStart, kFrameEnd, kRingWrite,
+  // 1 when the cache may answer the call's object reads in native code (cached_reads.h); the
+  // reads it answered, and how many of them found no object, come back in the next two.
+  kObjectReads, kReadsAnswered, kReadsNone,
+};
 constexpr ContextCell kRequestId = kFrameStart;
 constexpr ContextCell kAnswerKind = kFrameEnd;
 double* ContextCells();

@@ -27,7 +27,7 @@ export interface ApiTarget {
   run(args: unknown, res: ResponseWriter, ctx: RunningEvent): unknown;
 }
 
-/** An API event's payload. */
+/** An API event's payload; a native handler's arguments come as their msgpack bytes. */
 export type ApiPayload = [rid: number, key: string, label: string, args: unknown];
 
 interface Registry {

@@ -7,6 +7,7 @@ import { GsfError, describeError, gsfError } from '../errors.ts';
 import type { EventRuntime } from '../events/runtime.ts';
 import type { Dispatcher } from '../events/dispatcher.ts';
 import type { Logger } from '../log/logger.ts';
+import { encodePayload } from '../events/codec.ts';
 import { API_EVENT, apiTargets, type ApiPayload } from './api-event.ts';
 import { PendingRequests } from './pending.ts';
 import { errorResponse, type ApiRequest, type ApiResponse } from './router.ts';
@@ -52,7 +53,10 @@ export function handlerServices(rt: EventRuntime, dispatcher: Dispatcher, timeou
     dispatch(req) {
       const { rid, answer } = pending.begin(req);
       try {
-        const payload: ApiPayload = [rid, req.key, `${req.method} ${req.path}`, req.args];
+        // A native handler takes its arguments as msgpack: they travel as those bytes, so the
+        // event thread hands them on without decoding and encoding them again.
+        const args = req.native && req.args !== undefined ? encodePayload(req.args) : req.args;
+        const payload: ApiPayload = [rid, req.key, `${req.method} ${req.path}`, args];
         rt.invokeEngine('api', API_EVENT, payload, { tag: req.tag, name: req.name });
       } catch (err) {
         const e = err instanceof GsfError && err.status > 0 ? err : gsfError('GSF_ERR_UNAVAILABLE', describeError(err));

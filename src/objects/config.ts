@@ -66,6 +66,11 @@ export function publishedConfig(): StoreConfig | null {
   return cached.config;
 }
 
+/** The version of the settings `publishedConfig` last read. */
+export function publishedConfigVersion(): number {
+  return cached?.version ?? -1;
+}
+
 /** The database's name in counters and log lines. */
 export function databaseLabel(config: StoreConfig): string {
   return config.backend;

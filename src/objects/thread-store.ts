@@ -5,7 +5,8 @@
  */
 import { native } from '../native.ts';
 import { gsfError } from '../errors.ts';
-import { databaseLabel, publishedConfig, type StoreConfig } from './config.ts';
+import { databaseLabel, publishedConfig, publishedConfigVersion, type StoreConfig } from './config.ts';
+import { encodePayload } from '../events/codec.ts';
 import { decodeFields, decodeFieldsIn, Model, type FieldInfo, type Fields, type TypeInfo } from './model.ts';
 import { WriterClient } from './channel.ts';
 import { ObjectCounter, OBJECT, recordFetch } from './stats.ts';
@@ -26,9 +27,12 @@ export class ThreadStore {
   /** The version of the last `cached` hit. */
   lastVersion = 0;
 
-  constructor(readonly config: StoreConfig) {
+  constructor(readonly config: StoreConfig, configVersion: number) {
     this.model = new Model(config.schema);
     this.db = databaseLabel(config);
+    // Native handlers' reads the cache can answer are answered in native code (binding/cached_reads.cc).
+    const types = this.model.types.map((t) => [t.name, t.index, [...t.fields.keys()], t.unique.map((f) => [f.name, f.uniqueIndex, f.type === 'integer'])]);
+    native.objReadTypes(encodePayload(types), configVersion);
   }
 
   /** The cached copy of an object (sets `lastVersion` when found or deleted). */
@@ -120,8 +124,9 @@ export function threadStore(): ThreadStore {
   if (current !== null && current.config === config) return current;
   if (current !== null) void current.close();
   current = null;
+  native.objReadTypes(null, -1);
   if (config === null) throw gsfError('GSF_ERR_OBJECT_STATE', 'this server has no object store: no object types are declared (objects/*.json)');
-  current = new ThreadStore(config);
+  current = new ThreadStore(config, publishedConfigVersion());
   return current;
 }
 

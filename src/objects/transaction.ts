@@ -44,6 +44,21 @@ export class Transaction {
     this.dirty = true;
   }
 
+  /** No object fetched, created or changed yet: a read would give the cache's copy. */
+  holdsNothing(): boolean {
+    if (this.dirty) return false;
+    for (const map of this.objects) if (map !== undefined && map.size > 0) return false;
+    return true;
+  }
+
+  /** Reads a native handler had answered from the cache in native code (`none` of them found nothing). */
+  countCachedReads(answered: number, none: number): void {
+    this.stats.cacheHits += answered;
+    this.stats.nonexistent += none;
+    this.stats.fetched += answered - none;
+    this.stats.readMode += answered - none;
+  }
+
   private mapOf(type: TypeInfo): Map<string, ObjectHandle> {
     return this.objects[type.index] ??= new Map();
   }

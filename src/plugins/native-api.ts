@@ -13,7 +13,7 @@ import { AnswerKind, failureAnswer, nativeAnswer, type ResponseWriter } from '..
 import { OPERATIONS } from '../console/operations.ts';
 import { ConsoleRegistrar } from '../console/registry.ts';
 import type { SessionOps } from '../session/ops.ts';
-import { contextCells, settleNativeCall } from './native-calls.ts';
+import { contextCells, countCachedReads, settleNativeCall } from './native-calls.ts';
 
 /** The target that runs native API hook `entry` as `operation`, answering `kind`. */
 function nativeTarget(rt: EventRuntime, plugin: string, ops: SessionOps, entry: number, operation: string, kind: number): ApiTarget['run'] {
@@ -22,7 +22,8 @@ function nativeTarget(rt: EventRuntime, plugin: string, ops: SessionOps, entry: 
     c[ContextCell.requestId] = res.requestId;
     c[ContextCell.answerKind] = kind;
     const space = res.label.indexOf(' ');
-    const out = native.pluginCallApi(entry, encodePayload(args), `${operation}\n${res.label.slice(0, space)}\n${res.label.slice(space + 1)}`);
+    const out = native.pluginCallApi(entry, args instanceof Uint8Array ? args : encodePayload(args), `${operation}\n${res.label.slice(0, space)}\n${res.label.slice(space + 1)}`);
+    countCachedReads(ev);
     return settleNativeCall(out, {
       rt, ev, ops, log: rt.log, plugin, what: 'API handler', name: operation,
       // Methods, not arrow properties: no per-call function naming on this path.

@@ -11,6 +11,7 @@ import { intern, type EventRuntime, type RunningEvent } from '../events/runtime.
 import type { Logger } from '../log/logger.ts';
 import { transactionOf } from '../objects/current.ts';
 import type { ObjectHandle } from '../objects/object-handle.ts';
+import type { Transaction } from '../objects/transaction.ts';
 import type { SessionOps } from '../session/ops.ts';
 
 /** Who made a call and what to do with its answers and failures. */
@@ -38,6 +39,7 @@ let cells: Float64Array | null = null;
 // Module bindings are getters under the CommonJS transform event workers load with: the ones
 // used per call are read once.
 const { eventId: C_EVENT_ID, tag: C_TAG, kind: C_KIND, sessionId: C_SESSION_ID, nameId: C_NAME_ID } = ContextCell;
+const { objectReads: C_OBJECT_READS, readsAnswered: C_READS_ANSWERED, readsNone: C_READS_NONE } = ContextCell;
 const kinds = EventKind, internName = intern;
 
 /** Writes the event's fields into this thread's context cells before a native call. */
@@ -48,7 +50,21 @@ export function contextCells(ev: RunningEvent): Float64Array {
   c[C_KIND] = kinds[ev.kind];
   c[C_SESSION_ID] = ev.sessionId ?? 0;
   c[C_NAME_ID] = ev.nameId ?? internName(ev.name);
+  // The cache's copy is what a read would give only while the event holds no objects of its own.
+  const tx = ev.tx as Transaction | undefined;
+  c[C_OBJECT_READS] = tx === undefined || tx.holdsNothing() ? 1 : 0;
+  c[C_READS_ANSWERED] = c[C_READS_NONE] = 0;
   return c;
+}
+
+/** Counts, in the event's object figures, the reads the last native call had answered from the cache in native code. */
+export function countCachedReads(ev: RunningEvent): void {
+  const c = cells!;
+  const answered = c[C_READS_ANSWERED]!;
+  if (answered === 0) return;
+  const none = c[C_READS_NONE]!;
+  c[C_READS_ANSWERED] = c[C_READS_NONE] = 0;
+  transactionOf(ev).countCachedReads(answered, none);
 }
 
 /** The objects a native handler fetched in its event, by type and id. */
@@ -147,6 +163,7 @@ function runContinuation(continuation: number, h: ObjectHandle | null, env: Nati
   if (h !== null) remember(env.ev, h);
   contextCells(env.ev);
   const out = native.pluginContinue(continuation, h !== null, h?.id ?? '', h === null ? null : encodePayload(h.toJSON()));
+  countCachedReads(env.ev);
   return settleNativeCall(out, env);
 }
 

@@ -22,7 +22,7 @@ import { sessionOps, type SessionOps } from '../session/ops.ts';
 import { OutboundWriter } from '../session/outbound-writer.ts';
 import { EngineType, ProtocolError, type ProtocolErrorBody } from '../session/protocol.ts';
 import type { PluginDefinition } from './types.ts';
-import { contextCells, settleNativeCall, writeLine, type NativeCallEnv } from './native-calls.ts';
+import { contextCells, countCachedReads, settleNativeCall, writeLine, type NativeCallEnv } from './native-calls.ts';
 import { registerNativeApi } from './native-api.ts';
 
 /** The file that marks a plugin folder as native and says where its library is. */
@@ -100,6 +100,7 @@ function eventHandler(rt: EventRuntime, plugin: string, event: string, handler: 
     const ev = ctx as RunningEvent;
     contextCells(ev);
     const r = native.pluginCallEvent(handler, bytes);
+    countCachedReads(ev);
     return settleNativeCall(r, { rt, ev, ops, log: rt.log, plugin, what: 'event', name: event });
   });
 }
@@ -118,6 +119,7 @@ function messageHandler(rt: EventRuntime, plugin: string, type: string, handler:
     const at = out === null ? -1 : out.nativePosition(ev);
     c[C_RING_WRITE] = at;
     const r = callMessage(handler, frame.bytes, at < 0 ? null : ring);
+    countCachedReads(ev);
     if (r === null) return undefined;
     if (typeof r === 'number') {
       out!.nativeWritten(r);

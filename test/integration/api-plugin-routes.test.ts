@@ -7,6 +7,7 @@
 import test from 'ava';
 import path from 'node:path';
 import { API_STATUS } from '../../src/errors.ts';
+import { native } from '../../src/native.ts';
 import { fixtures, startTestServer, waitFor, type TestServer } from './_server.ts';
 import { client } from './_http.ts';
 
@@ -124,6 +125,29 @@ test.serial('native routes read and change objects in their event, committed bef
   }
   t.deepEqual(await http.get('/game/notes/n3').then((r) => r.body), { id: 'n3', text: 'c', count: 3 });
   t.deepEqual(await http.post('/native/notes/none/count').then((r) => [r.status, r.body]), [404, error('GSF_ERR_RESOURCE_NOT_FOUND', 'no note')]);
+});
+
+test.serial('native reads the cache holds are answered in the native call; a read after a change sees the change', async (t) => {
+  const reads = (): number => native.counterValue('object', 'native_cached_reads') ?? 0;
+  await http.post('/game/notes/r1', '{"text":"one"}');
+  await http.post('/game/notes/r2', '{"text":"two"}');
+  // Both notes are in the cache (their creations put them there): two reads, both answered in native code.
+  const before = reads();
+  const pair = await http.get('/native/notes/r1/and/r2');
+  t.deepEqual([pair.status, pair.body], [200, { first: { id: 'r1', text: 'one', count: 0 }, second: { id: 'r2', text: 'two', count: 0 } }]);
+  t.is(reads() - before, 2);
+  // The second note does not exist: the cache cannot tell, the database does (no object), as before.
+  const missing = await http.get('/native/notes/r1/and/nothing');
+  t.deepEqual([missing.status, missing.body], [200, { first: { id: 'r1', text: 'one', count: 0 }, second: null }]);
+  t.is(reads() - before, 3);
+  // After a change in the same event, a read gives the event's own copy, not the cache's.
+  const bumped = await http.post('/native/notes/r2/bump-read');
+  t.deepEqual([bumped.status, bumped.body], [200, { count: 1 }]);
+  t.is(reads() - before, 3);
+  t.deepEqual(await http.get('/native/notes/r2/and/r1').then((r) => r.body), { first: { id: 'r2', text: 'two', count: 1 }, second: { id: 'r1', text: 'one', count: 0 } });
+  t.is(reads() - before, 5);
+  // A read of a note that is not there, first: 404 from the handler.
+  t.deepEqual(await http.get('/native/notes/nothing/and/r1').then((r) => [r.status, r.body]), [404, error('GSF_ERR_RESOURCE_NOT_FOUND', 'no note')]);
 });
 
 test.serial('every call writes one audit line without its body', async (t) => {
