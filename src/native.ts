@@ -200,9 +200,10 @@ export const ContextCell = {
 /**
  * What a native call returns: null when it succeeded with nothing to apply; a frame (a string
  * for a json session, bytes for a msgpack one) when it succeeded with exactly one frame for its
- * own session (a reply); otherwise a NativeCallResult.
+ * own session (a reply); its effects (see EffectKind) when it succeeded with others; otherwise
+ * a NativeCallResult.
  */
-export type NativeCallOutcome = null | string | Uint8Array | NativeCallResult;
+export type NativeCallOutcome = null | string | Uint8Array | unknown[] | NativeCallResult;
 
 /** A native call that did not just succeed quietly. */
 export interface NativeCallResult {

@@ -69,8 +69,29 @@ Napi::Value Num(Napi::Env env, double v) { return Napi::Number::New(env, v); }
 
 }  // namespace
 
+namespace {
+
+// How many array elements an effect takes (its code included).
+uint32_t Width(EffectCode code) {
+  switch (code) {
+    case kSend: return 3;
+    case kPublish: return 4;
+    case kLog: return 3;
+    case kApiAnswer: return 5;
+    case kObjectFetch: return 5;
+    case kObjectFetchBy: return 6;
+    case kObjectSet: return 4;
+  }
+  return 1;
+}
+
+}  // namespace
+
 Napi::Array EffectsToJs(Napi::Env env, const CollectingEffects& fx) {
-  Napi::Array out = Napi::Array::New(env);
+  // Made at its final length: an array grown element by element reallocates as it goes.
+  uint32_t length = 0;
+  for (size_t k = 0; k < fx.used; ++k) length += Width(fx.list[k].code);
+  Napi::Array out = Napi::Array::New(env, length);
   uint32_t i = 0;
   for (size_t k = 0; k < fx.used; ++k) {
     const Effect& e = fx.list[k];
@@ -137,12 +158,15 @@ EventContext EventFromCells(const double* c) {
 
 Napi::Value ResultToJs(Napi::Env env, const CallResult& r, CollectingEffects& fx, uint64_t session) {
   if (r.expired) fx.used = 0;  // a timed-out call's effects are dropped
-  if (r.status == GSF_STATUS_OK) {
+  if (r.status == GSF_STATUS_OK && !r.decode_failed) {
     if (fx.used == 0) return env.Null();
     const Effect& e = fx.list[0];
     if (fx.used == 1 && e.code == kSend && e.session == session) {
       return e.binary ? Bytes(env, e.a) : Napi::String::New(env, e.a.data(), e.a.size());
     }
+    // Success needs no more than its effects: an object with named fields costs several
+    // property definitions per call.
+    return EffectsToJs(env, fx);
   }
   Napi::Object out = Napi::Object::New(env);
   out.Set("status", Napi::Number::New(env, r.status));

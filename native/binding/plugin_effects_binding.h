@@ -67,8 +67,9 @@ EventContext EventFromCells(const double* c);
 
 /**
  * What a call gives back: null when it succeeded with nothing to apply; the frame itself when
- * it succeeded with exactly one frame for its own session (a reply, the common case); else
- * {status, error, effects, decodeFailed, messageId?}.
+ * it succeeded with exactly one frame for its own session (a reply, the common case); the
+ * effects array when it succeeded with others; else {status, error, effects, decodeFailed,
+ * messageId?}.
  */
 Napi::Value ResultToJs(Napi::Env env, const CallResult& r, CollectingEffects& fx, uint64_t session);
 

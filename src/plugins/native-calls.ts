@@ -100,12 +100,13 @@ export function settleNativeCall(outcome: NativeCallOutcome, env: NativeCallEnv)
   }
   const fetches: Fetch[] = [];
   let failure: unknown;
+  const succeeded = Array.isArray(outcome);
   try {
-    applyAll(outcome.effects, env, fetches);
+    applyAll(succeeded ? outcome : outcome.effects, env, fetches);
   } catch (err) {
     failure = err;
   }
-  if (failure === undefined && outcome.status !== NativeStatus.ok) {
+  if (failure === undefined && !succeeded && outcome.status !== NativeStatus.ok) {
     if (outcome.status !== NativeStatus.expired) env.onFailure?.(outcome.messageId, outcome.status, outcome.error);
     const status = NATIVE_STATUS_NAMES[outcome.status] ?? `status ${outcome.status}`;
     failure = new Error(`plugin '${env.plugin}' ${env.what} '${env.name}' failed: ${status}${outcome.error ? `: ${outcome.error}` : ''}`);

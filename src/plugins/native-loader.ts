@@ -134,9 +134,9 @@ function messageHandler(rt: EventRuntime, plugin: string, type: string, handler:
 }
 
 /** A message call that did more than reply, or failed: bad frames and failures are answered as for a managed handler. */
-function settleMessageCall(r: NativeCallResult, frame: NetworkFrame, env: NativeCallEnv): void | Promise<void> {
+function settleMessageCall(r: NativeCallResult | unknown[], frame: NetworkFrame, env: NativeCallEnv): void | Promise<void> {
   const sessionId = env.ev.sessionId ?? 0;
-  if (r.decodeFailed) {
+  if (!Array.isArray(r) && r.decodeFailed) {
     decodeFailed(frame, sessionId, env.name, r.error, env.ops);
     return undefined;
   }

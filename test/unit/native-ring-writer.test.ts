@@ -40,7 +40,8 @@ function call(session: number, body: unknown, ring: Uint8Array | null = null, po
 
 /** The frames a call hands back without a ring: [session, frame] per send effect. */
 function sends(outcome: unknown): Array<[number, string | Uint8Array]> {
-  const effects = (outcome as NativeCallResult).effects;
+  // A call that succeeded hands back its effects as they are; a failed one, within its result.
+  const effects = Array.isArray(outcome) ? outcome as unknown[] : (outcome as NativeCallResult).effects;
   const out: Array<[number, string | Uint8Array]> = [];
   for (let i = 0; i < effects.length; i += 3) {
     if (effects[i] !== EffectKind.send) throw new Error(`unexpected effect ${String(effects[i])}`);
@@ -71,7 +72,9 @@ for (const session of [JSON_SESSION, MSGPACK_SESSION]) {
     const end = outcome;
     direct.nativeWritten(end);
     // The same call without a ring hands the frames back; the writer then writes them.
-    const frames = sends(call(session, body));
+    const handedBack = call(session, body);
+    t.true(Array.isArray(handedBack), 'a call that succeeded with several frames hands back its effects array');
+    const frames = sends(handedBack);
     t.is(frames.length, 4, 'three parts and the reply');
     const written = new OutboundWriter(64 * 1024);
     for (const [id, frame] of frames) written.send(id, frame, { parked: false, held: null });
