@@ -234,6 +234,12 @@ void AnswerCachedReads(CallResult& r, CollectingEffects& fx, const EventContext&
     answered++;
     if (!a.found) none++;
     r = ProcessApiHost().Continue(continuation, ev, a.found, a.id, a.fields, &fx);
+    if (r.expired) {
+      // As when JavaScript runs it: the timed-out continuation's effects are dropped, the calls'
+      // before it stand, and the call reports the timeout (GSF_STATUS_EXPIRED).
+      fx.used = first;
+      r.expired = false;
+    }
   }
   if (answered == 0) return;
   cells[kReadsAnswered] += static_cast<double>(answered);
