@@ -69,6 +69,8 @@ export interface PoolSwap {
 export class Dispatcher {
   private pool: Piscina | null = null;
   private readonly retiring = new Set<Piscina>();
+  /** Pools ended for good (closed, retired, or a failed replacement). */
+  private readonly ended = new WeakSet<Piscina>();
   /** A replacement pool while its workers load (ended by `close`). */
   private warming: Piscina | null = null;
   /** Pool replacements run one at a time, in call order. */
@@ -211,6 +213,12 @@ export class Dispatcher {
     return result;
   }
 
+  /** Ends a pool for good (see the pool's error handler). */
+  private endPool(pool: Piscina): Promise<void> {
+    this.ended.add(pool);
+    return pool.destroy();
+  }
+
   private createPool(threads: number, init: WorkerInit): Piscina {
     const pool = new Piscina({
       filename: WORKER_FILE,
@@ -224,7 +232,12 @@ export class Dispatcher {
       workerData: init,
     });
     pool.on('workerDestroy', (worker: { id: number }) => this.released(worker.id));
-    pool.on('error', (err: unknown) => this.thread.log.error(`event worker error: ${describeError(err)}`));
+    pool.on('error', (err: unknown) => {
+      // piscina's destroy is not final: a worker of a destroyed pool that exits or fails makes
+      // it start another (which, its plugins gone, fails again, forever). End it at once.
+      if (this.ended.has(pool)) void pool.destroy().catch(() => undefined);
+      else this.thread.log.error(`event worker error: ${describeError(err)}`);
+    });
     pool.on('message', (message: WorkerMessage) => this.onWorkerMessage(message));
     return pool;
   }
@@ -358,7 +371,7 @@ export class Dispatcher {
       if (this.closing) throw gsfError('GSF_ERR_SHUTTING_DOWN', 'replacing the event threads');
     } catch (err) {
       // close() may have ended it already.
-      await pool.destroy().catch(() => undefined);
+      await this.endPool(pool).catch(() => undefined);
       throw this.closing ? gsfError('GSF_ERR_SHUTTING_DOWN', 'replacing the event threads') : err;
     } finally {
       this.warming = null;
@@ -389,7 +402,7 @@ export class Dispatcher {
     // drop the event that worker had begun. Serve tasks of an old epoch end by themselves.
     while (!this.closing && [...this.tasks.values()].some((t) => t.pool === old)) await new Promise((r) => setTimeout(r, 5));
     if (this.closing) return; // close() ends it with the other pools
-    await old.destroy();
+    await this.endPool(old);
     this.retiring.delete(old);
   }
 
@@ -419,7 +432,7 @@ export class Dispatcher {
     this.pool = null;
     for (const hello of this.waitingChannels.splice(0)) hello.port.close();
     // A thread stuck in native code never exits: the stop goes on without it (the process exit ends it).
-    const destroyed = Promise.all(pools.map((p) => p.destroy())).then(() => true);
+    const destroyed = Promise.all(pools.map((p) => this.endPool(p))).then(() => true);
     const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), DESTROY_WAIT_MS).unref());
     if (!await Promise.race([destroyed, timeout])) {
       this.thread.log.error(`event threads did not end within ${DESTROY_WAIT_MS} ms (stuck in native code?): stopping without them`);

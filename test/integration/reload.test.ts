@@ -202,4 +202,9 @@ test.serial('an event whose handler the reload removed is dropped with a log lin
     await s.stop();
   }
   fs.rmSync(path.dirname(dir), { recursive: true, force: true });
+  // The stopped server starts no event thread again (its pools are ended for good), so none
+  // fails to load the plugins that are gone.
+  const seen = s.logs().length;
+  await new Promise((r) => setTimeout(r, 3000));
+  t.deepEqual(s.logs().slice(seen).filter((l) => l.includes('event worker error')), []);
 });
