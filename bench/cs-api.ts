@@ -26,13 +26,15 @@ const PATHS = ACCOUNTS.map((a) => `/cs-api/v1/account/${a}/`);
  * Requests in flight: one per connection, because uWebSockets.js does not answer pipelined
  * requests whose answer comes later (its issues #277 and #1301); the raw route gets the same load.
  */
-const LOAD = { connections: 256, depth: 1, durationMs: 2000, paths: PATHS, path: PATHS[0]! };
+const LOAD = { connections: 256, depth: 1, durationMs: 1000, paths: PATHS, path: PATHS[0]! };
 /**
- * Rounds of the three sides in turn. Each side's ratio is the median of its rounds' ratios to
- * the raw route's round beside it: on a shared machine the speed drifts from second to second,
- * and a pair measured a few seconds apart sees the same machine.
+ * Rounds per gsf side. The sides take turns with a raw round between any two gsf rounds
+ * (raw, managed, raw, native, raw, managed, …), and each gsf round's ratio is to the mean of
+ * the raw rounds just before and just after it; a side's ratio is the median of its rounds'.
+ * On a shared virtual machine the speed of the same code drifts by up to two times within a
+ * minute, so only rounds a second apart compare the two servers on one machine.
  */
-const ROUNDS = 5;
+const ROUNDS = 9;
 const EVENT_THREADS = 1;
 
 interface Gsf {
@@ -121,17 +123,25 @@ export async function run(): Promise<void> {
     const sides = { managed: managed.api, raw: raw.port, native: native.api };
     for (const port of Object.values(sides)) await httpLoad({ port, ...LOAD, durationMs: 500 });
     const runs: Record<keyof typeof sides, number[]> = { managed: [], raw: [], native: [] };
+    const ratios: Record<'managed' | 'native', number[]> = { managed: [], native: [] };
     let non200 = 0;
+    const round = async (side: keyof typeof sides): Promise<number> => {
+      const r = await httpLoad({ port: sides[side], ...LOAD });
+      runs[side].push(r.okPerSec);
+      non200 += r.non200;
+      return r.okPerSec;
+    };
+    let rawBefore = await round('raw');
     for (let i = 0; i < ROUNDS; i++) {
-      for (const [side, port] of Object.entries(sides) as Array<[keyof typeof sides, number]>) {
-        const r = await httpLoad({ port, ...LOAD });
-        runs[side].push(r.okPerSec);
-        non200 += r.non200;
+      for (const side of ['managed', 'native'] as const) {
+        const v = await round(side);
+        const rawAfter = await round('raw');
+        ratios[side].push(v / ((rawBefore + rawAfter) / 2));
+        rawBefore = rawAfter;
       }
     }
     const m = median(runs.managed), n = median(runs.native), base = median(runs.raw);
-    const paired = (side: number[]): number[] => side.map((v, i) => v / runs.raw[i]!);
-    const mRatio = median(paired(runs.managed)), nRatio = median(paired(runs.native));
+    const mRatio = median(ratios.managed), nRatio = median(ratios.native);
     const audit = fs.readFileSync(path.join(managed.dir, 'server.log'), 'utf8').split('\n').filter((l) => l.includes('cs-api audit: method=GET')).length;
     printReport('cs-api', [
       { label: `gsf managed handler GET ${ROUTE} (${ACCOUNTS.length} accounts; 200 answers)`, value: m, unit: 'req/s' },
@@ -146,8 +156,8 @@ export async function run(): Promise<void> {
       accounts: ACCOUNTS.length,
       connections: LOAD.connections,
       event_threads: EVENT_THREADS,
-      managed: { req_per_sec: Math.round(m), ratio: +mRatio.toFixed(3), round_ratios: paired(runs.managed).map((r) => +r.toFixed(3)), rounds: runs.managed.map(Math.round) },
-      native: { req_per_sec: Math.round(n), ratio: +nRatio.toFixed(3), round_ratios: paired(runs.native).map((r) => +r.toFixed(3)), rounds: runs.native.map(Math.round) },
+      managed: { req_per_sec: Math.round(m), ratio: +mRatio.toFixed(3), round_ratios: ratios.managed.map((r) => +r.toFixed(3)), rounds: runs.managed.map(Math.round) },
+      native: { req_per_sec: Math.round(n), ratio: +nRatio.toFixed(3), round_ratios: ratios.native.map((r) => +r.toFixed(3)), rounds: runs.native.map(Math.round) },
       baseline: { req_per_sec: Math.round(base), rounds: runs.raw.map(Math.round) },
       non_200_answers: non200,
     });

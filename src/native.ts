@@ -360,7 +360,9 @@ export interface NativeCore {
   /**
    * Looks up object `id` of type index `type`. Returns its byte length (copied into `buffer`
    * when they fit; otherwise grow it and ask again), -1 when not cached, -2 when cached as
-   * deleted. `meta[0]` receives the version when found or deleted.
+   * deleted. `meta[0]` receives the version when found or deleted. With a second number,
+   * `meta[1]` goes in as the stamp of a copy the caller holds (0: none) and comes back as the
+   * entry's stamp (the same stamp, the same bytes); -3 when the two match (nothing copied).
    */
   objCacheGet(type: number, id: string, buffer: Uint8Array, meta: Float64Array): number;
   /** Caches an object unless the same or a newer version (or deletion) is cached; returns whether it stored. */
@@ -435,11 +437,12 @@ export interface NativeCore {
   /** Answers of events that finished on this event thread, `[requestId, httpStatus, jsonBody | null]` flattened, to the main thread. */
   pluginApiPostAnswers(answers: Array<number | string | null>): void;
   /**
-   * The answers waiting for the main thread, `[requestId, status, jsonBody | null, message, http]`
-   * flattened: `http` true for posted answers (HTTP status), false for native writers' answers
-   * given outside their request's call (a `GSF_STATUS_*` status).
+   * The answers waiting for the main thread, as records of one buffer (see `readAnswers` in
+   * api/pending.ts): request id, status, JSON body or none, message, and whether the status is
+   * HTTP's (posted answers) or a `GSF_STATUS_*` one (native writers' answers given outside
+   * their request's call).
    */
-  pluginApiTakeAnswers(): Array<number | string | boolean | null>;
+  pluginApiTakeAnswers(): Buffer;
   /** Called on this (the main) thread when such answers wait; null stops it. */
   pluginApiOnAnswers(fn: (() => void) | null): void;
   /** An event thread's session-out ring has records up to `end`, flush number `seq` (wakes the main thread if none waited). */

@@ -21,11 +21,17 @@ Napi::Value CacheGet(const Napi::CallbackInfo& info) {
   if (meta.length < 1) throw ArgumentError("meta must hold at least one number");
   size_t len = 0;
   uint64_t version = 0;
-  CacheLookup found = ProcessObjectCache().Get(type, id.view(), buf.data, buf.length, &len, &version);
+  // meta[1], when there: in, the stamp of a copy the caller holds; out, the entry's stamp.
+  bool stamped = meta.length >= 2;
+  uint64_t known = stamped ? static_cast<uint64_t>(meta.data[1]) : 0;
+  uint64_t stamp = 0;
+  CacheLookup found = ProcessObjectCache().Get(type, id.view(), buf.data, buf.length, &len, &version,
+                                               stamped ? &stamp : nullptr, known);
   double result = -1;
   if (found == CacheLookup::kFound) {
-    result = static_cast<double>(len);
+    result = known != 0 && stamp == known ? -3 : static_cast<double>(len);
     meta.data[0] = static_cast<double>(version);
+    if (stamped) meta.data[1] = static_cast<double>(stamp);
   } else if (found == CacheLookup::kDeleted) {
     result = -2;
     meta.data[0] = static_cast<double>(version);

@@ -1,6 +1,7 @@
 // API-service handlers of native plugins from JavaScript (ABI 1.1): a plugin's registrations,
 // calling a hook for a request, continuing an event after an object fetch, and the mailbox of
 // answers given outside the call that handled their request (the main thread is woken for it).
+#include <cstring>
 #include <mutex>
 
 #include "../core/plugin_api.h"
@@ -141,18 +142,36 @@ Napi::Value PluginApiPostAnswers(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// [rid, status, body | null, message, http]* : `http` true when the status is HTTP's already.
+// One buffer of records, little-endian: f64 rid, i32 status, u8 flags (1: has a body, 2: the
+// status is HTTP's already), u32 body length, u32 message length, the body's bytes, the
+// message's bytes. The main thread writes bodies to sockets as these bytes: no JavaScript
+// string is made per answer (and none encoded again by the socket's writer).
+constexpr size_t kAnswerHead = 21;
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "answer records are read as little-endian");
+
 Napi::Value PluginApiTakeAnswers(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
   std::vector<ApiAnswerRecord> answers = ProcessApiHost().TakeAnswers();
-  Napi::Array out = Napi::Array::New(env, answers.size() * 5);
-  uint32_t i = 0;
+  size_t size = 0;
+  for (const ApiAnswerRecord& a : answers) size += kAnswerHead + a.body.size() + a.message.size();
+  Napi::Buffer<uint8_t> out = Napi::Buffer<uint8_t>::New(info.Env(), size);
+  uint8_t* at = out.Data();
+  auto put = [&at](const void* p, size_t n) {
+    if (n > 0) std::memcpy(at, p, n);
+    at += n;
+  };
   for (const ApiAnswerRecord& a : answers) {
-    out.Set(i++, Napi::Number::New(env, static_cast<double>(a.rid)));
-    out.Set(i++, Napi::Number::New(env, a.status));
-    out.Set(i++, a.has_body ? Napi::Value(Napi::String::New(env, a.body)) : env.Null());
-    out.Set(i++, Napi::String::New(env, a.message));
-    out.Set(i++, Napi::Boolean::New(env, a.http));
+    double rid = static_cast<double>(a.rid);
+    int32_t status = a.status;
+    uint8_t flags = static_cast<uint8_t>((a.has_body ? 1 : 0) | (a.http ? 2 : 0));
+    uint32_t body = static_cast<uint32_t>(a.has_body ? a.body.size() : 0);
+    uint32_t message = static_cast<uint32_t>(a.message.size());
+    put(&rid, 8);
+    put(&status, 4);
+    put(&flags, 1);
+    put(&body, 4);
+    put(&message, 4);
+    put(a.body.data(), body);
+    put(a.message.data(), message);
   }
   return out;
 }

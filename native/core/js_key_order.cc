@@ -42,6 +42,14 @@ bool KeysInJsOrder(std::string_view buffer, const KeySpan* keys, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     if (keys[i].is_index || keys[i].undefined) return false;
   }
+  if (n <= 16) {  // the common small object: no allocation
+    for (size_t i = 1; i < n; ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (KeyOf(buffer, keys[j]) == KeyOf(buffer, keys[i])) return false;
+      }
+    }
+    return true;
+  }
   bool duplicate = false;
   FirstOccurrences(buffer, keys, n, &duplicate);
   return !duplicate;

@@ -40,6 +40,7 @@ struct ObjectCache::Entry {
   std::string key;
   std::string bytes;
   uint64_t version = 0;
+  uint64_t stamp = 0;
   uint32_t type = 0;
   uint8_t kind = kObject;
   size_t charge = 0;
@@ -127,6 +128,7 @@ void ObjectCache::StoreLocked(Shard& s, std::string&& key, uint32_t type, uint8_
   e->key = std::move(key);
   e->bytes.assign(bytes.data(), bytes.size());
   e->version = version;
+  e->stamp = next_stamp_.fetch_add(1, std::memory_order_relaxed);
   e->type = type;
   e->kind = kind;
   e->charge = e->key.size() + e->bytes.size() + kOverhead;
@@ -138,7 +140,7 @@ void ObjectCache::StoreLocked(Shard& s, std::string&& key, uint32_t type, uint8_
 }
 
 CacheLookup ObjectCache::Get(uint32_t type, std::string_view id, uint8_t* buf, size_t cap, size_t* len,
-                             uint64_t* version) {
+                             uint64_t* version, uint64_t* stamp, uint64_t known_stamp) {
   std::string_view key = ObjectKey(type, id);
   Shard& s = ShardOf(key);
   std::lock_guard<std::mutex> lock(s.mu);
@@ -153,6 +155,10 @@ CacheLookup ObjectCache::Get(uint32_t type, std::string_view id, uint8_t* buf, s
   *version = e->version;
   if (e->kind == kTombstone) return CacheLookup::kDeleted;
   *len = e->bytes.size();
+  if (stamp != nullptr) {
+    *stamp = e->stamp;
+    if (known_stamp != 0 && e->stamp == known_stamp) return CacheLookup::kFound;
+  }
   if (e->bytes.size() <= cap && !e->bytes.empty()) std::memcpy(buf, e->bytes.data(), e->bytes.size());
   return CacheLookup::kFound;
 }

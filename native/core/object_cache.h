@@ -56,8 +56,14 @@ class ObjectCache {
    * in `cap` (always sets `*len`; a caller with a smaller buffer grows it and
    * asks again). On kFound and kDeleted sets `*version`. A hit makes the entry
    * most recently used.
+   *
+   * Each stored entry has a stamp, unique in the process: the same stamp means
+   * the same bytes. When `stamp` is given it is set on kFound, and when the
+   * entry's stamp is `known_stamp` (a copy the caller decoded before) the
+   * bytes are not copied.
    */
-  CacheLookup Get(uint32_t type, std::string_view id, uint8_t* buf, size_t cap, size_t* len, uint64_t* version);
+  CacheLookup Get(uint32_t type, std::string_view id, uint8_t* buf, size_t cap, size_t* len, uint64_t* version,
+                  uint64_t* stamp = nullptr, uint64_t known_stamp = 0);
 
   /** Get into a string (tests, cold paths). */
   CacheLookup Get(uint32_t type, std::string_view id, std::string* bytes, uint64_t* version);
@@ -103,6 +109,7 @@ class ObjectCache {
   std::atomic<uint64_t> hits_{0};
   std::atomic<uint64_t> misses_{0};
   std::atomic<uint64_t> evictions_{0};
+  std::atomic<uint64_t> next_stamp_{1};
 };
 
 /** The process's object cache (created on first use, never destroyed). */

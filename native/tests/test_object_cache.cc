@@ -1,3 +1,4 @@
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,6 +45,34 @@ TEST(object_cache_get_into_small_buffer_reports_length) {
   uint8_t big[16] = {};
   REQUIRE(c.Get(0, "id", big, sizeof big, &len, &version) == CacheLookup::kFound);
   CHECK_EQ(std::string(reinterpret_cast<char*>(big), len), std::string("0123456789"));
+}
+
+TEST(object_cache_stamps_name_stored_bytes) {
+  ObjectCache c(1 << 20);
+  c.Put(0, "id", 1, "first");
+  uint8_t buf[16] = {};
+  size_t len = 0;
+  uint64_t version = 0, stamp = 0, again = 0;
+  REQUIRE(c.Get(0, "id", buf, sizeof buf, &len, &version, &stamp) == CacheLookup::kFound);
+  CHECK(stamp != 0);
+  CHECK_EQ(std::string(reinterpret_cast<char*>(buf), len), std::string("first"));
+  // The caller's copy is current: the bytes are not copied again.
+  std::memset(buf, 0, sizeof buf);
+  REQUIRE(c.Get(0, "id", buf, sizeof buf, &len, &version, &again, stamp) == CacheLookup::kFound);
+  CHECK_EQ(again, stamp);
+  CHECK_EQ(len, size_t{5});
+  CHECK_EQ(buf[0], uint8_t{0});
+  // A newer version is another stamp, and its bytes are copied.
+  c.Put(0, "id", 2, "second");
+  REQUIRE(c.Get(0, "id", buf, sizeof buf, &len, &version, &again, stamp) == CacheLookup::kFound);
+  CHECK(again != stamp);
+  CHECK_EQ(std::string(reinterpret_cast<char*>(buf), len), std::string("second"));
+  // The same version stored again (after an eviction or invalidation) is a new stamp too.
+  uint64_t second = again;
+  CHECK(c.Invalidate(0, "id", 2));
+  c.Put(0, "id", 2, "second");
+  REQUIRE(c.Get(0, "id", buf, sizeof buf, &len, &version, &again, second) == CacheLookup::kFound);
+  CHECK(again != second);
 }
 
 TEST(object_cache_tombstones_block_stale_fills) {

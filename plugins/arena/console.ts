@@ -12,7 +12,7 @@
 import type { GameObject, InventoryReclaim, JsonObjectWriter, PluginApi, VoidWriter, WriterBase } from 'gsf';
 import {
   CAMPAIGN, GIFTABLE, INVENTORY_TYPE, ITEMS, MISSION_CATEGORIES, MISSION_SEARCH, MISSIONS, NOTICE_CATEGORIES, SEARCH_CONDITIONS,
-  dailyRecord, page, parseCount,
+  dailyRecord, isoTime, page, parseCount,
 } from './rules.ts';
 
 type Player = GameObject<'ArenaPlayer'>;
@@ -50,7 +50,7 @@ function answerUser(id: string, p: Player | null, res: JsonObjectWriter): void {
   if (p === null) return res.fail('NOT_FOUND', `no account '${id}'`);
   res.ok({
     account_id: id, name: p.get('name'), score: p.get('score'), banned: p.get('banned'), logged_in: p.get('session') !== 0,
-    joined: p.get('joined').toISOString(), character_id: p.get('character'),
+    joined: isoTime(p.get('joined')), character_id: p.get('character'),
   });
 }
 

@@ -14,6 +14,20 @@ export const INVENTORY_TYPE = 'bag';
 /** The daily mission: click 100 times in a UTC day; the reward, a medal, lands in the bag. */
 export const DAILY = { mission_id: 'daily_clicks', description: 'Click 100 times', goal: 100, reward: 'medal' } as const;
 
+const two = (n: number): string => (n < 10 ? '0' : '') + n;
+
+/**
+ * `time.toISOString()`, built in JavaScript: V8 formats it through `snprintf`, which costs about
+ * twice as much and shows in a console read's profile.
+ */
+export function isoTime(time: Date): string {
+  const year = time.getUTCFullYear();
+  if (!(year >= 1000 && year <= 9999)) return time.toISOString(); // and an invalid date throws as it does
+  const ms = time.getUTCMilliseconds();
+  return `${year}-${two(time.getUTCMonth() + 1)}-${two(time.getUTCDate())}T${two(time.getUTCHours())}:` +
+    `${two(time.getUTCMinutes())}:${two(time.getUTCSeconds())}.${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
+}
+
 /** The UTC day of a time, `YYYY-MM-DD` (the key of `clicks_by_day`). */
 export function dayOf(time: Date): string {
   return time.toISOString().slice(0, 10);

@@ -10,7 +10,7 @@ import type { Logger } from '../log/logger.ts';
 import { encodePayload } from '../events/codec.ts';
 import { API_EVENT, apiTargets, type ApiPayload } from './api-event.ts';
 import { PendingRequests } from './pending.ts';
-import { errorResponse, type ApiRequest, type ApiResponse } from './router.ts';
+import { LaterResponse, errorResponse, type ApiRequest } from './router.ts';
 
 /** One request for a handler. */
 export interface HandlerRequest {
@@ -31,7 +31,7 @@ export interface HandlerRequest {
 /** What handler routes of one server share. */
 export interface HandlerServices {
   pending: PendingRequests;
-  dispatch(req: HandlerRequest): Promise<ApiResponse>;
+  dispatch(req: HandlerRequest): LaterResponse;
   /** Users of the services (console, plugin routes); the last to stop closes them. */
   users: number;
 }
@@ -51,7 +51,9 @@ export function handlerServices(rt: EventRuntime, dispatcher: Dispatcher, timeou
     pending,
     users: 1,
     dispatch(req) {
-      const { rid, answer } = pending.begin(req);
+      const answer = new LaterResponse();
+      const rid = PendingRequests.nextId();
+      pending.begin(rid, req, answer);
       try {
         // A native handler takes its arguments as msgpack: they travel as those bytes, so the
         // event thread hands them on without decoding and encoding them again.

@@ -11,7 +11,7 @@ import { native } from '../native.ts';
 import { gsfError } from '../errors.ts';
 import { groupLines, type Logger } from '../log/logger.ts';
 import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
-import type { ApiResponse } from './router.ts';
+import { LaterResponse, type ApiResponse } from './router.ts';
 import { nativeAnswer } from './writer.ts';
 
 interface Pending {
@@ -23,7 +23,7 @@ interface Pending {
   deadline: number;
   /** A native writer may answer it: its native state is released at the end. */
   native: boolean;
-  resolve(r: ApiResponse): void;
+  answer: LaterResponse;
 }
 
 /** What one request needs to be opened. */
@@ -35,6 +35,8 @@ export interface OpenRequest {
 }
 
 const JSON_TYPE = 'application/json';
+/** Bytes before an answer record's body (see `answerAll`). */
+const ANSWER_HEAD = 21;
 /** Request ids are unique in the process (native writers are keyed by them), across servers too. */
 let nextRid = 1;
 
@@ -50,16 +52,17 @@ export class PendingRequests {
     native.pluginApiOnAnswers(() => this.drain());
   }
 
-  /** Opens a request; `rid` goes into its event, the promise resolves with its answer. */
-  begin(req: OpenRequest): { rid: number; answer: Promise<ApiResponse> } {
+  /** Opens a request as `rid` (which goes into its event); `answer` is settled with its answer. */
+  begin(rid: number, req: OpenRequest, answer: LaterResponse): void {
     if (this.closed) throw gsfError('GSF_ERR_UNAVAILABLE', 'the server is stopping');
-    const rid = nextRid++;
     const start = performance.now();
-    let resolve!: (r: ApiResponse) => void;
-    const answer = new Promise<ApiResponse>((r) => { resolve = r; });
-    this.open.set(rid, { method: req.method, path: req.path, audit: req.audit, native: req.native, start, deadline: start + this.timeoutMs, resolve });
+    this.open.set(rid, { method: req.method, path: req.path, audit: req.audit, native: req.native, start, deadline: start + this.timeoutMs, answer });
     this.timer ??= setTimeout(() => this.expire(), this.timeoutMs + 1);
-    return { rid, answer };
+  }
+
+  /** A request id, unique in the process. */
+  static nextId(): number {
+    return nextRid++;
   }
 
   /** Ends a request without an event (it could not be queued). */
@@ -78,19 +81,31 @@ export class PendingRequests {
     groupLines(() => this.answerAll(native.pluginApiTakeAnswers()));
   }
 
-  private answerAll(batch: unknown[]): void {
-    for (let i = 0; i + 4 < batch.length; i += 5) {
-      const rid = batch[i] as number, status = batch[i + 1] as number, body = batch[i + 2] as string | null;
-      if (batch[i + 4] === true) {
+  /**
+   * Answers the records of `batch`, each `f64 rid, i32 status, u8 flags (1: a body, 2: an HTTP
+   * status), u32 body length, u32 message length`, then the body's and the message's bytes
+   * (little-endian). A body is written to its socket as those bytes.
+   */
+  private answerAll(batch: Buffer): void {
+    const view = new DataView(batch.buffer, batch.byteOffset, batch.byteLength);
+    let at = 0;
+    while (at + ANSWER_HEAD <= batch.length) {
+      const rid = view.getFloat64(at, true), status = view.getInt32(at + 8, true), flags = view.getUint8(at + 12);
+      const bodyLength = view.getUint32(at + 13, true), messageLength = view.getUint32(at + 17, true);
+      at += ANSWER_HEAD;
+      const body = (flags & 1) !== 0 ? batch.subarray(at, at + bodyLength) : null;
+      at += bodyLength;
+      if ((flags & 2) !== 0) {
         this.answered(rid, status, body);
       } else {
-        const r = nativeAnswer(rid, status, body, batch[i + 3] as string);
+        const r = nativeAnswer(rid, status, body, batch.toString('utf8', at, at + messageLength));
         this.answered(r[0], r[1], r[2]);
       }
+      at += messageLength;
     }
   }
 
-  private answered(rid: number, status: number, body: string | null): void {
+  private answered(rid: number, status: number, body: string | Buffer | null): void {
     if (!this.open.has(rid)) {
       this.lateLines.warn('late', `an answer to request ${rid} came after its deadline (504 was sent); it was ignored`);
       return;
@@ -105,7 +120,7 @@ export class PendingRequests {
     if (p.native) native.pluginApiRelease(rid);
     const ms = performance.now() - p.start;
     this.log.info(`${p.audit} audit: method=${p.method}, path=${p.path}, status=${response.status}, duration_in_ms=${ms.toFixed(3)}`);
-    p.resolve(response);
+    p.answer.settle(response);
   }
 
   /** Answers 504 to every request past its deadline (they are in deadline order). */

@@ -25,8 +25,36 @@ export interface ApiResponse {
   headers?: Record<string, string>;
 }
 
+/**
+ * An answer given later by a handler on another thread, without a promise per request (no
+ * executor, resolve function, reactions or microtask): the server attaches its writer while
+ * the request callback runs, and the answer is written as soon as it is settled. A handler
+ * that returns one has read everything it needs of the request.
+ */
+export class LaterResponse {
+  private writer: ((r: ApiResponse) => void) | null = null;
+  private settled: ApiResponse | null = null;
+
+  /** Gives the answer; only the first one counts. */
+  settle(r: ApiResponse): void {
+    const writer = this.writer;
+    if (writer !== null) {
+      this.writer = null;
+      writer(r);
+    } else {
+      this.settled ??= r;
+    }
+  }
+
+  /** Calls `writer` once with the answer: at once when it is already settled. */
+  onAnswer(writer: (r: ApiResponse) => void): void {
+    if (this.settled !== null) writer(this.settled);
+    else this.writer = writer;
+  }
+}
+
 /** A route handler; it may also throw (or reject with) a `GsfError`, answered with its status. */
-export type RouteHandler = (req: ApiRequest) => ApiResponse | Promise<ApiResponse>;
+export type RouteHandler = (req: ApiRequest) => ApiResponse | Promise<ApiResponse> | LaterResponse;
 
 interface Route {
   method: Method;

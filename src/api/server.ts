@@ -11,7 +11,7 @@ import { listenUws, type Listening } from './listen.ts';
 import { GsfError, describeError, gsfError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
-import { Router, errorResponse, type ApiRequest, type ApiResponse, type RouteHandler } from './router.ts';
+import { LaterResponse, Router, errorResponse, type ApiRequest, type ApiResponse, type RouteHandler } from './router.ts';
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK', 201: 'Created', 204: 'No Content', 304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden',
@@ -146,14 +146,22 @@ export class ApiServer {
    * written directly); otherwise it tracks whether the client went away.
    */
   private dispatch(res: uWS.HttpResponse, handler: RouteHandler, request: Request, state: { aborted: boolean } | null): void {
-    let result: ApiResponse | Promise<ApiResponse>;
+    let result: ApiResponse | Promise<ApiResponse> | LaterResponse;
     try {
       result = handler(request);
     } catch (err) {
       result = this.failure(request, err);
     }
-    request.detach(result instanceof Promise);
     const head = request.method === 'HEAD';
+    if (result instanceof LaterResponse) {
+      // The handler has read what it needs: no copy of the headers is kept.
+      request.detach(false);
+      const live = state ?? { aborted: false };
+      if (state === null) res.onAborted(() => { live.aborted = true; });
+      result.onAnswer((r) => { if (!live.aborted) res.cork(() => writeResponse(res, r, head)); });
+      return;
+    }
+    request.detach(result instanceof Promise);
     if (!(result instanceof Promise)) {
       if (state === null) writeResponse(res, result, head);
       else if (!state.aborted) res.cork(() => writeResponse(res, result, head));

@@ -47,7 +47,7 @@ export function failureAnswer(rid: number, status: number, message: string): Ans
 }
 
 /** The HTTP answer of a native writer's answer: a status (`GSF_STATUS_*`), a JSON body or none, a failure's message. */
-export function nativeAnswer(rid: number, status: number, body: string | null, message: string): AnswerRecord {
+export function nativeAnswer<B extends string | Buffer>(rid: number, status: number, body: B | null, message: string): [number, number, B | string | null] {
   if (status !== ApiStatus.OK) return failureAnswer(rid, status, message);
   return [rid, body === null ? 204 : 200, body];
 }

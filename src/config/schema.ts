@@ -67,6 +67,10 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
     event_task_budget_in_ms: u64(20, "How long an event worker runs claims back to back before it lets its thread's event loop run", 1),
     max_awaiting_events_per_thread: u64(1000, 'Most events awaiting I/O at once on one event thread; at the cap it claims no new event until one finishes', 1),
     shutdown_drain_timeout_in_ms: u64(10000, 'How long a stopping server waits for queued events to finish', 0),
+    event_thread_young_generation_in_mb: {
+      ...u64(96, "Most memory of an event thread's young generation (V8's short-lived objects); 0: V8's default", 0, { mutable: false }),
+      max: 2048, maxReason: "V8's young generation",
+    },
   },
   ApiService: {
     api_service_address: str('127.0.0.1', 'Address the API service listens on'),

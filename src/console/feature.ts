@@ -18,7 +18,7 @@ import type { Logger } from '../log/logger.ts';
 import { namedTag, randomTag } from '../events/tags.ts';
 import type { Feature, FeatureContext, RunningFeature } from '../features.ts';
 import { handlerServices, jsonBody, releaseHandlerServices, type HandlerServices } from '../api/dispatch.ts';
-import type { ApiRequest, ApiResponse, RouteHandler, Router } from '../api/router.ts';
+import { LaterResponse, type ApiRequest, type ApiResponse, type RouteHandler, type Router } from '../api/router.ts';
 import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
 import { DEFAULT_NOTICE_CATEGORY, OPERATIONS, type ArgsContext, type ConsoleOperation } from './operations.ts';
 import { onPluginSwap } from '../plugins/reload-hooks.ts';
@@ -134,14 +134,15 @@ function audited(log: Logger, handler: RouteHandler): RouteHandler {
   // No closure per request: the loader names each one with a defineProperty call.
   return (req) => {
     const start = performance.now();
-    let result: ApiResponse | Promise<ApiResponse>;
+    let result: ReturnType<RouteHandler>;
     try {
       result = handler(req);
     } catch (err) {
       auditLine(log, req, err instanceof GsfError && err.status > 0 ? err.status : 500, start);
       throw err;
     }
-    if (!(result instanceof Promise)) auditLine(log, req, result.status, start);
+    // Answers given later are audited when they are written (PendingRequests).
+    if (!(result instanceof Promise) && !(result instanceof LaterResponse)) auditLine(log, req, result.status, start);
     return result;
   };
 }

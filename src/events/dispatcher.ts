@@ -220,6 +220,10 @@ export class Dispatcher {
   }
 
   private createPool(threads: number, init: WorkerInit): Piscina {
+    // A young generation larger than V8's default (16 MiB semi-spaces on 64-bit) lets an event
+    // thread's per-event garbage die between scavenges instead of waking V8's helper threads:
+    // about 5 µs of CPU per console request on them before.
+    const youngMb = this.thread.manifest.components.EventDispatcher!.event_thread_young_generation_in_mb as number;
     const pool = new Piscina({
       filename: WORKER_FILE,
       minThreads: threads,
@@ -229,6 +233,7 @@ export class Dispatcher {
       // A serve loop awaits (awaiting events, sleeps): the worker's event loop must keep running.
       atomics: 'disabled',
       execArgv: workerExecArgv(),
+      ...(youngMb > 0 ? { resourceLimits: { maxYoungGenerationSizeMb: youngMb } } : {}),
       workerData: init,
     });
     pool.on('workerDestroy', (worker: { id: number }) => this.released(worker.id));

@@ -21,18 +21,37 @@ export class ObjectHandle {
   forWrite: boolean;
   /** A unique-key field was set: the commit rewrites the keys. */
   keysChanged = false;
+  /** The fields as fetched, with this event's changes (read them; change them through `own`). */
+  data: Fields;
+  /**
+   * `data` is the thread's decoded copy of a cached object, shared with other events that read
+   * the same stored bytes: the first change copies it.
+   */
+  private shared: boolean;
 
   constructor(
     readonly owner: HandleOwner,
     readonly info: TypeInfo,
     readonly id: string,
     readonly version: number,
-    readonly data: Fields,
+    data: Fields,
     state: ObjectStateValue,
     forWrite: boolean,
+    shared = false,
   ) {
+    this.data = data;
     this.state = state;
     this.forWrite = forWrite;
+    this.shared = shared;
+  }
+
+  /** `data`, this handle's own (copied first if shared). */
+  private own(): Fields {
+    if (this.shared) {
+      this.data = { ...this.data };
+      this.shared = false;
+    }
+    return this.data;
   }
 
   get type(): string {
@@ -45,10 +64,14 @@ export class ObjectHandle {
     if (v === undefined) {
       // A field added to the declaration after this object was stored: its default.
       const f = this.info.field(field);
-      v = this.data[field] = this.info.defaultOf(f);
+      v = this.own()[field] = this.info.defaultOf(f);
     }
-    // Arrays and maps are frozen: a change must go through set() to be committed.
-    if (typeof v === 'object' && v !== null && !(v instanceof Date) && !Object.isFrozen(v)) Object.freeze(v);
+    if (typeof v === 'object' && v !== null) {
+      // A Date can be changed in place: a shared one is handed out as a copy.
+      if (v instanceof Date) return this.shared ? new Date(v.getTime()) : v;
+      // Arrays and maps are frozen: a change must go through set() to be committed.
+      if (!Object.isFrozen(v)) Object.freeze(v);
+    }
     return v;
   }
 
@@ -58,7 +81,7 @@ export class ObjectHandle {
     const f = this.info.field(field);
     this.info.check(f, value);
     if (this.data[field] === value && (typeof value !== 'object' || value === null)) return;
-    this.data[field] = Array.isArray(value) ? [...value] : value !== null && typeof value === 'object' && !(value instanceof Date) ? { ...value } : value;
+    this.own()[field] = Array.isArray(value) ? [...value] : value !== null && typeof value === 'object' && !(value instanceof Date) ? { ...value } : value;
     if (f.uniqueIndex >= 0) this.keysChanged = true;
     if (this.state === ObjectState.clean) this.state = ObjectState.changed;
     this.owner.markDirty();

@@ -17,13 +17,27 @@ import { PostgresReader } from './postgres-store.ts';
 /** What a cache lookup found: the fields, null for a deleted object, undefined for a miss. */
 export type Cached = Fields | null | undefined;
 
+/** A cached object as this thread decoded it, and the stamp of the cache entry it came from. */
+interface Decoded {
+  stamp: number;
+  fields: Fields;
+}
+
+/**
+ * Decoded objects a thread keeps per type, oldest out first. A hot object read by event after
+ * event is decoded once per stored version, not once per read.
+ */
+const DECODED_PER_TYPE = 4096;
+
 export class ThreadStore {
   readonly model: Model;
   readonly db: string;
   private reader: Reader | null = null;
   private writerClient: WriterClient | null = null;
   private buffer = new Uint8Array(16 * 1024);
-  private readonly meta = new Float64Array(1);
+  /** [version, stamp] of a lookup; the stamp goes in as the one of the copy this thread holds. */
+  private readonly meta = new Float64Array(2);
+  private readonly decoded: Array<Map<string, Decoded> | undefined> = [];
   /** The version of the last `cached` hit. */
   lastVersion = 0;
 
@@ -35,17 +49,41 @@ export class ThreadStore {
     native.objReadTypes(encodePayload(types), configVersion);
   }
 
-  /** The cached copy of an object (sets `lastVersion` when found or deleted). */
+  /**
+   * The cached copy of an object (sets `lastVersion` when found or deleted). The fields are
+   * this thread's decoded copy of the stored bytes, shared by every read of them: never change
+   * them (an ObjectHandle copies them on its first change).
+   */
   cached(type: TypeInfo, id: string): Cached {
+    const memo = this.decoded[type.index] ??= new Map<string, Decoded>();
+    const held = memo.get(id);
+    this.meta[1] = held === undefined ? 0 : held.stamp;
     let n = native.objCacheGet(type.index, id, this.buffer, this.meta);
+    if (n === -3) {
+      this.lastVersion = this.meta[0]!;
+      return held!.fields;
+    }
     if (n > this.buffer.length) {
       this.buffer = new Uint8Array(Math.max(n, this.buffer.length * 2));
+      this.meta[1] = 0;
       n = native.objCacheGet(type.index, id, this.buffer, this.meta);
     }
-    if (n === -1) return undefined;
+    if (n < 0) {
+      if (held !== undefined) memo.delete(id);
+      if (n === -1) return undefined;
+      this.lastVersion = this.meta[0]!;
+      return null;
+    }
     this.lastVersion = this.meta[0]!;
-    if (n === -2) return null;
-    return decodeFieldsIn(this.buffer, n);
+    const fields = decodeFieldsIn(this.buffer, n);
+    if (held !== undefined) {
+      held.stamp = this.meta[1]!;
+      held.fields = fields;
+    } else {
+      if (memo.size >= DECODED_PER_TYPE) memo.delete(memo.keys().next().value!);
+      memo.set(id, { stamp: this.meta[1]!, fields });
+    }
+    return fields;
   }
 
   /** The fields of a row read from the database. */

@@ -165,7 +165,7 @@ export class Transaction {
       this.stats.nonexistent++;
       return null;
     }
-    return this.adopt(type, id, this.store.lastVersion, cached, forWrite);
+    return this.adopt(type, id, this.store.lastVersion, cached, forWrite, true);
   }
 
   /** The object by unique key from this transaction or the cache; undefined when neither knows. */
@@ -180,7 +180,7 @@ export class Transaction {
       // A key entry is a hint: the object must still hold the value.
       if (cached && cached[field] === key) {
         this.stats.cacheHits++;
-        return this.adopt(type, id, this.store.lastVersion, cached, forWrite);
+        return this.adopt(type, id, this.store.lastVersion, cached, forWrite, true);
       }
     }
     return undefined;
@@ -203,8 +203,9 @@ export class Transaction {
     return h;
   }
 
-  private adopt(type: TypeInfo, id: string, version: number, data: Fields, forWrite: boolean): ObjectHandle {
-    const h = new ObjectHandle(this, type, id, version, data, ObjectState.clean, forWrite);
+  /** A fetched object joins the transaction; `shared` data is the thread's decoded cache copy (see ThreadStore.cached). */
+  private adopt(type: TypeInfo, id: string, version: number, data: Fields, forWrite: boolean, shared = false): ObjectHandle {
+    const h = new ObjectHandle(this, type, id, version, data, ObjectState.clean, forWrite, shared);
     this.mapOf(type).set(id, h);
     this.stats.fetched++;
     if (!forWrite) this.stats.readMode++;

@@ -15,6 +15,21 @@ import { ConsoleRegistrar } from '../console/registry.ts';
 import type { SessionOps } from '../session/ops.ts';
 import { contextCells, countCachedReads, settleNativeCall } from './native-calls.ts';
 
+/**
+ * V8 keeps a Uint8Array of up to 64 bytes on its own heap, and handing one to native code makes
+ * it move the bytes out first (an allocation per call). Small arguments are passed from this
+ * buffer instead; the C hook reads them during its call only, and hooks never call back into
+ * JavaScript, so one buffer per thread serves every call.
+ */
+const ON_HEAP_BYTES = 64;
+const argsScratch = new Uint8Array(new ArrayBuffer(ON_HEAP_BYTES));
+
+function offHeap(bytes: Uint8Array | null): Uint8Array | null {
+  if (bytes === null || bytes.length > ON_HEAP_BYTES) return bytes;
+  argsScratch.set(bytes);
+  return argsScratch.subarray(0, bytes.length);
+}
+
 /** The target that runs native API hook `entry` as `operation`, answering `kind`. */
 function nativeTarget(rt: EventRuntime, plugin: string, ops: SessionOps, entry: number, operation: string, kind: number): ApiTarget['run'] {
   return (args, res: ResponseWriter, ev: RunningEvent) => {
@@ -22,7 +37,8 @@ function nativeTarget(rt: EventRuntime, plugin: string, ops: SessionOps, entry: 
     c[ContextCell.requestId] = res.requestId;
     c[ContextCell.answerKind] = kind;
     const space = res.label.indexOf(' ');
-    const out = native.pluginCallApi(entry, args instanceof Uint8Array ? args : encodePayload(args), `${operation}\n${res.label.slice(0, space)}\n${res.label.slice(space + 1)}`);
+    const out = native.pluginCallApi(entry, offHeap(args instanceof Uint8Array ? args : encodePayload(args)),
+      `${operation}\n${res.label.slice(0, space)}\n${res.label.slice(space + 1)}`);
     countCachedReads(ev);
     return settleNativeCall(out, {
       rt, ev, ops, log: rt.log, plugin, what: 'API handler', name: operation,

@@ -159,6 +159,33 @@ for (const backend of BACKENDS) {
       await s.stop();
     }
   });
+  test.serial(`${backend}: a thread decodes a cached object once per stored version; an event's changes to it, thrown away, reach no other event`, async (t) => {
+    // One event thread: every read below goes through the same thread's decoded copy.
+    const s = await startObjectServer(await storeArgs(backend), { EventDispatcher: { event_threads_size: 1 } });
+    try {
+      const file = path.join(s.dir, 'shared.jsonl');
+      const joined = new Date('2026-03-04T05:06:07.089Z');
+      const id = await transact((tx) => tx.create('ProbeAccount', { name: 'shared', coins: 5, joined, tags: ['a'] }).id);
+      const peek = (): void => { s.server.invoke('objp.peek_all_now', { id, file }, { name: 'objp.peek_all_now' }); };
+      peek();
+      s.server.invoke('objp.scribble', { id });
+      peek();
+      s.server.invoke('objp.scribble', { id });
+      peek();
+      await idle();
+      const before = { label: 'peek_all', run: 0, id, coins: 5, joined: joined.toISOString(), tags: ['a'] };
+      t.deepEqual(readNotes<ObjectNote>(file), [before, before, before]);
+      t.is(s.logs().filter((l) => l.includes('scribbled')).length, 2);
+      // A committed change is a new stored version: the next read decodes it.
+      await transact(async (tx) => (await tx.fetch('ProbeAccount', id, 'write'))!.set('coins', 6));
+      peek();
+      await idle();
+      t.deepEqual(readNotes<ObjectNote>(file)[3], { ...before, coins: 6 });
+    } finally {
+      await s.stop();
+    }
+  });
+
   test.serial(`${backend}: a burst of conflicting transfers: the event threads lower how many await at once, so few events run again`, async (t) => {
     const s = await startObjectServer(await storeArgs(backend), { EventDispatcher: { event_threads_size: 2, slow_event_log_threshold_in_ms: 60000 } });
     try {

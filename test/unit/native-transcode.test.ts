@@ -132,6 +132,21 @@ test('msgpack to JSON follows msgpackr for what other encoders write', (t) => {
   }
 });
 
+test('msgpack timestamps become the text toISOString writes, over the whole range of Date', (t) => {
+  const r = rng(7);
+  const times = [0, -1, 1, 999, -999, 8.64e15, -8.64e15, Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(10000, 0, 1), Date.UTC(-1, 0, 1), Date.UTC(0, 0, 1)];
+  for (let i = 0; i < 3000; i++) times.push(Math.trunc((r() * 2 - 1) * (r() < 0.5 ? 4e12 : 8.64e15)));
+  for (const ms of times) {
+    const bytes = packr.pack(new Date(ms));
+    const got = native.msgpackToJson(bytes);
+    if (got !== JSON.stringify(new Date(ms))) {
+      t.is(got, JSON.stringify(new Date(ms)), `time ${ms}`);
+      return;
+    }
+  }
+  t.pass();
+});
+
 test('invalid JSON is refused where JSON.parse refuses it', (t) => {
   for (const bad of ['', '[1,]', '{"a" 1}', "{'a':1}", '01', '1.', '.5', '+1', 'NaN', '"\t"', '[1] x', '{"a":1,}']) {
     t.throws(() => JSON.parse(bad));
