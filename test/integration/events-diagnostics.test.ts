@@ -22,6 +22,22 @@ test.serial('a slow event writes the SPEC warning line', async (t) => {
   }
 });
 
+test.serial("event threads get the young generation event_thread_young_generation_in_mb names; 0 leaves V8's default", async (t) => {
+  for (const [mb, expected] of [[200, 200], [0, undefined]] as const) {
+    const s = await startTestServer({ EventDispatcher: { event_threads_size: 1, event_thread_young_generation_in_mb: mb } });
+    try {
+      const file = path.join(s.dir, 'limits.jsonl');
+      s.server.invoke('probe.limits', { file });
+      await waitFor(() => fs.existsSync(file), 10000, 'the limits line');
+      const limits = JSON.parse(fs.readFileSync(file, 'utf8')) as { maxYoungGenerationSizeMb: number };
+      if (expected === undefined) t.not(limits.maxYoungGenerationSizeMb, 200);
+      else t.is(limits.maxYoungGenerationSizeMb, expected);
+    } finally {
+      await s.stop();
+    }
+  }
+});
+
 test.serial('a timed-out event is aborted, its tag cancelled, handlers called, and the server keeps serving', async (t) => {
   const s = await startTestServer({ EventDispatcher: { event_threads_size: 2, event_timeout_in_ms: 400 } });
   try {

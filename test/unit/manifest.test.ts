@@ -74,7 +74,9 @@ test('bad manifests name the file, the component and the argument', (t) => {
     'enable_event_profiler, slow_event_log_threshold_in_ms, event_timeout_in_ms, enable_inheriting_event_tag, ' +
     'enable_random_event_tag, enable_event_thread_checker, enable_outstanding_event_profiler, ' +
     'event_thread_hang_threshold_in_ms, event_thread_hang_report_interval_in_ms, event_batch_size, ' +
-    'event_task_budget_in_ms, max_awaiting_events_per_thread, shutdown_drain_timeout_in_ms)');
+    'event_task_budget_in_ms, max_awaiting_events_per_thread, shutdown_drain_timeout_in_ms, event_thread_young_generation_in_mb)');
+  t.is(messageOf(one('EventDispatcher', { event_thread_young_generation_in_mb: 4096 })),
+    "MANIFEST.json: EventDispatcher.event_thread_young_generation_in_mb must be at most 2048 (V8's young generation)");
   t.regex(messageOf(one('EventDispatch', {})), /^MANIFEST\.json: unknown component "EventDispatch" \(known: AppInfo, EventDispatcher, /);
   t.is(messageOf({ components: [{ name: 'AppInfo' }, { name: 'AppInfo' }] }), 'MANIFEST.json: component AppInfo is listed twice');
   t.is(messageOf({ components: {} }), 'MANIFEST.json: "components" must be an array');
