@@ -25,8 +25,6 @@ export type AnswerBatch = Array<number | string | null>;
 
 class AnswerSink implements WorkerEffects, AnswerTarget {
   private ready: AnswerBatch = [];
-  /** Answers of events that have not finished, by event. */
-  private readonly waiting = new Map<HeldEffects, AnswerRecord[]>();
   private soon = false;
 
   /** Starts a request's call on its event (again on a rerun): a rerun answers it again. */
@@ -41,9 +39,9 @@ class AnswerSink implements WorkerEffects, AnswerTarget {
       this.flushSoon();
       return;
     }
-    const list = this.waiting.get(c.event);
-    if (list) list.push(record);
-    else this.waiting.set(c.event, [record]);
+    // Kept on the event, not in a Map by event: a Map that gains and loses one entry per event
+    // reallocates its table each time.
+    (c.event.heldAnswers ??= []).push(record);
   }
 
   /** The event of `call` finished without parking (a synchronous handler, no object changes). */
@@ -54,7 +52,7 @@ class AnswerSink implements WorkerEffects, AnswerTarget {
 
   /** Drops what `call`'s event answered so far (it failed with object changes: they are discarded). */
   drop(call: ApiCall): void {
-    this.waiting.delete(call.event);
+    call.event.heldAnswers = undefined;
     call.answered = false;
   }
 
@@ -70,16 +68,17 @@ class AnswerSink implements WorkerEffects, AnswerTarget {
   hold(): void {}
 
   release(event: HeldEffects): void {
-    const list = this.waiting.get(event);
+    const list = event.heldAnswers as AnswerRecord[] | undefined;
     if (list === undefined) return;
-    this.waiting.delete(event);
+    event.heldAnswers = undefined;
     for (const r of list) this.push(r);
   }
 
   discard(event: HeldEffects): void {
     // An object conflict (the handler runs again and answers again), a failure with discarded
     // changes (the failure answer follows) or a timeout (the main thread answers 504).
-    if (!this.waiting.delete(event)) return;
+    if (event.heldAnswers === undefined) return;
+    event.heldAnswers = undefined;
     const call = event.call as ApiCall | undefined;
     if (call !== undefined) call.answered = false;
   }

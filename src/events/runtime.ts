@@ -72,10 +72,12 @@ export class RunningEvent implements EventContext, HeldEffects {
   /**
    * Per-event state of the features built on events, kept here rather than in WeakMaps keyed by
    * the event: a short-lived key makes every young-generation collection trace the map.
-   * `call`: the request an API or console event answers (src/api/answer-sink.ts).
+   * `call`: the request an API or console event answers, and `heldAnswers` the answers that
+   * wait for the event to finish (src/api/answer-sink.ts).
    * `nativeObjects`: the objects a native handler fetched (src/plugins/native-calls.ts).
    */
   call: unknown = undefined;
+  heldAnswers: unknown[] | undefined = undefined;
   nativeObjects: unknown = undefined;
   /**
    * Events it invoked that are not queued yet: an event's children are queued when its

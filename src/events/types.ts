@@ -106,6 +106,8 @@ export interface HeldEffects {
   held: unknown[] | null;
   /** The request the event answers, if it is an API or console event (src/api/answer-sink.ts). */
   call?: unknown;
+  /** Answers it gave that wait for it to finish (src/api/answer-sink.ts). */
+  heldAnswers?: unknown[];
 }
 
 /**
