@@ -25,9 +25,10 @@ interface Decoded {
 
 /**
  * Decoded objects a thread keeps per type, oldest out first. A hot object read by event after
- * event is decoded once per stored version, not once per read.
+ * event is decoded once per stored version, not once per read. Only reads are kept: an object
+ * fetched for writing is about to get a new version.
  */
-const DECODED_PER_TYPE = 4096;
+const DECODED_PER_TYPE = 1024;
 
 export class ThreadStore {
   readonly model: Model;
@@ -52,9 +53,10 @@ export class ThreadStore {
   /**
    * The cached copy of an object (sets `lastVersion` when found or deleted). The fields are
    * this thread's decoded copy of the stored bytes, shared by every read of them: never change
-   * them (an ObjectHandle copies them on its first change).
+   * them (an ObjectHandle copies them on its first change). `keep`: remember a decoded copy
+   * for the next read.
    */
-  cached(type: TypeInfo, id: string): Cached {
+  cached(type: TypeInfo, id: string, keep: boolean): Cached {
     const memo = this.decoded[type.index] ??= new Map<string, Decoded>();
     const held = memo.get(id);
     this.meta[1] = held === undefined ? 0 : held.stamp;
@@ -76,7 +78,9 @@ export class ThreadStore {
     }
     this.lastVersion = this.meta[0]!;
     const fields = decodeFieldsIn(this.buffer, n);
-    if (held !== undefined) {
+    if (!keep) {
+      if (held !== undefined) memo.delete(id);
+    } else if (held !== undefined) {
       held.stamp = this.meta[1]!;
       held.fields = fields;
     } else {

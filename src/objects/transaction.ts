@@ -158,7 +158,7 @@ export class Transaction {
   private known(type: TypeInfo, id: string, forWrite: boolean): ObjectHandle | null | undefined {
     const own = this.objects[type.index]?.get(id);
     if (own) return this.reuse(own, forWrite);
-    const cached = this.store.cached(type, id);
+    const cached = this.store.cached(type, id, !forWrite);
     if (cached === undefined) return undefined;
     this.stats.cacheHits++;
     if (cached === null) {
@@ -176,7 +176,7 @@ export class Transaction {
     }
     const id = this.store.cachedKey(type, f, key);
     if (id !== null && !this.objects[type.index]?.has(id)) {
-      const cached = this.store.cached(type, id);
+      const cached = this.store.cached(type, id, !forWrite);
       // A key entry is a hint: the object must still hold the value.
       if (cached && cached[field] === key) {
         this.stats.cacheHits++;
