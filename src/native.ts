@@ -425,7 +425,8 @@ export interface NativeCore {
   pluginRevokeEvent(eventId: number): boolean;
   /**
    * Runs API hook `entry` for the request in the context cells (event, requestId, answerKind);
-   * `args` a msgpack map, `label` "operation\nmethod\npath".
+   * `args` a msgpack map, `label` "operation\nmethod\npath". A string is the request's
+   * successful JSON answer, when that was the call's only effect (never a send's frame).
    */
   pluginCallApi(entry: number, args: Uint8Array | null, label: string): NativeCallOutcome;
   /** Runs an object continuation (once) for the event in the context cells. */

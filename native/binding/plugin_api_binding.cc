@@ -90,7 +90,7 @@ Napi::Value PluginCallApi(const Napi::CallbackInfo& info) {
   CallResult r = ProcessApiHost().Call(entry, ev, static_cast<uint64_t>(cells[kRequestId]), static_cast<uint32_t>(cells[kAnswerKind]),
                                        std::string_view(reinterpret_cast<const char*>(args.data), args.length), label.view(), &fx);
   AnswerCachedReads(r, fx, ev);
-  return ResultToJs(info.Env(), r, fx, ev.session_id);
+  return ApiResultToJs(info.Env(), r, fx, static_cast<uint64_t>(cells[kRequestId]));
 }
 
 Napi::Value PluginContinue(const Napi::CallbackInfo& info) {

@@ -177,4 +177,17 @@ Napi::Value ResultToJs(Napi::Env env, const CallResult& r, CollectingEffects& fx
   return out;
 }
 
+Napi::Value ApiResultToJs(Napi::Env env, const CallResult& r, CollectingEffects& fx, uint64_t rid) {
+  bool ok = !r.expired && r.status == GSF_STATUS_OK && !r.decode_failed;
+  if (ok && fx.used == 1) {
+    const Effect& e = fx.list[0];
+    if (e.code == kApiAnswer && e.session == rid && e.level == GSF_STATUS_OK && e.binary && e.b.empty()) {
+      return Napi::String::New(env, e.a.data(), e.a.size());
+    }
+  }
+  if (ok && fx.used > 0) return EffectsToJs(env, fx);
+  // A session id no API event has: the one-send shortcut never applies.
+  return ResultToJs(env, r, fx, ~uint64_t{0});
+}
+
 }  // namespace gsf::binding

@@ -73,6 +73,14 @@ EventContext EventFromCells(const double* c);
  */
 Napi::Value ResultToJs(Napi::Env env, const CallResult& r, CollectingEffects& fx, uint64_t session);
 
+/**
+ * ResultToJs for an API hook's call answering request `rid`: when its only effect is that
+ * request's successful answer with a JSON body and no message (a read, the common case), the
+ * body string alone; otherwise what ResultToJs gives, but never a send's frame alone (a string
+ * here is always the answer).
+ */
+Napi::Value ApiResultToJs(Napi::Env env, const CallResult& r, CollectingEffects& fx, uint64_t rid);
+
 /** Bytes copied into a new Buffer. */
 Napi::Value Bytes(Napi::Env env, std::string_view bytes);
 

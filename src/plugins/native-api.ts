@@ -40,6 +40,11 @@ function nativeTarget(rt: EventRuntime, plugin: string, ops: SessionOps, entry: 
     const out = native.pluginCallApi(entry, offHeap(args instanceof Uint8Array ? args : encodePayload(args)),
       `${operation}\n${res.label.slice(0, space)}\n${res.label.slice(space + 1)}`);
     countCachedReads(ev);
+    // The hook's only effect was its request's JSON answer: the body alone.
+    if (typeof out === 'string') {
+      res.deliverNative([res.requestId, 200, out]);
+      return undefined;
+    }
     return settleNativeCall(out, {
       rt, ev, ops, log: rt.log, plugin, what: 'API handler', name: operation,
       // Methods, not arrow properties: no per-call function naming on this path.
