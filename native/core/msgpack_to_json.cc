@@ -57,6 +57,33 @@ void AppendIsoDate(double ms, std::string* out) {
   out->append(buf, static_cast<size_t>(p - buf));
 }
 
+// Whether `s` is valid UTF-8; ASCII bytes are checked inline.
+bool ValidUtf8(const uint8_t* s, size_t len) {
+  for (size_t i = 0; i < len;) {
+    if (s[i] < 0x80) {
+      ++i;
+      continue;
+    }
+    int n = Utf8SequenceLength(s + i, s + len);
+    if (n == 0) return false;
+    i += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Decimal digits of an integer, without a std::string of its own.
+void AppendInteger(uint64_t v, bool negative, std::string* out) {
+  char buf[24];
+  char* end = buf + sizeof buf;
+  char* p = end;
+  do {
+    *--p = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  if (negative) *--p = '-';
+  out->append(p, static_cast<size_t>(end - p));
+}
+
 class Writer {
  public:
   Writer(const uint8_t* p, const uint8_t* end, std::string* out) : p_(p), end_(end), out_(out) {}
@@ -96,11 +123,7 @@ class Writer {
 bool Writer::String(size_t head, size_t len) {
   if (!Need(head + len)) return false;
   const uint8_t* s = p_ + head;
-  for (size_t i = 0; i < len;) {
-    int n = Utf8SequenceLength(s + i, s + len);
-    if (n == 0) return Fail("msgpack string is not valid UTF-8");
-    i += static_cast<size_t>(n);
-  }
+  if (!ValidUtf8(s, len)) return Fail("msgpack string is not valid UTF-8");
   AppendJsonString(std::string_view(reinterpret_cast<const char*>(s), len), out_);
   p_ += head + len;
   return true;
@@ -160,11 +183,7 @@ bool Writer::Key(std::string* key) {
   if (head > 0) {
     if (!Need(head + len)) return false;
     const uint8_t* s = p_ + head;
-    for (size_t i = 0; i < len;) {
-      int n = Utf8SequenceLength(s + i, s + len);
-      if (n == 0) return Fail("msgpack string is not valid UTF-8");
-      i += static_cast<size_t>(n);
-    }
+    if (!ValidUtf8(s, len)) return Fail("msgpack string is not valid UTF-8");
     // Kept as is, "__proto__" too (msgpackr renames that one to "__proto_" for JavaScript's
     // sake): a key a plugin wrote reaches the client as written, as a managed reply's would.
     key->assign(reinterpret_cast<const char*>(s), len);
@@ -304,7 +323,7 @@ bool Writer::Value(int depth, bool* undefined) {
       if (!Need(1 + static_cast<size_t>(size))) return false;
       uint64_t v = Be(1, size);
       p_ += 1 + size;
-      out_->append(std::to_string(v));
+      AppendInteger(v, false, out_);
       return true;
     }
     case 0xd0: case 0xd1: case 0xd2: case 0xd3: {
@@ -313,7 +332,8 @@ bool Writer::Value(int depth, bool* undefined) {
       uint64_t v = Be(1, size);
       if (size < 8 && (v >> (size * 8 - 1))) v |= ~uint64_t{0} << (size * 8);
       p_ += 1 + size;
-      out_->append(std::to_string(static_cast<int64_t>(v)));
+      int64_t s = static_cast<int64_t>(v);
+      AppendInteger(s < 0 ? ~v + 1 : v, s < 0, out_);
       return true;
     }
     case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:
