@@ -190,4 +190,16 @@ bool IsArrayIndexKey(std::string_view key, uint32_t* index) {
   return true;
 }
 
+void AppendInteger(uint64_t v, bool negative, std::string* out) {
+  char buf[24];
+  char* end = buf + sizeof buf;
+  char* p = end;
+  do {
+    *--p = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  if (negative) *--p = '-';
+  out->append(p, static_cast<size_t>(end - p));
+}
+
 }  // namespace gsf

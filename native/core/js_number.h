@@ -10,6 +10,9 @@ namespace gsf {
 /** Appends `v` as JavaScript's String(v) writes it ("1e+21", "0.1", "-0" as "0", "NaN"). */
 void AppendJsNumber(double v, std::string* out);
 
+/** Appends an integer's decimal digits (with a minus sign when `negative`), without a std::string of its own. */
+void AppendInteger(uint64_t magnitude, bool negative, std::string* out);
+
 /** Appends `v` as msgpackr packs a JavaScript number: 32-bit integers in the smallest int format, the rest float64. */
 void AppendMsgpackNumber(double v, std::string* out);
 

@@ -76,4 +76,7 @@ void AppendMsgpackString(std::string_view text, std::string* out);
 /** Length of the valid UTF-8 sequence at `p` (1 to 4), or 0 if it is not one. */
 int Utf8SequenceLength(const unsigned char* p, const unsigned char* end);
 
+/** Whether `s` is valid UTF-8 (ASCII bytes are checked inline). */
+bool ValidUtf8(const uint8_t* s, size_t len);
+
 }  // namespace gsf

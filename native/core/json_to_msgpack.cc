@@ -68,6 +68,19 @@ int Utf8SequenceLength(const unsigned char* p, const unsigned char* end) {
   return 0;
 }
 
+bool ValidUtf8(const uint8_t* s, size_t len) {
+  for (size_t i = 0; i < len;) {
+    if (s[i] < 0x80) {
+      ++i;
+      continue;
+    }
+    int n = Utf8SequenceLength(s + i, s + len);
+    if (n == 0) return false;
+    i += static_cast<size_t>(n);
+  }
+  return true;
+}
+
 void AppendMsgpackString(std::string_view text, std::string* out) {
   size_t n = text.size();
   if (n < 32) out->push_back(static_cast<char>(0xa0 | n));

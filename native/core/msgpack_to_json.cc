@@ -57,33 +57,6 @@ void AppendIsoDate(double ms, std::string* out) {
   out->append(buf, static_cast<size_t>(p - buf));
 }
 
-// Whether `s` is valid UTF-8; ASCII bytes are checked inline.
-bool ValidUtf8(const uint8_t* s, size_t len) {
-  for (size_t i = 0; i < len;) {
-    if (s[i] < 0x80) {
-      ++i;
-      continue;
-    }
-    int n = Utf8SequenceLength(s + i, s + len);
-    if (n == 0) return false;
-    i += static_cast<size_t>(n);
-  }
-  return true;
-}
-
-// Decimal digits of an integer, without a std::string of its own.
-void AppendInteger(uint64_t v, bool negative, std::string* out) {
-  char buf[24];
-  char* end = buf + sizeof buf;
-  char* p = end;
-  do {
-    *--p = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  if (negative) *--p = '-';
-  out->append(p, static_cast<size_t>(end - p));
-}
-
 class Writer {
  public:
   Writer(const uint8_t* p, const uint8_t* end, std::string* out) : p_(p), end_(end), out_(out) {}
