@@ -8,7 +8,7 @@
  * method, path, status, duration; never a body.
  */
 import { native } from '../native.ts';
-import { gsfError } from '../errors.ts';
+import { describeError, gsfError } from '../errors.ts';
 import { groupLines, type Logger } from '../log/logger.ts';
 import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
 import { LaterResponse, type ApiResponse } from './router.ts';
@@ -120,7 +120,12 @@ export class PendingRequests {
     if (p.native) native.pluginApiRelease(rid);
     const ms = performance.now() - p.start;
     this.log.info(`${p.audit} audit: method=${p.method}, path=${p.path}, status=${response.status}, duration_in_ms=${ms.toFixed(3)}`);
-    p.answer.settle(response);
+    try {
+      p.answer.settle(response);
+    } catch (err) {
+      // One answer that cannot be written never keeps the rest of its batch from theirs.
+      this.lateLines.error('write', `answering ${p.method} ${p.path} failed: ${describeError(err)}`);
+    }
   }
 
   /** Answers 504 to every request past its deadline (they are in deadline order). */
