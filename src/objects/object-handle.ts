@@ -45,10 +45,19 @@ export class ObjectHandle {
     this.shared = shared;
   }
 
-  /** `data`, this handle's own (copied first if shared). */
+  /**
+   * `data`, this handle's own (copied first if shared). Dates are copied with it: `get` hands
+   * out an own copy's values as they are, and a Date can be changed in place (frozen arrays and
+   * maps cannot).
+   */
   private own(): Fields {
     if (this.shared) {
-      this.data = { ...this.data };
+      const copy: Fields = {};
+      for (const k in this.data) {
+        const v = this.data[k];
+        copy[k] = v instanceof Date ? new Date(v.getTime()) : v;
+      }
+      this.data = copy;
       this.shared = false;
     }
     return this.data;

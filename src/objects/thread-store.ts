@@ -41,6 +41,8 @@ export class ThreadStore {
   private readonly decoded: Array<Map<string, Decoded> | undefined> = [];
   /** The version of the last `cached` hit. */
   lastVersion = 0;
+  /** Whether the last `cached` fields are the thread's shared decoded copy (else the caller's own). */
+  lastShared = false;
 
   constructor(readonly config: StoreConfig, configVersion: number) {
     this.model = new Model(config.schema);
@@ -63,6 +65,7 @@ export class ThreadStore {
     let n = native.objCacheGet(type.index, id, this.buffer, this.meta);
     if (n === -3) {
       this.lastVersion = this.meta[0]!;
+      this.lastShared = true;
       return held!.fields;
     }
     if (n > this.buffer.length) {
@@ -78,6 +81,7 @@ export class ThreadStore {
     }
     this.lastVersion = this.meta[0]!;
     const fields = decodeFieldsIn(this.buffer, n);
+    this.lastShared = keep;
     if (!keep) {
       if (held !== undefined) memo.delete(id);
     } else if (held !== undefined) {

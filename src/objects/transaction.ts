@@ -165,7 +165,7 @@ export class Transaction {
       this.stats.nonexistent++;
       return null;
     }
-    return this.adopt(type, id, this.store.lastVersion, cached, forWrite, true);
+    return this.adopt(type, id, this.store.lastVersion, cached, forWrite, this.store.lastShared);
   }
 
   /** The object by unique key from this transaction or the cache; undefined when neither knows. */
@@ -180,7 +180,7 @@ export class Transaction {
       // A key entry is a hint: the object must still hold the value.
       if (cached && cached[field] === key) {
         this.stats.cacheHits++;
-        return this.adopt(type, id, this.store.lastVersion, cached, forWrite, true);
+        return this.adopt(type, id, this.store.lastVersion, cached, forWrite, this.store.lastShared);
       }
     }
     return undefined;
