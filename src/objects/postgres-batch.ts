@@ -12,7 +12,7 @@
  */
 import type pg from 'pg';
 import type { TypeInfo } from './model.ts';
-import { changedReason, conflict, OK, OpKind, tableOf, type CommitRequest, type Outcome } from './storage.ts';
+import { changed, OK, OpKind, tableOf, type CommitRequest, type Outcome } from './storage.ts';
 
 /** Whether every operation of `req` can only conflict (no create, no unique-key change). */
 export function batchable(req: CommitRequest): boolean {
@@ -65,7 +65,7 @@ export async function applyBatch(client: pg.Client, requests: readonly CommitReq
     for (const op of req.ops) {
       const current = versions.get(op[1])!.get(op[2]) ?? null;
       if (current !== op[3]) {
-        outcome = conflict(changedReason(types[op[1]]!, op[2]));
+        outcome = changed(types[op[1]]!, op);
         break;
       }
     }

@@ -9,7 +9,7 @@ import type { StoreConfig } from './config.ts';
 import { applyBatch, batchable } from './postgres-batch.ts';
 import type { TypeDef } from './schema.ts';
 import {
-  changedReason, conflict, duplicateKeyError, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
+  changed, conflict, duplicateKeyError, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
   type CommitOp, type CommitRequest, type GroupWriter, type Outcome, type Reader, type Row,
 } from './storage.ts';
 
@@ -231,16 +231,16 @@ export class PostgresWriter implements GroupWriter {
         case OpKind.update: {
           const r = uniques === null ? await this.client.query(s.updateFields, [version + 1, asBuffer(bytes!), id, version])
             : await this.client.query(s.update, [version + 1, asBuffer(bytes!), ...uniques, id, version]);
-          return r.rowCount === 1 ? null : conflict(changedReason(type, id));
+          return r.rowCount === 1 ? null : changed(type, op);
         }
         case OpKind.delete: {
           const r = await this.client.query(s.remove, [id, version]);
-          return r.rowCount === 1 ? null : conflict(changedReason(type, id));
+          return r.rowCount === 1 ? null : changed(type, op);
         }
         case OpKind.check: {
           const r = await this.client.query({ text: s.version, values: [id], rowMode: 'array' });
           const row = r.rows[0] as unknown[] | undefined;
-          return row !== undefined && Number(row[0]) === version ? null : conflict(changedReason(type, id));
+          return row !== undefined && Number(row[0]) === version ? null : changed(type, op);
         }
       }
     } catch (err) {

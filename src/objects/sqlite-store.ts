@@ -10,7 +10,7 @@ import { decodeFields, type FieldInfo, type TypeInfo } from './model.ts';
 import type { StoreConfig } from './config.ts';
 import type { ObjectSchema, TypeDef } from './schema.ts';
 import {
-  changedReason, conflict, duplicateKeyError, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
+  changed, conflict, duplicateKeyError, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
   type CommitOp, type CommitRequest, type GroupWriter, type Outcome, type Reader, type Row,
 } from './storage.ts';
 
@@ -195,12 +195,12 @@ export class SqliteWriter implements GroupWriter {
         case OpKind.update: {
           const r = uniques === null ? s.updateFields.run(version + 1, asBuffer(bytes!), id, version)
             : s.update.run(version + 1, asBuffer(bytes!), ...uniques, id, version);
-          return r.changes === 1 ? null : conflict(changedReason(type, id));
+          return r.changes === 1 ? null : changed(type, op);
         }
         case OpKind.delete:
-          return s.remove.run(id, version).changes === 1 ? null : conflict(changedReason(type, id));
+          return s.remove.run(id, version).changes === 1 ? null : changed(type, op);
         case OpKind.check:
-          return s.version.get(id) === version ? null : conflict(changedReason(type, id));
+          return s.version.get(id) === version ? null : changed(type, op);
       }
     } catch (err) {
       const code = (err as { code?: string }).code;

@@ -36,6 +36,11 @@ export interface Outcome {
   status: StatusValue;
   /** Why it conflicted or failed ('' when ok). */
   reason: string;
+  /**
+   * The operation whose object had changed since it was read, when that was the conflict: its
+   * cached copy may be outdated (another server's commit), the event's other objects are not.
+   */
+  stale?: CommitOp;
 }
 
 /**
@@ -89,6 +94,11 @@ export function conflict(reason: string): Outcome {
 /** The conflict reason of an object whose version moved. */
 export function changedReason(type: TypeInfo, id: string): string {
   return `${type.name} '${id}' changed since it was read`;
+}
+
+/** The conflict of an operation whose object's version moved since it was read. */
+export function changed(type: TypeInfo, op: CommitOp): Outcome {
+  return { status: Status.conflict, reason: changedReason(type, op[2]), stale: op };
 }
 
 /** The conflict reason of a taken id or unique key, from the create/update op. */

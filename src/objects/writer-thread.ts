@@ -90,13 +90,13 @@ function schedule(): void {
 function publish(group: readonly Pending[], outcomes: readonly Outcome[]): void {
   const committed: CommittedObjects | null = config.announceCommits ? [] : null;
   for (let i = 0; i < group.length; i++) {
-    const status = outcomes[i]!.status;
+    const { status, stale } = outcomes[i]!;
+    // A conflict: the copy the event read of the object that had changed may be outdated in
+    // the cache (another server committed it), so its rerun reads it from the database. The
+    // event's other objects were current: their entries stay.
+    if (stale !== undefined && stale[3] > 0) native.objCacheInvalidate(stale[1], stale[2], stale[3]);
+    if (status !== Status.ok) continue;
     for (const [kind, typeIndex, id, version, bytes, uniques] of group[i]!.request.ops) {
-      if (status === Status.conflict) {
-        if (version > 0) native.objCacheInvalidate(typeIndex, id, version);
-        continue;
-      }
-      if (status !== Status.ok) continue;
       if (committed !== null && kind !== OpKind.check) committed.push([types[typeIndex]!.name, id, kind === OpKind.create ? 1 : version + 1]);
       if (kind === OpKind.create || kind === OpKind.update) {
         native.objCachePut(typeIndex, id, kind === OpKind.create ? 1 : version + 1, bytes!);
