@@ -18,17 +18,39 @@ import { PostgresReader } from './postgres-store.ts';
 export type Cached = Fields | null | undefined;
 
 /** A cached object as this thread decoded it, and the stamp of the cache entry it came from. */
-interface Decoded {
+export interface Decoded {
   stamp: number;
   fields: Fields;
 }
 
 /**
- * Decoded objects a thread keeps per type, oldest out first. A hot object read by event after
- * event is decoded once per stored version, not once per read. Only reads are kept: an object
- * fetched for writing is about to get a new version.
+ * The decoded objects of one type a thread keeps (`ObjectStore.decoded_copies_per_type`), so
+ * that a hot object read by event after event is decoded once per stored version, not once per
+ * read. Only reads are kept: an object fetched for writing is about to get a new version.
+ *
+ * Two generations: new copies go into the young one, and when it holds `limit` the old one is
+ * dropped whole and the young one takes its place; a read finds a copy in either. No entry is
+ * deleted one by one (a Map that loses its oldest entry at every insertion keeps skipping its
+ * deleted slots to find the next oldest: that cost more than the decode it saves).
  */
-const DECODED_PER_TYPE = 1024;
+export class DecodedCopies {
+  private young = new Map<string, Decoded>();
+  private old = new Map<string, Decoded>();
+
+  constructor(private readonly limit: number) {}
+
+  get(id: string): Decoded | undefined {
+    return this.young.get(id) ?? this.old.get(id);
+  }
+
+  set(id: string, copy: Decoded): void {
+    if (this.young.size >= this.limit) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+    this.young.set(id, copy);
+  }
+}
 
 export class ThreadStore {
   readonly model: Model;
@@ -38,7 +60,7 @@ export class ThreadStore {
   private buffer = new Uint8Array(16 * 1024);
   /** [version, stamp] of a lookup; the stamp goes in as the one of the copy this thread holds. */
   private readonly meta = new Float64Array(2);
-  private readonly decoded: Array<Map<string, Decoded> | undefined> = [];
+  private readonly decoded: Array<DecodedCopies | undefined> = [];
   /** The version of the last `cached` hit. */
   lastVersion = 0;
   /** Whether the last `cached` fields are the thread's shared decoded copy (else the caller's own). */
@@ -59,7 +81,8 @@ export class ThreadStore {
    * for the next read.
    */
   cached(type: TypeInfo, id: string, keep: boolean): Cached {
-    const memo = this.decoded[type.index] ??= new Map<string, Decoded>();
+    if (this.config.decodedPerType === 0) keep = false;
+    const memo = this.decoded[type.index] ??= new DecodedCopies(this.config.decodedPerType);
     const held = memo.get(id);
     this.meta[1] = held === undefined ? 0 : held.stamp;
     let n = native.objCacheGet(type.index, id, this.buffer, this.meta);
@@ -74,7 +97,6 @@ export class ThreadStore {
       n = native.objCacheGet(type.index, id, this.buffer, this.meta);
     }
     if (n < 0) {
-      if (held !== undefined) memo.delete(id);
       if (n === -1) return undefined;
       this.lastVersion = this.meta[0]!;
       return null;
@@ -82,13 +104,13 @@ export class ThreadStore {
     this.lastVersion = this.meta[0]!;
     const fields = decodeFieldsIn(this.buffer, n);
     this.lastShared = keep;
-    if (!keep) {
-      if (held !== undefined) memo.delete(id);
-    } else if (held !== undefined) {
+    // A copy fetched for writing is the caller's own: it is not kept. (A kept copy of an
+    // older entry stays: stamps are unique, so it is only ever given for the bytes it came from.)
+    if (!keep) return fields;
+    if (held !== undefined) {
       held.stamp = this.meta[1]!;
       held.fields = fields;
     } else {
-      if (memo.size >= DECODED_PER_TYPE) memo.delete(memo.keys().next().value!);
       memo.set(id, { stamp: this.meta[1]!, fields });
     }
     return fields;

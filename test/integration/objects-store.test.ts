@@ -182,6 +182,68 @@ for (const backend of BACKENDS) {
     }
   });
 
+  test.serial(`${backend}: one group of 70 transfers and a stale one: the conflict drops only the changed object from the cache`, async (t) => {
+    const s = await startObjectServer(await storeArgs(backend));
+    try {
+      const ids = await transact((tx) => Array.from({ length: 141 }, (_, i) => tx.create('ProbeAccount', { name: `b_${i}`, coins: 100 }).id));
+      const store = threadStore();
+      // 70 transfers between distinct pairs, and one that read ids[0] before the first transfer changed it.
+      const txs = Array.from({ length: 71 }, () => new Transaction(store));
+      for (let i = 0; i < 70; i++) {
+        const from = (await txs[i]!.fetch('ProbeAccount', ids[2 * i]!, 'write'))!;
+        const to = (await txs[i]!.fetch('ProbeAccount', ids[2 * i + 1]!, 'write'))!;
+        from.set('coins', (from.get('coins') as number) - i - 1);
+        to.set('coins', (to.get('coins') as number) + i + 1);
+      }
+      const late = txs[70]!;
+      (await late.fetch('ProbeAccount', ids[140]!, 'write'))!.set('coins', 0);
+      (await late.fetch('ProbeAccount', ids[0]!, 'write'))!.set('coins', 0);
+      const groupsBefore = counter('object_database_stat', `${backend}/commit_groups`);
+      const results = await Promise.all(txs.map((tx) => tx.commit()));
+      t.is(counter('object_database_stat', `${backend}/commit_groups`) - groupsBefore, 1);
+      t.deepEqual(results.map((r) => r.ok), [...Array(70).fill(true), false]);
+      t.deepEqual(results[70], { ok: false, conflict: true, reason: `ProbeAccount '${ids[0]}' changed since it was read`, waited: false });
+      // The late event's other object was current: its cached copy stays.
+      const cachedAfter = await transact((tx) => [ids[140]!, ids[0]!].map((id) => tx.fetchCached('ProbeAccount', id)?.get('coins')));
+      t.deepEqual(cachedAfter, [100, 99]);
+      native.objCacheClear();
+      const stored = await transact(async (tx) => Promise.all(ids.map(async (id) => {
+        const o = (await tx.fetch('ProbeAccount', id))!;
+        return [o.get('coins'), o.version];
+      })));
+      const expected = ids.map((_, k) => (k === 140 ? [100, 1] : [k % 2 === 0 ? 99 - k / 2 : 100 + (k + 1) / 2, 2]));
+      t.deepEqual(stored, expected);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test.serial(`${backend}: a read decodes a cached object once per stored version, unless decoded_copies_per_type is 0`, async (t) => {
+    for (const [keep, same] of [[undefined, true], [0, false]] as const) {
+      const s = await startObjectServer(await storeArgs(backend, keep === undefined ? {} : { decoded_copies_per_type: keep }));
+      try {
+        const id = await transact((tx) => tx.create('ProbeAccount', { name: 'memo', coins: 3 }).id);
+        const store = threadStore();
+        const type = store.model.type('ProbeAccount');
+        const first = store.cached(type, id, true);
+        t.is(store.lastShared, same);
+        t.is(store.cached(type, id, true) === first, same);
+        // A write fetch gets the kept copy marked shared (its handle copies it on the first change).
+        const forWrite = store.cached(type, id, false);
+        t.is(store.lastShared, same);
+        t.is(forWrite === first, same);
+        t.is((forWrite as { coins: number }).coins, 3);
+        await transact(async (tx) => (await tx.fetch('ProbeAccount', id, 'write'))!.set('coins', 4));
+        // A new stored version is decoded again.
+        const next = store.cached(type, id, true);
+        t.not(next, first);
+        t.is((next as { coins: number }).coins, 4);
+      } finally {
+        await s.stop();
+      }
+    }
+  });
+
   test.serial(`${backend}: transact runs again on conflict; deletes leave no object behind`, async (t) => {
     const s = await startObjectServer(await storeArgs(backend));
     try {
