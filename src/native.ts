@@ -360,11 +360,19 @@ export interface NativeCore {
   /**
    * Looks up object `id` of type index `type`. Returns its byte length (copied into `buffer`
    * when they fit; otherwise grow it and ask again), -1 when not cached, -2 when cached as
-   * deleted. `meta[0]` receives the version when found or deleted. With a second number,
-   * `meta[1]` goes in as the stamp of a copy the caller holds (0: none) and comes back as the
-   * entry's stamp (the same stamp, the same bytes); -3 when the two match (nothing copied).
+   * deleted. `meta[0]` receives the version when found or deleted, `meta[1]` (when there) the
+   * entry's stamp when found (the same stamp, the same bytes). `held`: the stamps of the copies
+   * the caller holds decoded, a power of two slots, each stamp in slot `stamp % length`
+   * (DecodedCopies); -3 when it holds the entry's stamp (nothing copied).
    */
-  objCacheGet(type: number, id: string, buffer: Uint8Array, meta: Float64Array): number;
+  objCacheGet(type: number, id: string, buffer: Uint8Array, meta: Float64Array, held?: Float64Array | null): number;
+  /**
+   * Binds this thread's arrays for `objCacheLookup` (replacing any bound before): each array
+   * passed to a call costs more than the lookup itself. Bind again after replacing one.
+   */
+  objCacheBind(buffer: Uint8Array, meta: Float64Array, held?: Float64Array | null): void;
+  /** `objCacheGet` with the arrays this thread bound; throws when it bound none. */
+  objCacheLookup(type: number, id: string): number;
   /** Caches an object unless the same or a newer version (or deletion) is cached; returns whether it stored. */
   objCachePut(type: number, id: string, version: number, bytes: Uint8Array): boolean;
   /** Caches that the object was deleted at `version` (same rule as objCachePut). */

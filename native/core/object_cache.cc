@@ -10,8 +10,8 @@ namespace {
 constexpr uint8_t kObject = 0;
 constexpr uint8_t kTombstone = 1;
 constexpr uint8_t kKey = 2;
-// Charged per entry besides its key and bytes: the entry, its map node and bucket.
-constexpr size_t kOverhead = 96;
+// Charged per entry besides its key and bytes: the entry (128 bytes, see Entry) and its bucket.
+constexpr size_t kOverhead = 136;
 
 // Keys: 4 bytes of type, one namespace byte (0 object id, 1 unique key), then the id, or
 // 4 bytes of field and the value. Built in a per-thread buffer, so lookups do not allocate.
@@ -36,11 +36,15 @@ std::string_view UniqueKey(uint32_t type, uint32_t field, std::string_view value
 
 }  // namespace
 
-struct ObjectCache::Entry {
+// What a lookup reads comes first, in one cache line: the hash, the bucket chain, the key (a
+// short one inline), the version and the stamp. A hit on a copy the caller holds reads no other.
+struct alignas(64) ObjectCache::Entry {
+  size_t hash = 0;
+  Entry* chain = nullptr;  // the next entry of the same bucket
   std::string key;
-  std::string bytes;
   uint64_t version = 0;
   uint64_t stamp = 0;
+  std::string bytes;
   uint32_t type = 0;
   uint8_t kind = kObject;
   size_t charge = 0;
@@ -48,9 +52,63 @@ struct ObjectCache::Entry {
   Entry* next = nullptr;  // towards the least recently used
 };
 
+/**
+ * The entries of a shard by key: a chained hash table threaded through the entries themselves.
+ * A lookup reads the bucket, then only the entries it compares (a std::unordered_map reads its
+ * node and the node before it too: two more cache misses per lookup in a large cache).
+ */
+class ObjectCache::Index {
+ public:
+  Entry* Find(std::string_view key, size_t hash) const {
+    if (buckets_.empty()) return nullptr;
+    for (Entry* e = buckets_[hash & (buckets_.size() - 1)]; e != nullptr; e = e->chain) {
+      if (e->hash == hash && std::string_view(e->key) == key) return e;
+    }
+    return nullptr;
+  }
+
+  void Insert(Entry* e) {
+    if (count_ >= buckets_.size()) Grow();
+    Entry*& head = buckets_[e->hash & (buckets_.size() - 1)];
+    e->chain = head;
+    head = e;
+    ++count_;
+  }
+
+  void Erase(Entry* e) {
+    for (Entry** at = &buckets_[e->hash & (buckets_.size() - 1)]; *at != nullptr; at = &(*at)->chain) {
+      if (*at == e) {
+        *at = e->chain;
+        e->chain = nullptr;
+        --count_;
+        return;
+      }
+    }
+  }
+
+ private:
+  // At most one entry per bucket on average; the table doubles, and never shrinks.
+  void Grow() {
+    std::vector<Entry*> old = std::move(buckets_);
+    buckets_.assign(old.empty() ? 64 : old.size() * 2, nullptr);
+    for (Entry* e : old) {
+      while (e != nullptr) {
+        Entry* next = e->chain;
+        Entry*& head = buckets_[e->hash & (buckets_.size() - 1)];
+        e->chain = head;
+        head = e;
+        e = next;
+      }
+    }
+  }
+
+  std::vector<Entry*> buckets_;
+  size_t count_ = 0;
+};
+
 struct ObjectCache::Shard {
   std::mutex mu;
-  std::unordered_map<std::string_view, Entry*> map;
+  Index map;
   Entry* head = nullptr;  // most recently used
   Entry* tail = nullptr;  // least recently used
   size_t bytes = 0;
@@ -92,10 +150,11 @@ ObjectCache::ObjectCache(size_t capacity_bytes)
 
 ObjectCache::~ObjectCache() { Clear(); }
 
-ObjectCache::Shard& ObjectCache::ShardOf(std::string_view key) {
-  // The map hashes the same key again; the shard uses the high bits so the two spread independently.
+ObjectCache::Shard& ObjectCache::ShardOf(std::string_view key, size_t* hash) {
+  // One hash for both: the shard takes high bits, the shard's buckets the low ones.
   size_t h = std::hash<std::string_view>{}(key);
-  return shards_[(h >> 24) % kShards];
+  *hash = h;
+  return shards_[(h >> 56) % kShards];
 }
 
 void ObjectCache::SetCapacity(size_t capacity_bytes) {
@@ -107,7 +166,7 @@ void ObjectCache::SetCapacity(size_t capacity_bytes) {
 }
 
 void ObjectCache::EraseLocked(Shard& s, Entry* e) {
-  s.map.erase(std::string_view(e->key));
+  s.map.Erase(e);
   s.Unlink(e);
   s.bytes -= e->charge;
   s.Count(e, -1);
@@ -122,9 +181,10 @@ void ObjectCache::EvictLocked(Shard& s) {
   }
 }
 
-void ObjectCache::StoreLocked(Shard& s, std::string&& key, uint32_t type, uint8_t kind, uint64_t version,
+void ObjectCache::StoreLocked(Shard& s, std::string&& key, size_t hash, uint32_t type, uint8_t kind, uint64_t version,
                               std::string_view bytes) {
   auto* e = new Entry();
+  e->hash = hash;
   e->key = std::move(key);
   e->bytes.assign(bytes.data(), bytes.size());
   e->version = version;
@@ -132,7 +192,8 @@ void ObjectCache::StoreLocked(Shard& s, std::string&& key, uint32_t type, uint8_
   e->type = type;
   e->kind = kind;
   e->charge = e->key.size() + e->bytes.size() + kOverhead;
-  s.map.emplace(std::string_view(e->key), e);
+  s.map.Insert(e);
+  static_assert(sizeof(Entry) + sizeof(Entry*) <= kOverhead, "kOverhead charges the entry and its bucket");
   s.PushFront(e);
   s.bytes += e->charge;
   s.Count(e, 1);
@@ -140,16 +201,16 @@ void ObjectCache::StoreLocked(Shard& s, std::string&& key, uint32_t type, uint8_
 }
 
 CacheLookup ObjectCache::Get(uint32_t type, std::string_view id, uint8_t* buf, size_t cap, size_t* len,
-                             uint64_t* version, uint64_t* stamp, uint64_t known_stamp) {
+                             uint64_t* version, uint64_t* stamp, HeldStamps held) {
   std::string_view key = ObjectKey(type, id);
-  Shard& s = ShardOf(key);
+  size_t hash;
+  Shard& s = ShardOf(key, &hash);
   std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.map.find(key);
-  if (it == s.map.end()) {
+  Entry* e = s.map.Find(key, hash);
+  if (e == nullptr) {
     misses_.fetch_add(1, std::memory_order_relaxed);
     return CacheLookup::kMiss;
   }
-  Entry* e = it->second;
   hits_.fetch_add(1, std::memory_order_relaxed);
   s.Touch(e);
   *version = e->version;
@@ -157,7 +218,7 @@ CacheLookup ObjectCache::Get(uint32_t type, std::string_view id, uint8_t* buf, s
   *len = e->bytes.size();
   if (stamp != nullptr) {
     *stamp = e->stamp;
-    if (known_stamp != 0 && e->stamp == known_stamp) return CacheLookup::kFound;
+    if (held.Holds(e->stamp)) return CacheLookup::kFound;
   }
   if (e->bytes.size() <= cap && !e->bytes.empty()) std::memcpy(buf, e->bytes.data(), e->bytes.size());
   return CacheLookup::kFound;
@@ -165,14 +226,14 @@ CacheLookup ObjectCache::Get(uint32_t type, std::string_view id, uint8_t* buf, s
 
 CacheLookup ObjectCache::Get(uint32_t type, std::string_view id, std::string* bytes, uint64_t* version) {
   std::string_view key = ObjectKey(type, id);
-  Shard& s = ShardOf(key);
+  size_t hash;
+  Shard& s = ShardOf(key, &hash);
   std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.map.find(key);
-  if (it == s.map.end()) {
+  Entry* e = s.map.Find(key, hash);
+  if (e == nullptr) {
     misses_.fetch_add(1, std::memory_order_relaxed);
     return CacheLookup::kMiss;
   }
-  Entry* e = it->second;
   hits_.fetch_add(1, std::memory_order_relaxed);
   s.Touch(e);
   *version = e->version;
@@ -183,63 +244,68 @@ CacheLookup ObjectCache::Get(uint32_t type, std::string_view id, std::string* by
 
 bool ObjectCache::Put(uint32_t type, std::string_view id, uint64_t version, std::string_view bytes) {
   std::string_view key = ObjectKey(type, id);
-  Shard& s = ShardOf(key);
+  size_t hash;
+  Shard& s = ShardOf(key, &hash);
   std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.map.find(key);
-  if (it != s.map.end()) {
-    if (it->second->version >= version) return false;
-    EraseLocked(s, it->second);
+  Entry* found = s.map.Find(key, hash);
+  if (found != nullptr) {
+    if (found->version >= version) return false;
+    EraseLocked(s, found);
   }
-  StoreLocked(s, std::string(key), type, kObject, version, bytes);
+  StoreLocked(s, std::string(key), hash, type, kObject, version, bytes);
   return true;
 }
 
 bool ObjectCache::PutDeleted(uint32_t type, std::string_view id, uint64_t version) {
   std::string_view key = ObjectKey(type, id);
-  Shard& s = ShardOf(key);
+  size_t hash;
+  Shard& s = ShardOf(key, &hash);
   std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.map.find(key);
-  if (it != s.map.end()) {
-    if (it->second->version >= version) return false;
-    EraseLocked(s, it->second);
+  Entry* found = s.map.Find(key, hash);
+  if (found != nullptr) {
+    if (found->version >= version) return false;
+    EraseLocked(s, found);
   }
-  StoreLocked(s, std::string(key), type, kTombstone, version, {});
+  StoreLocked(s, std::string(key), hash, type, kTombstone, version, {});
   return true;
 }
 
 bool ObjectCache::Invalidate(uint32_t type, std::string_view id, uint64_t up_to) {
   std::string_view key = ObjectKey(type, id);
-  Shard& s = ShardOf(key);
+  size_t hash;
+  Shard& s = ShardOf(key, &hash);
   std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.map.find(key);
-  if (it == s.map.end() || it->second->version > up_to) return false;
-  EraseLocked(s, it->second);
+  Entry* found = s.map.Find(key, hash);
+  if (found == nullptr || found->version > up_to) return false;
+  EraseLocked(s, found);
   return true;
 }
 
 void ObjectCache::PutKey(uint32_t type, uint32_t field, std::string_view value, std::string_view id) {
   std::string_view key = UniqueKey(type, field, value);
-  Shard& s = ShardOf(key);
+  size_t hash;
+  Shard& s = ShardOf(key, &hash);
   std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.map.find(key);
-  if (it != s.map.end()) {
-    if (it->second->bytes == id) {
-      s.Touch(it->second);
+  Entry* found = s.map.Find(key, hash);
+  if (found != nullptr) {
+    if (found->bytes == id) {
+      s.Touch(found);
       return;
     }
-    EraseLocked(s, it->second);
+    EraseLocked(s, found);
   }
-  StoreLocked(s, std::string(key), type, kKey, 0, id);
+  StoreLocked(s, std::string(key), hash, type, kKey, 0, id);
 }
 
 bool ObjectCache::GetKey(uint32_t type, uint32_t field, std::string_view value, std::string* id) {
   std::string_view key = UniqueKey(type, field, value);
-  Shard& s = ShardOf(key);
+  size_t hash;
+  Shard& s = ShardOf(key, &hash);
   std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.map.find(key);
-  if (it == s.map.end()) return false;
-  s.Touch(it->second);
-  *id = it->second->bytes;
+  Entry* found = s.map.Find(key, hash);
+  if (found == nullptr) return false;
+  s.Touch(found);
+  *id = found->bytes;
   return true;
 }
 

@@ -8,7 +8,6 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "config_blob.h"
@@ -17,6 +16,21 @@ namespace gsf {
 
 /** What a lookup found. */
 enum class CacheLookup : int { kMiss = 0, kFound = 1, kDeleted = 2 };
+
+/**
+ * The stamps of the copies a caller holds decoded (see ObjectCache::Get), one
+ * per slot, a copy in slot `stamp % slots`: a table of a power of two slots the
+ * caller owns. Stamps are handed out in sequence, so the slots hold the copies
+ * of the most recently stored entries the caller read.
+ */
+struct HeldStamps {
+  const double* slots = nullptr;
+  size_t mask = 0;  // the number of slots - 1
+
+  bool Holds(uint64_t stamp) const {
+    return slots != nullptr && slots[stamp & mask] == static_cast<double>(stamp);
+  }
+};
 
 /** Figures of the whole cache (all shards). */
 struct ObjectCacheStats {
@@ -58,12 +72,12 @@ class ObjectCache {
    * most recently used.
    *
    * Each stored entry has a stamp, unique in the process: the same stamp means
-   * the same bytes. When `stamp` is given it is set on kFound, and when the
-   * entry's stamp is `known_stamp` (a copy the caller decoded before) the
-   * bytes are not copied.
+   * the same bytes. When `stamp` is given it is set on kFound, and when `held`
+   * holds the entry's stamp (a copy the caller decoded before) the bytes are
+   * not copied.
    */
   CacheLookup Get(uint32_t type, std::string_view id, uint8_t* buf, size_t cap, size_t* len, uint64_t* version,
-                  uint64_t* stamp = nullptr, uint64_t known_stamp = 0);
+                  uint64_t* stamp = nullptr, HeldStamps held = {});
 
   /** Get into a string (tests, cold paths). */
   CacheLookup Get(uint32_t type, std::string_view id, std::string* bytes, uint64_t* version);
@@ -96,11 +110,12 @@ class ObjectCache {
 
  private:
   struct Entry;
+  class Index;
   struct Shard;
   static constexpr size_t kShards = 16;
 
-  Shard& ShardOf(std::string_view key);
-  void StoreLocked(Shard& s, std::string&& key, uint32_t type, uint8_t kind, uint64_t version, std::string_view bytes);
+  Shard& ShardOf(std::string_view key, size_t* hash);
+  void StoreLocked(Shard& s, std::string&& key, size_t hash, uint32_t type, uint8_t kind, uint64_t version, std::string_view bytes);
   void EvictLocked(Shard& s);
   void EraseLocked(Shard& s, Entry* e);
 

@@ -7,6 +7,7 @@
 #include "check.h"
 
 using gsf::CacheLookup;
+using gsf::HeldStamps;
 using gsf::ObjectCache;
 
 TEST(object_cache_put_get_and_versions) {
@@ -53,26 +54,73 @@ TEST(object_cache_stamps_name_stored_bytes) {
   uint8_t buf[16] = {};
   size_t len = 0;
   uint64_t version = 0, stamp = 0, again = 0;
-  REQUIRE(c.Get(0, "id", buf, sizeof buf, &len, &version, &stamp) == CacheLookup::kFound);
+  // The caller's table of held copies: 4 slots, a stamp in slot stamp % 4.
+  double slots[4] = {0, 0, 0, 0};
+  HeldStamps held{slots, 3};
+  REQUIRE(c.Get(0, "id", buf, sizeof buf, &len, &version, &stamp, held) == CacheLookup::kFound);
   CHECK(stamp != 0);
+  CHECK(!held.Holds(stamp));
   CHECK_EQ(std::string(reinterpret_cast<char*>(buf), len), std::string("first"));
-  // The caller's copy is current: the bytes are not copied again.
+  // The caller holds a copy of it now: the bytes are not copied again.
+  slots[stamp & 3] = static_cast<double>(stamp);
   std::memset(buf, 0, sizeof buf);
-  REQUIRE(c.Get(0, "id", buf, sizeof buf, &len, &version, &again, stamp) == CacheLookup::kFound);
+  REQUIRE(c.Get(0, "id", buf, sizeof buf, &len, &version, &again, held) == CacheLookup::kFound);
   CHECK_EQ(again, stamp);
   CHECK_EQ(len, size_t{5});
   CHECK_EQ(buf[0], uint8_t{0});
   // A newer version is another stamp, and its bytes are copied.
   c.Put(0, "id", 2, "second");
-  REQUIRE(c.Get(0, "id", buf, sizeof buf, &len, &version, &again, stamp) == CacheLookup::kFound);
+  REQUIRE(c.Get(0, "id", buf, sizeof buf, &len, &version, &again, held) == CacheLookup::kFound);
   CHECK(again != stamp);
+  CHECK(!held.Holds(again));
   CHECK_EQ(std::string(reinterpret_cast<char*>(buf), len), std::string("second"));
   // The same version stored again (after an eviction or invalidation) is a new stamp too.
   uint64_t second = again;
+  slots[second & 3] = static_cast<double>(second);
   CHECK(c.Invalidate(0, "id", 2));
   c.Put(0, "id", 2, "second");
-  REQUIRE(c.Get(0, "id", buf, sizeof buf, &len, &version, &again, second) == CacheLookup::kFound);
+  std::memset(buf, 0, sizeof buf);
+  REQUIRE(c.Get(0, "id", buf, sizeof buf, &len, &version, &again, held) == CacheLookup::kFound);
   CHECK(again != second);
+  CHECK_EQ(std::string(reinterpret_cast<char*>(buf), len), std::string("second"));
+  // Without a table every hit is copied.
+  std::memset(buf, 0, sizeof buf);
+  slots[again & 3] = static_cast<double>(again);
+  REQUIRE(c.Get(0, "id", buf, sizeof buf, &len, &version, &stamp) == CacheLookup::kFound);
+  CHECK_EQ(std::string(reinterpret_cast<char*>(buf), len), std::string("second"));
+}
+
+TEST(object_cache_finds_every_entry_as_its_shards_grow_and_shrink) {
+  // The shards' own hash tables: grown past their first size, entries erased from the middle
+  // of bucket chains by replacement, invalidation and eviction.
+  ObjectCache c(64u << 20);
+  for (int i = 0; i < 5000; ++i) REQUIRE(c.Put(2, "o" + std::to_string(i), 1, "v" + std::to_string(i)));
+  for (int i = 0; i < 5000; i += 3) REQUIRE(c.Put(2, "o" + std::to_string(i), 2, "w" + std::to_string(i)));
+  for (int i = 1; i < 5000; i += 3) REQUIRE(c.Invalidate(2, "o" + std::to_string(i), 1));
+  std::string bytes;
+  uint64_t version = 0;
+  for (int i = 0; i < 5000; ++i) {
+    CacheLookup found = c.Get(2, "o" + std::to_string(i), &bytes, &version);
+    if (i % 3 == 1) {
+      CHECK(found == CacheLookup::kMiss);
+    } else {
+      REQUIRE(found == CacheLookup::kFound);
+      CHECK_EQ(bytes, (i % 3 == 0 ? "w" : "v") + std::to_string(i));
+      CHECK_EQ(version, uint64_t(i % 3 == 0 ? 2 : 1));
+    }
+  }
+  CHECK_EQ(c.Stats().objects, uint64_t{5000 - 1667});
+  // Shrinking evicts the least recently used; what stays is still found, what went is a miss.
+  c.SetCapacity(64 * 1024);
+  uint64_t kept = c.Stats().objects;
+  CHECK(kept > 0);
+  CHECK(kept < 3333);
+  uint64_t found = 0;
+  for (int i = 0; i < 5000; ++i) found += c.Get(2, "o" + std::to_string(i), &bytes, &version) == CacheLookup::kFound;
+  CHECK_EQ(found, kept);
+  c.Clear();
+  CHECK_EQ(c.Stats().objects, uint64_t{0});
+  CHECK(c.Get(2, "o0", &bytes, &version) == CacheLookup::kMiss);
 }
 
 TEST(object_cache_tombstones_block_stale_fills) {
@@ -124,7 +172,7 @@ TEST(object_cache_unique_keys) {
 }
 
 TEST(object_cache_evicts_least_recently_used_within_budget) {
-  // 16 shards of 1 KiB: 16 KiB in all; each entry charges ~100 bytes + 400 of data.
+  // 16 shards of 1 KiB: 16 KiB in all; each entry charges ~140 bytes + 400 of data.
   ObjectCache c(16 * 1024);
   std::string data(400, 'x');
   for (int i = 0; i < 200; ++i) c.Put(7, "obj" + std::to_string(i), 1, data);
@@ -145,7 +193,7 @@ TEST(object_cache_evicts_least_recently_used_within_budget) {
 }
 
 TEST(object_cache_lru_keeps_touched_entries) {
-  // One entry per shard budget: charge ~100 + 300 bytes, shard budget 1000 bytes (2 entries).
+  // One entry per shard budget: charge ~140 + 300 bytes, shard budget 1000 bytes (2 entries).
   ObjectCache c(16 * 1000);
   std::string data(300, 'y');
   // Fill, then keep touching "hot" while cold ones stream through its shard.

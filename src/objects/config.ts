@@ -19,8 +19,8 @@ export interface StoreConfig {
   maxReruns: number;
   groupMaxEvents: number;
   readConnections: number;
-  /** `decoded_copies_per_type`: decoded read copies each thread keeps per type (ThreadStore). */
-  decodedPerType: number;
+  /** `decoded_copies_per_thread`: decoded read copies each thread keeps (DecodedCopies). */
+  decodedCopies: number;
   /** `CounterService.warning_threshold_slow_query_in_sec`. */
   slowQuerySec: number;
   schema: ObjectSchema;
@@ -43,7 +43,7 @@ export function storeConfig(components: Record<string, ComponentArgs>, dir: stri
     maxReruns: os.max_event_reruns as number,
     groupMaxEvents: os.commit_group_max_events as number,
     readConnections: os.read_connections_per_thread as number,
-    decodedPerType: os.decoded_copies_per_type as number,
+    decodedCopies: os.decoded_copies_per_thread as number,
     slowQuerySec: (components.CounterService?.warning_threshold_slow_query_in_sec as number | undefined) ?? 1,
     schema,
     instance,

@@ -10,8 +10,8 @@ export type ObjectStateValue = (typeof ObjectState)[keyof typeof ObjectState];
 
 /** What a handle needs from its transaction. */
 export interface HandleOwner {
-  /** Throws unless the transaction still takes changes. */
-  assertOpen(what: string): void;
+  /** Throws unless the transaction still takes changes (the message names `what subject.field`). */
+  assertOpen(what: string, subject?: unknown, field?: unknown): void;
   markDirty(): void;
 }
 
@@ -85,7 +85,7 @@ export class ObjectHandle {
   }
 
   set(field: string, value: unknown): void {
-    this.owner.assertOpen(`set ${this.info.name}.${String(field)}`);
+    this.owner.assertOpen('set', this.info.name, field);
     if (this.state === ObjectState.deleted) throw gsfError('GSF_ERR_OBJECT_STATE', `${this.info.name} '${this.id}' was deleted in this event`);
     const f = this.info.field(field);
     this.info.check(f, value);

@@ -12,45 +12,14 @@ import { WriterClient } from './channel.ts';
 import { ObjectCounter, OBJECT, recordFetch } from './stats.ts';
 import type { Reader, Row } from './storage.ts';
 import { SqliteReader } from './sqlite-store.ts';
+import { DecodedCopies } from './decoded-copies.ts';
 import { PostgresReader } from './postgres-store.ts';
 
 /** What a cache lookup found: the fields, null for a deleted object, undefined for a miss. */
 export type Cached = Fields | null | undefined;
 
-/** A cached object as this thread decoded it, and the stamp of the cache entry it came from. */
-export interface Decoded {
-  stamp: number;
-  fields: Fields;
-}
-
-/**
- * The decoded objects of one type a thread keeps (`ObjectStore.decoded_copies_per_type`), so
- * that a hot object read by event after event is decoded once per stored version, not once per
- * read. Only reads are kept: an object fetched for writing is about to get a new version.
- *
- * Two generations: new copies go into the young one, and when it holds `limit` the old one is
- * dropped whole and the young one takes its place; a read finds a copy in either. No entry is
- * deleted one by one (a Map that loses its oldest entry at every insertion keeps skipping its
- * deleted slots to find the next oldest: that cost more than the decode it saves).
- */
-export class DecodedCopies {
-  private young = new Map<string, Decoded>();
-  private old = new Map<string, Decoded>();
-
-  constructor(private readonly limit: number) {}
-
-  get(id: string): Decoded | undefined {
-    return this.young.get(id) ?? this.old.get(id);
-  }
-
-  set(id: string, copy: Decoded): void {
-    if (this.young.size >= this.limit) {
-      this.old = this.young;
-      this.young = new Map();
-    }
-    this.young.set(id, copy);
-  }
-}
+/** The buffer of the arrays this thread's lookups use (`objCacheBind`): each store's is its own. */
+let boundBuffer: Uint8Array | null = null;
 
 export class ThreadStore {
   readonly model: Model;
@@ -58,9 +27,9 @@ export class ThreadStore {
   private reader: Reader | null = null;
   private writerClient: WriterClient | null = null;
   private buffer = new Uint8Array(16 * 1024);
-  /** [version, stamp] of a lookup; the stamp goes in as the one of the copy this thread holds. */
+  /** [version, stamp] of a lookup. */
   private readonly meta = new Float64Array(2);
-  private readonly decoded: Array<DecodedCopies | undefined> = [];
+  private readonly decoded: DecodedCopies;
   /** The version of the last `cached` hit. */
   lastVersion = 0;
   /** Whether the last `cached` fields are the thread's shared decoded copy (else the caller's own). */
@@ -69,51 +38,47 @@ export class ThreadStore {
   constructor(readonly config: StoreConfig, configVersion: number) {
     this.model = new Model(config.schema);
     this.db = databaseLabel(config);
+    this.decoded = new DecodedCopies(config.decodedCopies);
     // Native handlers' reads the cache can answer are answered in native code (binding/cached_reads.cc).
     const types = this.model.types.map((t) => [t.name, t.index, [...t.fields.keys()], t.unique.map((f) => [f.name, f.uniqueIndex, f.type === 'integer'])]);
     native.objReadTypes(encodePayload(types), configVersion);
   }
 
   /**
-   * The cached copy of an object (sets `lastVersion` when found or deleted). The fields are
-   * this thread's decoded copy of the stored bytes, shared by every read of them: never change
-   * them (an ObjectHandle copies them on its first change). `keep`: remember a decoded copy
-   * for the next read.
+   * The cached copy of an object (sets `lastVersion` when found or deleted). When
+   * `lastShared`, the fields are this thread's decoded copy of the stored bytes, shared by every
+   * read of them: never change them (an ObjectHandle copies them on its first change); else
+   * they are the caller's own. `keep`: remember a decoded copy for the next read.
    */
   cached(type: TypeInfo, id: string, keep: boolean): Cached {
-    if (this.config.decodedPerType === 0) keep = false;
-    const memo = this.decoded[type.index] ??= new DecodedCopies(this.config.decodedPerType);
-    const held = memo.get(id);
-    this.meta[1] = held === undefined ? 0 : held.stamp;
-    let n = native.objCacheGet(type.index, id, this.buffer, this.meta);
-    if (n === -3) {
-      this.lastVersion = this.meta[0]!;
-      this.lastShared = true;
-      return held!.fields;
-    }
+    const decoded = this.decoded;
+    if (boundBuffer !== this.buffer) this.bind();
+    let n = native.objCacheLookup(type.index, id);
     if (n > this.buffer.length) {
       this.buffer = new Uint8Array(Math.max(n, this.buffer.length * 2));
-      this.meta[1] = 0;
-      n = native.objCacheGet(type.index, id, this.buffer, this.meta);
+      this.bind();
+      n = native.objCacheLookup(type.index, id);
     }
     if (n < 0) {
       if (n === -1) return undefined;
       this.lastVersion = this.meta[0]!;
-      return null;
+      if (n === -2) return null;
+      // -3: this thread holds the entry's bytes decoded.
+      this.lastShared = true;
+      return decoded.get(this.meta[1]!)!;
     }
     this.lastVersion = this.meta[0]!;
     const fields = decodeFieldsIn(this.buffer, n);
-    this.lastShared = keep;
-    // A copy fetched for writing is the caller's own: it is not kept. (A kept copy of an
-    // older entry stays: stamps are unique, so it is only ever given for the bytes it came from.)
-    if (!keep) return fields;
-    if (held !== undefined) {
-      held.stamp = this.meta[1]!;
-      held.fields = fields;
-    } else {
-      memo.set(id, { stamp: this.meta[1]!, fields });
-    }
+    // A copy fetched for writing is the caller's own: it is not kept.
+    this.lastShared = keep && decoded.stamps !== null;
+    if (this.lastShared) decoded.set(this.meta[1]!, fields);
     return fields;
+  }
+
+  /** Binds this store's arrays for the thread's lookups (another store of the thread may have bound its own). */
+  private bind(): void {
+    native.objCacheBind(this.buffer, this.meta, this.decoded.stamps);
+    boundBuffer = this.buffer;
   }
 
   /** The fields of a row read from the database. */

@@ -36,8 +36,11 @@ export class Transaction {
 
   constructor(readonly store: ThreadStore, private readonly sink: WaitSink | null = null) {}
 
-  assertOpen(what: string): void {
-    if (this.state !== TxState.open) throw gsfError('GSF_ERR_OBJECT_STATE', `${what}: the transaction has already been committed or discarded`);
+  /** Throws unless the transaction takes changes; the message names `what subject[.field]` (built only then). */
+  assertOpen(what: string, subject?: unknown, field?: unknown): void {
+    if (this.state === TxState.open) return;
+    const call = subject === undefined ? what : `${what} ${String(subject)}${field === undefined ? '' : `.${String(field)}`}`;
+    throw gsfError('GSF_ERR_OBJECT_STATE', `${call}: the transaction has already been committed or discarded`);
   }
 
   markDirty(): void {
@@ -64,7 +67,7 @@ export class Transaction {
   }
 
   create(typeName: string, fields: Record<string, unknown>, options?: { id?: string }): ObjectHandle {
-    this.assertOpen(`create ${String(typeName)}`);
+    this.assertOpen('create', typeName);
     const type = this.store.model.type(typeName);
     const id = options?.id === undefined ? randomUUID() : checkId(type.name, options.id);
     const map = this.mapOf(type);
@@ -90,7 +93,8 @@ export class Transaction {
 
   /** `fetch`, answered at once when it can be (own objects, the cache, a synchronous read). */
   fetchNow(typeName: string, id: string, mode?: FetchMode): ObjectHandle | null | Promise<ObjectHandle | null> {
-    const [type, forWrite] = this.byIdArgs('fetch', typeName, id, mode);
+    const type = this.byIdType('fetch', typeName, id);
+    const forWrite = checkMode(mode);
     const hit = this.known(type, id, forWrite);
     return hit !== undefined ? hit : this.afterRead(type, this.store.load(type, id), forWrite);
   }
@@ -100,8 +104,8 @@ export class Transaction {
    * cache knows the object does not exist, undefined when only the database can tell.
    */
   fetchCached(typeName: string, id: string, mode?: FetchMode): ObjectHandle | null | undefined {
-    const [type, forWrite] = this.byIdArgs('fetchCached', typeName, id, mode);
-    return this.known(type, id, forWrite);
+    const type = this.byIdType('fetchCached', typeName, id);
+    return this.known(type, id, checkMode(mode));
   }
 
   /** Fetches by a unique key: this transaction's own objects, the cache, then the database. */
@@ -138,15 +142,16 @@ export class Transaction {
     return this.knownBy(type, f, key, forWrite);
   }
 
-  private byIdArgs(what: string, typeName: string, id: string, mode: FetchMode | undefined): [TypeInfo, boolean] {
-    this.assertOpen(`${what} ${String(typeName)}`);
+  /** The type of a fetch by id, once the transaction and the id are checked. */
+  private byIdType(what: string, typeName: string, id: string): TypeInfo {
+    this.assertOpen(what, typeName);
     const type = this.store.model.type(typeName);
     checkId(type.name, id);
-    return [type, checkMode(mode)];
+    return type;
   }
 
   private byKeyArgs(what: string, typeName: string, field: string, value: unknown, mode: FetchMode | undefined): [TypeInfo, FieldInfo, string | number, boolean] {
-    this.assertOpen(`${what} ${String(typeName)}`);
+    this.assertOpen(what, typeName);
     const type = this.store.model.type(typeName);
     const f = type.field(field);
     if (f.uniqueIndex < 0) throw gsfError('GSF_ERR_OBJECT_VALUE', `${type.name}.${field} is not a unique key (keys: ${type.unique.map((u) => u.name).join(', ') || 'none'})`);
@@ -190,7 +195,7 @@ export class Transaction {
     if (!(object instanceof ObjectHandle) || object.owner !== this) {
       throw gsfError('GSF_ERR_OBJECT_STATE', 'delete: the object must come from this event (fetch or create it here)');
     }
-    this.assertOpen(`delete ${object.type}`);
+    this.assertOpen('delete', object.type);
     if (object.state === ObjectState.deleted) return;
     if (object.state === ObjectState.created) this.objects[object.info.index]!.delete(object.id);
     object.state = ObjectState.deleted;

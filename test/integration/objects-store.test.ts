@@ -218,9 +218,9 @@ for (const backend of BACKENDS) {
     }
   });
 
-  test.serial(`${backend}: a read decodes a cached object once per stored version, unless decoded_copies_per_type is 0`, async (t) => {
+  test.serial(`${backend}: a read decodes a cached object once per stored version, unless decoded_copies_per_thread is 0`, async (t) => {
     for (const [keep, same] of [[undefined, true], [0, false]] as const) {
-      const s = await startObjectServer(await storeArgs(backend, keep === undefined ? {} : { decoded_copies_per_type: keep }));
+      const s = await startObjectServer(await storeArgs(backend, keep === undefined ? {} : { decoded_copies_per_thread: keep }));
       try {
         const id = await transact((tx) => tx.create('ProbeAccount', { name: 'memo', coins: 3 }).id);
         const store = threadStore();

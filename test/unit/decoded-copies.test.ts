@@ -1,41 +1,77 @@
 /**
- * The decoded copies an event thread keeps per object type (`ObjectStore.decoded_copies_per_type`):
- * two generations, so a full young generation makes the old one go whole and no entry is ever
- * deleted one by one; a copy is found in either generation until then.
+ * The decoded copies an event thread keeps (`ObjectStore.decoded_copies_per_thread`): a table of
+ * a power of two slots by cache-entry stamp, which the native lookup reads to skip copying bytes
+ * the thread holds decoded.
  */
 import test from 'ava';
-import { DecodedCopies, type Decoded } from '../../src/objects/thread-store.ts';
+import { native } from '../../src/native.ts';
+import { encodeFields } from '../../src/objects/model.ts';
+import { DecodedCopies, MAX_DECODED_COPIES } from '../../src/objects/decoded-copies.ts';
 
-const copy = (stamp: number): Decoded => ({ stamp, fields: { n: stamp } });
-
-test('a copy stays findable for one more generation, then goes with its generation', (t) => {
-  const memo = new DecodedCopies(2);
-  memo.set('a', copy(1));
-  memo.set('b', copy(2));
-  // The young generation is full: it becomes the old one, and 'c' starts the next.
-  memo.set('c', copy(3));
-  t.deepEqual(['a', 'b', 'c'].map((id) => memo.get(id)?.stamp), [1, 2, 3]);
-  memo.set('d', copy(4));
-  t.deepEqual(['a', 'b', 'c', 'd'].map((id) => memo.get(id)?.stamp), [1, 2, 3, 4]);
-  // Full again: 'a' and 'b' go, 'c' and 'd' are the old generation now.
-  memo.set('e', copy(5));
-  t.deepEqual(['a', 'b', 'c', 'd', 'e'].map((id) => memo.get(id)?.stamp), [undefined, undefined, 3, 4, 5]);
+test('the size rounds up to a power of two; 0 keeps none', (t) => {
+  t.is(new DecodedCopies(1).size, 1);
+  t.is(new DecodedCopies(1000).size, 1024);
+  t.is(new DecodedCopies(16384).size, 16384);
+  t.is(new DecodedCopies(Number.MAX_SAFE_INTEGER).size, MAX_DECODED_COPIES);
+  const none = new DecodedCopies(0);
+  t.is(none.size, 0);
+  t.is(none.stamps, null);
+  none.set(5, { n: 5 });
+  t.is(none.get(5), undefined);
 });
 
-test('the same object set again is one entry, the newest copy', (t) => {
-  const memo = new DecodedCopies(4);
-  memo.set('a', copy(1));
-  memo.set('a', copy(7));
-  t.is(memo.get('a')?.stamp, 7);
-  t.is(memo.get('a')?.fields.n, 7);
-  t.is(memo.get('missing'), undefined);
+test('a copy is found by its stamp until a newer stamp takes its slot', (t) => {
+  const copies = new DecodedCopies(4);
+  copies.set(5, { n: 5 });
+  copies.set(6, { n: 6 });
+  t.deepEqual(copies.get(5), { n: 5 });
+  t.deepEqual(copies.get(6), { n: 6 });
+  // Stamp 1 and 9 share slot 1 with 5: neither is held.
+  t.is(copies.get(1), undefined);
+  t.is(copies.get(9), undefined);
+  copies.set(9, { n: 9 });
+  t.is(copies.get(5), undefined);
+  t.deepEqual(copies.get(9), { n: 9 });
+  t.is(copies.stamps![9 % 4], 9);
+  // Stamps past 2^32 take their slot by value, as the native side computes it.
+  const big = 2 ** 40 + 3;
+  copies.set(big, { n: 'big' });
+  t.is(copies.stamps![3], big);
+  t.deepEqual(copies.get(big), { n: 'big' });
 });
 
-test('a scan of more objects than one generation holds keeps the last ones of it', (t) => {
-  const memo = new DecodedCopies(1000);
-  for (let i = 0; i < 10_000; i++) memo.set(`o${i}`, copy(i + 1));
-  // The last full generation (o8000..o8999) and the young one (o9000..o9999) remain.
-  t.is(memo.get('o7999'), undefined);
-  t.is(memo.get('o8000')?.stamp, 8001);
-  t.is(memo.get('o9999')?.stamp, 10_000);
+test('stamps in sequence keep a scan of as many objects as there are slots', (t) => {
+  const copies = new DecodedCopies(1000);
+  for (let stamp = 1; stamp <= 1024; stamp++) copies.set(stamp, { stamp });
+  for (let stamp = 1; stamp <= 1024; stamp++) t.is(copies.get(stamp)?.stamp, stamp);
+  copies.set(1025, { stamp: 1025 });
+  t.is(copies.get(1), undefined);
+  t.is(copies.get(2)?.stamp, 2);
+});
+
+test('the native lookup copies no bytes the table holds, and copies them again for a new version', (t) => {
+  const type = 30;
+  native.objCachePut(type, 'held', 1, encodeFields({ coins: 1 }));
+  const copies = new DecodedCopies(8);
+  const buffer = new Uint8Array(64);
+  const meta = new Float64Array(2);
+  const n = native.objCacheGet(type, 'held', buffer, meta, copies.stamps);
+  t.true(n > 0);
+  t.is(meta[0], 1);
+  const stamp = meta[1]!;
+  t.true(stamp > 0);
+  copies.set(stamp, { coins: 1 });
+  buffer.fill(0);
+  t.is(native.objCacheGet(type, 'held', buffer, meta, copies.stamps), -3);
+  t.is(meta[1], stamp);
+  t.is(buffer[0], 0);
+  // Without the table the bytes come every time.
+  t.is(native.objCacheGet(type, 'held', buffer, meta), n);
+  native.objCachePut(type, 'held', 2, encodeFields({ coins: 2 }));
+  t.true(native.objCacheGet(type, 'held', buffer, meta, copies.stamps) > 0);
+  t.is(meta[0], 2);
+  t.not(meta[1], stamp);
+  // The table must have a power of two slots.
+  const bad = t.throws(() => native.objCacheGet(type, 'held', buffer, meta, new Float64Array(3)));
+  t.regex(bad!.message, /power of two/);
 });
