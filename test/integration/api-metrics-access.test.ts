@@ -22,6 +22,8 @@ test.serial('/metrics exposes every counter and the profiler, matching the count
     native.counterUpdate('probe', 'quote"and\\slash', 5, false);
     for (let i = 0; i < 10; i++) s.server.invoke('probe.note', { file: '', label: '' }, { name: 'metric_event' });
     await waitFor(() => native.counterReadInt('probe', 'notes') === 10);
+    // The profile is recorded once each event completes, just after its handler counted.
+    await waitFor(() => native.profilerEvent('metric_event')?.all_time.execution_count === 10, 10000, 'the profiles');
     const r = await api.get('/metrics');
     t.is(r.status, 200);
     t.is(r.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');

@@ -94,8 +94,9 @@ test.serial('the largest page size, and a page number far past the end, get the 
 });
 
 test.serial('console handlers that never answer, throw, answer the wrong kind or answer twice', async (t) => {
+  // Long enough for the handlers that do answer, on a loaded machine.
   const s: TestServer = await startTestServer({
-    ApiService: { api_service_handler_timeout_in_ms: 300 }, DeployApiService: {},
+    ApiService: { api_service_handler_timeout_in_ms: 2000 }, DeployApiService: {},
   }, ['console-probe']);
   const call = async (method: string, url: string, body?: string): Promise<[number, unknown]> => {
     const r = await fetch(`http://127.0.0.1:${s.server.api.port}${url}`, { method, body });
@@ -104,8 +105,8 @@ test.serial('console handlers that never answer, throw, answer the wrong kind or
   };
   try {
     t.deepEqual(await call('GET', `${V1}/account/ada/`),
-      [504, failure('GSF_ERR_HANDLER_TIMEOUT', `GET ${V1}/account/ada/: the handler did not answer within 300 ms`)]);
-    t.true(s.logs().some((l) => l.includes(`GSF_ERR_HANDLER_TIMEOUT: GET ${V1}/account/ada/: the handler did not answer within 300 ms`)));
+      [504, failure('GSF_ERR_HANDLER_TIMEOUT', `GET ${V1}/account/ada/: the handler did not answer within 2000 ms`)]);
+    t.true(s.logs().some((l) => l.includes(`GSF_ERR_HANDLER_TIMEOUT: GET ${V1}/account/ada/: the handler did not answer within 2000 ms`)));
     t.true(s.logs().some((l) => l.includes(`cs-api audit: method=GET, path=${V1}/account/ada/, status=504`)));
     t.deepEqual(await call('GET', `${V1}/account/ada/connection/`), [500, failure('GSF_ERR_INTERNAL', 'internal error: no idea')]);
     t.deepEqual(await call('GET', `${V1}/account/ada/ban/`),

@@ -63,7 +63,8 @@ test.serial('per-tag order holds under interleaved awaits: 100,000 events over 5
 });
 
 test.serial('an awaiting event that times out frees its tag and leaves its worker serving', async (t) => {
-  const s = await startTestServer({ EventDispatcher: { event_threads_size: 1, event_timeout_in_ms: 300 } }, [awaitProbe]);
+  // Far beyond 'other' and its 50 ms await on a loaded machine; 'stuck' awaits forever.
+  const s = await startTestServer({ EventDispatcher: { event_threads_size: 1, event_timeout_in_ms: 2000 } }, [awaitProbe]);
   const file = path.join(s.dir, 'marks.jsonl');
   try {
     const tag = namedTag('stuck-awaiting');

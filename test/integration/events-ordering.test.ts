@@ -26,7 +26,8 @@ test.serial('same-tag events run strictly in creation order under 3 workers with
 test.serial('events of different tags overlap in time; the same tag never does', async (t) => {
   const s = await startTestServer({ EventDispatcher: { event_threads_size: 2 } });
   try {
-    const note = (label: string) => ({ file: s.notes, label, spinMs: 250 });
+    // Long beside the time between the two threads taking a and b, even on a loaded machine.
+    const note = (label: string) => ({ file: s.notes, label, spinMs: 1000 });
     s.server.invoke('probe.note', note('a'), { tag: namedTag('A') });
     s.server.invoke('probe.note', note('b'), { tag: namedTag('B') });
     s.server.invoke('probe.note', note('c1'), { tag: namedTag('C') });

@@ -5,6 +5,7 @@
  */
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
+import { native } from '../../src/native.ts';
 import { startSessionServer } from './_session.ts';
 import { waitFor } from './_server.ts';
 import { client } from './_http.ts';
@@ -32,6 +33,9 @@ function parse(text: string): Map<string, number> {
     for (let i = 0; i < 3; i++) s.server.invoke('probe.note', { file: s.notes, label: 'slow', sleepSyncMs: 30 }, { name: 'slow_one' });
     for (let i = 0; i < 20; i++) s.server.invoke('probe.note', { file: s.notes, label: 'fast' }, { name: 'fast "one"\\' });
     await waitFor(() => s.records().length === 23, 10000, 'the events');
+    // The profiles are recorded once the events complete, just after their handlers wrote the notes.
+    await waitFor(() => native.profilerEvent('slow_one')?.all_time.execution_count === 3
+      && native.profilerEvent('fast "one"\\')?.all_time.execution_count === 20, 10000, 'the profiles');
     const r = await client(s.server.api.port).get('/metrics');
     t.is(r.status, 200);
     const check = spawnSync('promtool', ['check', 'metrics'], { input: r.text, encoding: 'utf8' });

@@ -9,7 +9,8 @@ test.serial('switched on: the count, the running events and, per event thread, w
   const s = await startTestServer({ EventDispatcher: { event_threads_size: 1 } });
   try {
     const api = client(s.server.api.port);
-    s.server.invoke('probe.note', { file: s.notes, label: 'long', sleepSyncMs: 800 }, { name: 'long_one', tag: 2222222222 });
+    // Long enough for the polls below to catch it running on a loaded machine.
+    s.server.invoke('probe.note', { file: s.notes, label: 'long', sleepSyncMs: 3000 }, { name: 'long_one', tag: 2222222222 });
     const values = await waitFor(async () => {
       const v = ((await api.get('/v1/counters/event/profiling/outstanding/?values=true')).body as { values: Values }).values;
       return v.running === 1 ? v : null;
@@ -34,7 +35,8 @@ test.serial('switched off: only the count; the running events are not there', as
   const s = await startTestServer({ EventDispatcher: { event_threads_size: 1, enable_outstanding_event_profiler: false } });
   try {
     const api = client(s.server.api.port);
-    s.server.invoke('probe.note', { file: s.notes, label: 'long', sleepSyncMs: 600 });
+    // Long enough for the polls below to catch it running on a loaded machine.
+    s.server.invoke('probe.note', { file: s.notes, label: 'long', sleepSyncMs: 3000 });
     const values = await waitFor(async () => {
       const v = ((await api.get('/v1/counters/event/profiling/outstanding/?values=true')).body as { values: Values }).values;
       return v.count === 1 ? v : null;

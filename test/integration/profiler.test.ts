@@ -9,7 +9,11 @@ test.serial('profiler figures agree with known handler and io-wait times', async
     const tag = 31313131313;
     for (let i = 0; i < 5; i++) s.server.invoke('probe.note', { file: s.notes, label: `p${i}`, spinMs: 40, ioMs: 60 }, { tag, name: 'prof' });
     await waitFor(() => s.records().length === 5, 10000);
-    const p = await waitFor(() => native.profilerEvent('prof'));
+    // The profile is recorded once each event completes, just after its handler wrote the note.
+    const p = await waitFor(() => {
+      const e = native.profilerEvent('prof');
+      return e?.all_time.execution_count === 5 ? e : null;
+    }, 10000, 'the five profiles');
     const a = p.all_time;
     t.is(a.execution_count, 5);
     t.is(p.last1min.execution_count, 5);

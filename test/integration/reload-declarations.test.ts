@@ -38,14 +38,15 @@ const V2 = `
     api.onEventTimeout(() => { api.counters.increase('${P}', 'timeouts_new'); });
     api.sessions.onOpen(() => { api.counters.increase('${P}', 'opened_new'); });
     api.sessions.onMessage('level', (_b, msg) => msg.reply(api.flags.get('reload_level')));
-    api.sessions.onMessage('stall', (_b, msg) => { const end = Date.now() + 1500; while (Date.now() < end) { /* past the timeout */ } msg.reply('late'); });`;
+    api.sessions.onMessage('stall', (_b, msg) => { const end = Date.now() + 6000; while (Date.now() < end) { /* past the timeout */ } msg.reply('late'); });`;
 
 test('timers, flags, callable counters, monitors, hooks and handlers of the old version are replaced by the new one\'s', async (t) => {
   const dir = newPluginDir({ version: '1.0.0', register: V1 });
   const s = await startSessionServer({
     RuntimeConfiguration: { additional_configurations: ['reload_level', 'reload_retyped'] },
     CounterService: { counter_monitoring_interval_in_sec: 1 },
-    EventDispatcher: { event_timeout_in_ms: 400 },
+    // Far beyond the other handlers here on a loaded machine, well short of the stall.
+    EventDispatcher: { event_timeout_in_ms: 2000 },
   }, [dir]);
   const api = `http://127.0.0.1:${s.server.api.port}`;
   const counter = async (name: string): Promise<unknown> => (await get(s, `/v1/counters/${P}/${name}/`)).body.value;

@@ -28,7 +28,8 @@ test.serial('the drain is bounded by shutdown_drain_timeout_in_ms', async (t) =>
 test.serial('outstanding events: the count always, running events by name when profiled', async (t) => {
   const s = await startTestServer({ EventDispatcher: { event_threads_size: 2 } });
   try {
-    s.server.invoke('probe.note', { file: s.notes, label: 'long', sleepSyncMs: 600 }, { name: 'long_one', tag: 2222222222 });
+    // Long enough for the polls below to catch it running on a loaded machine.
+    s.server.invoke('probe.note', { file: s.notes, label: 'long', sleepSyncMs: 3000 }, { name: 'long_one', tag: 2222222222 });
     const o = await waitFor(() => {
       const x = s.server.outstandingEvents();
       return x.running.length === 1 ? x : null;
@@ -44,7 +45,8 @@ test.serial('outstanding events: the count always, running events by name when p
   }
   const off = await startTestServer({ EventDispatcher: { enable_outstanding_event_profiler: false } });
   try {
-    off.server.invoke('probe.note', { file: off.notes, label: 'long', sleepSyncMs: 400 });
+    // As above; the stop below waits for it to finish.
+    off.server.invoke('probe.note', { file: off.notes, label: 'long', sleepSyncMs: 3000 });
     const o = await waitFor(() => (off.server.outstandingEvents().count === 1 ? off.server.outstandingEvents() : null), 5000);
     t.deepEqual(o.running, []);
   } finally {

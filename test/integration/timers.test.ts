@@ -17,7 +17,8 @@ test.serial('one-shot and repeating timers run as events on the timer tag; cance
     await waitFor(() => (native.counterReadInt('probe', 'count') ?? 0) >= 5, 5000, 'five ticks');
     t.true(native.timerCancel(repeating));
     t.false(native.timerCancel(repeating));
-    await new Promise((r) => setTimeout(r, 100));
+    // A tick already queued or running still counts; read once none is.
+    await waitFor(() => native.queueStats().waiting === 0 && native.queueStats().outstanding === 0, 5000, 'an idle queue');
     const after = native.counterReadInt('probe', 'count');
     await new Promise((r) => setTimeout(r, 200));
     t.is(native.counterReadInt('probe', 'count'), after, 'no tick after cancel');
@@ -28,12 +29,17 @@ test.serial('one-shot and repeating timers run as events on the timer tag; cance
 });
 
 test.serial('timers declared by a plugin start once, not once per worker', async (t) => {
+  const t0 = Date.now();
   const s = await startTestServer({ EventDispatcher: { event_threads_size: 3 } }, ['probe', 'ticker']);
+  const startup = Date.now() - t0;
   try {
-    await new Promise((r) => setTimeout(r, 550));
-    const ticks = native.counterReadInt('ticker', 'ticks') ?? 0;
-    // every 100 ms for ~550 ms: about 5; four copies (main + 3 workers) would give ~20.
-    t.true(ticks >= 3 && ticks <= 7, `ticks ${ticks}`);
+    const read = (): number => native.counterReadInt('ticker', 'ticks') ?? 0;
+    // Read well after the start, so that four copies (main + 3 workers) would exceed the bound below.
+    await waitFor(() => read() >= 1 && Date.now() - t0 >= 2 * startup + 500, 20000, 'ticks');
+    const ticks = read();
+    const elapsed = Date.now() - t0;
+    // Every 100 ms from a start after t0: at most elapsed / 100 however late the ticks run (one to spare).
+    t.true(ticks >= 1 && ticks <= elapsed / 100 + 1, `ticks ${ticks} in ${elapsed} ms`);
     t.is(native.counterGet('ticker', 'ticks')?.description, 'Ticks of the ticker plugin');
   } finally {
     await s.stop();
