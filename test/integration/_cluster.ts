@@ -10,9 +10,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { GsfClient, type CodecName } from '../../src/sdk/index.ts';
 import { fixtures, waitFor } from './_server.ts';
-import { freePort } from './_postgres.ts';
-
-export { freePort };
+import { holdPort, type HeldPort } from './_ports.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -43,9 +41,13 @@ export async function startRedis(): Promise<TestRedis> {
   if (spawnSync('redis-server', ['--version']).error) {
     throw new Error('redis-server is not installed (Debian: apt-get install redis-server; .ci/run does it)');
   }
-  const port = await freePort();
+  // The port is held while Redis is down, so that no server of a test file running alongside takes it.
+  let held: HeldPort | null = await holdPort();
+  let port = held.port;
   let child: ChildProcess | null = null;
   const launch = async (): Promise<void> => {
+    held?.release();
+    held = null;
     const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
       { stdio: ['ignore', 'pipe', 'pipe'] });
     child = proc;
@@ -63,6 +65,12 @@ export async function startRedis(): Promise<TestRedis> {
     const exited = new Promise((r) => proc.once('exit', r));
     proc.kill('SIGKILL');
     await exited;
+    held = await holdPort(port).catch(() => null);
+  };
+  const stop = async (): Promise<void> => {
+    await kill();
+    held?.release();
+    held = null;
   };
   const pause = async (ms: number): Promise<void> => {
     const proc = child!;
@@ -70,8 +78,18 @@ export async function startRedis(): Promise<TestRedis> {
     await new Promise((r) => setTimeout(r, ms));
     proc.kill('SIGCONT');
   };
-  await launch();
-  return { port, url: `redis://127.0.0.1:${port}`, kill, start: launch, stop: kill, pause };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await launch();
+      break;
+    } catch (err) {
+      // Taken between its release and Redis binding it: another port.
+      if (attempt === 3 || !String(err).includes('Address already in use')) throw err;
+      held = await holdPort();
+      port = held.port;
+    }
+  }
+  return { port, url: `redis://127.0.0.1:${port}`, kill, start: launch, stop, pause };
 }
 
 /** Runs `redis-cli` against a test Redis; returns its output. */

@@ -172,15 +172,19 @@ test('heads uWebSockets.js waits on are closed unanswered at its idle timeout: H
 });
 
 test('a handler failing on every request writes at most 5 lines per second and a summary of the rest', async (t) => {
+  let seconds = 0;
   await withServer(async (port) => {
+    const started = Date.now();
     const answers = await Promise.all(Array.from({ length: 40 }, () => fetch(`http://127.0.0.1:${port}/broken`).then((r) => r.status)));
+    // The whole seconds the requests were logged in; on a loaded machine they can span more than three.
+    seconds = Math.floor(Date.now() / 1000) - Math.floor(started / 1000) + 1;
     t.deepEqual(new Set(answers), new Set([500]));
   }, (logged) => {
     const exact = logged.filter((l) => l === 'GSF_ERR_INTERNAL: GET /broken failed: wires crossed');
     const summaries = logged.filter((l) => l !== exact[0]);
     const suppressed = summaries.map((l) => Number(/^suppressed (\d+) more line\(s\) of 'GET \/broken' in one second/.exec(l)![1]));
-    // The requests may straddle a second boundary: up to 5 lines for each second, the rest counted.
-    t.true(exact.length >= 5 && exact.length <= 15, `${exact.length} lines`);
+    // The requests may straddle second boundaries: up to 5 lines for each second, the rest counted.
+    t.true(exact.length >= 5 && exact.length <= 5 * seconds, `${exact.length} lines in ${seconds} second(s)`);
     t.true(summaries.length >= 1);
     t.is(exact.length + suppressed.reduce((a, b) => a + b, 0), 40);
   });

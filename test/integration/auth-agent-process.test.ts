@@ -3,9 +3,9 @@
  * of their own (unreachable platform, rejected app credentials, busy, unconfigured platform).
  */
 import test from 'ava';
-import net from 'node:net';
 import { startFakeSocialnet } from '../fixtures/platforms/socialnet.ts';
 import { post, runAgent, startAgentProcess, writeAgentManifest } from './_auth.ts';
+import { holdPort } from './_ports.ts';
 
 async function refused(t: import('ava').ExecutionContext, manifest: unknown, message: (file: string) => string): Promise<void> {
   const file = writeAgentManifest(manifest);
@@ -54,14 +54,9 @@ test('the agent logs its address at start and stops with exit 0 on SIGINT and SI
 });
 
 test('unreachable platform: 3; rejected app credentials: 5; unconfigured platform: 7', async (t) => {
-  const closed = await new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
+  const closed = await holdPort();
   const sn = await startFakeSocialnet({ tokens: { good: { user: '1' } }, friends: {} });
-  const a = await startAgentProcess({ socialnet_base_url: `http://127.0.0.1:${closed}`, socialnet_app_id: '1', socialnet_app_secret: 's' });
+  const a = await startAgentProcess({ socialnet_base_url: `http://127.0.0.1:${closed.port}`, socialnet_app_id: '1', socialnet_app_secret: 's' });
   const b = await startAgentProcess({ socialnet_base_url: `${sn.url}/`, socialnet_app_id: sn.appId, socialnet_app_secret: 'wrong-secret' });
   try {
     t.deepEqual((await post(`${a.url}/v1/authentication/socialnet`, { player_id: '1', access_token: 'good' })).body,
@@ -78,6 +73,7 @@ test('unreachable platform: 3; rejected app credentials: 5; unconfigured platfor
     await a.stop();
     await b.stop();
     await sn.close();
+    closed.release();
   }
 });
 

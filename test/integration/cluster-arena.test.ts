@@ -28,7 +28,8 @@ test.before(async () => {
   [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
   database = await postgres.database('arena_cluster');
   components = {
-    Cluster: { redis_url: redis.url, heartbeat_interval_in_ms: 250, presence_ttl_in_ms: 2000 },
+    // A TTL long enough that a live server stalled on a loaded machine is not taken for dead.
+    Cluster: { redis_url: redis.url, heartbeat_interval_in_ms: 250, presence_ttl_in_ms: 5000 },
     // Six first hellos at once rewrite the one roster object from three servers: reruns, as in one process.
     ObjectStore: { database_url: database, max_event_reruns: 50 },
   };

@@ -8,14 +8,16 @@ import { test } from './_redis-test.ts';
 import { Redis } from 'ioredis';
 import { RecordWriter } from '../../src/cluster/records.ts';
 import { waitFor } from './_server.ts';
-import { collect, freePort, startGsf, startRedis, type GsfProcess, type TestRedis } from './_cluster.ts';
+import { collect, startGsf, startRedis, type GsfProcess, type TestRedis } from './_cluster.ts';
+import { holdPort } from './_ports.ts';
 
 const PLUGINS = ['session-probe', 'cluster-probe'];
 const range = (from: number, count: number): number[] => Array.from({ length: count }, (_, i) => from + i);
 const value = async (s: GsfProcess, path: string): Promise<number> => (await s.json<{ value: number }>(`/v1/counters/${path}/`)).body.value;
 
 async function pair(redis: TestRedis, cluster: Record<string, unknown> = {}, other: Record<string, Record<string, unknown>> = {}): Promise<[GsfProcess, GsfProcess]> {
-  const args = { ...other, Cluster: { redis_url: redis.url, heartbeat_interval_in_ms: 200, presence_ttl_in_ms: 2000, ...cluster } };
+  // A TTL long enough that a live server stalled on a loaded machine is not taken for dead.
+  const args = { ...other, Cluster: { redis_url: redis.url, heartbeat_interval_in_ms: 200, presence_ttl_in_ms: 5000, ...cluster } };
   const servers = await Promise.all([startGsf(args, PLUGINS), startGsf(args, PLUGINS)]);
   for (const s of servers) await waitFor(async () => (await s.json<{ servers: unknown[] }>('/v1/cluster/servers')).body.servers.length === 2, 10000, 'two servers');
   return servers as [GsfProcess, GsfProcess];
@@ -111,8 +113,10 @@ test.serial('past max_queued_messages, messages for other servers are dropped wi
 });
 
 test('a server whose Redis cannot be reached does not start, and says why', async (t) => {
-  const port = await freePort();
-  const err = await startGsf({ Cluster: { redis_url: `redis://127.0.0.1:${port}`, connect_timeout_in_ms: 300 } }, PLUGINS).catch((e: Error) => e.message);
+  const held = await holdPort();
+  const { port } = held;
+  const err = await startGsf({ Cluster: { redis_url: `redis://127.0.0.1:${port}`, connect_timeout_in_ms: 300 } }, PLUGINS)
+    .catch((e: Error) => e.message).finally(() => held.release());
   t.regex(String(err), new RegExp(`exited 1: gsf: Cluster: cannot reach Redis at redis://127\\.0\\.0\\.1:${port} within 300 ms \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\); check Cluster\\.redis_url and that Redis runs`));
 });
 

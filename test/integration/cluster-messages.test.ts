@@ -16,7 +16,8 @@ const PLUGINS = ['session-probe', 'cluster-probe'];
 
 test.before(async () => {
   redis = await startRedis();
-  const cluster = { Cluster: { redis_url: redis.url, heartbeat_interval_in_ms: 200, presence_ttl_in_ms: 2000 } };
+  // A TTL long enough that a live server stalled on a loaded machine is not taken for dead.
+  const cluster = { Cluster: { redis_url: redis.url, heartbeat_interval_in_ms: 200, presence_ttl_in_ms: 5000 } };
   [a, b, c] = await Promise.all([startGsf(cluster, PLUGINS), startGsf(cluster, PLUGINS), startGsf(cluster, PLUGINS)]);
   // Every server has seen the others in a heartbeat.
   for (const s of [a, b, c]) await waitFor(async () => (await s.json<{ servers: unknown[] }>('/v1/cluster/servers')).body.servers.length === 3, 10000, 'three live servers');

@@ -132,7 +132,7 @@ test.serial('in Chromium the charts update after events, the table follows the o
     t.true(inflow.some((v) => (v ?? 0) > 0), JSON.stringify(inflow));
 
     // A few slow events under another name, so that the orderings differ from each other.
-    for (let i = 0; i < 20; i++) s.server.invoke('probe.note', { file: '', label: '', setName: 'dash.slow', spinMs: 50 });
+    for (let i = 0; i < 20; i++) s.server.invoke('probe.note', { file: '', label: '', setName: 'dash.slow', spinMs: 150 });
     await waitFor(() => native.queueStats().outstanding === 0 && native.queueStats().waiting === 0, 10000, 'idle queue');
 
     // Each ordering button asks its own route, shows its rows in that order, and marks itself and its column.
@@ -143,8 +143,8 @@ test.serial('in Chromium the charts update after events, the table follows the o
       const expected = (await (await fetch(`${base}${PROFILING}${order}`)).json() as Array<{ event_name: string }>).map((e) => e.event_name);
       await page.waitForFunction((names) => gsfDashboard.profiledEvents.join() === names.join(), expected);
       t.deepEqual(await page.locator('#profiling-table tbody tr').evaluateAll((rows) => rows.map((r) => (r as unknown as { dataset: { event: string } }).dataset.event)), expected);
-      // handler time: 20 × 50 ms spinning against 4,000 trivial handlers (even at 100 µs each on a
-      // busy machine, those add up to 400 ms)
+      // handler time: 20 × 150 ms spinning against 4,000 trivial handlers (even at 500 µs each on a
+      // loaded machine, those add up to 2 s)
       if (order.startsWith('order_by_handler_time')) t.is(expected[0], 'dash.slow', order);
       t.is(await page.getAttribute('#profiling-table', 'data-order'), order);
       t.is(await page.getAttribute(`#orderings button[data-order="${order}"]`, 'aria-pressed'), 'true');

@@ -82,11 +82,13 @@ test.serial('the hang checker repeats its line while a thread stays stuck', asyn
     const id = s.server.invoke('probe.note', { file: s.notes, label: 'hang', sleepSyncMs: 1500 }, { tag: 999999999999, name: 'hang' });
     await waitFor(() => s.records().length === 1, 10000, 'hang event end');
     const lines = s.logs().filter((l) => l.includes('event thread hang:'));
-    t.true(lines.length >= 2 && lines.length <= 4, `got ${lines.length} hang lines`);
+    t.true(lines.length >= 2, `got ${lines.length} hang lines`);
     for (const l of lines) {
       t.regex(l, new RegExp(`event thread hang: event_thread_index=0, event_name=hang, event_id=${id}, event_tag=999999999999, elapsed_time_in_sec=[\\d.]+`));
     }
     const secs = lines.map((l) => Number(/elapsed_time_in_sec=([\d.]+)/.exec(l)![1]));
+    // The sleep can end late on a loaded machine, and repeat the line more: the bound counts those within its 1.5 s.
+    t.true(secs.filter((x) => x < 1.5).length <= 4, `hang lines at ${secs.join(', ')} s`);
     t.true(secs[0]! >= 0.3);
     t.true(secs[1]! - secs[0]! >= 0.35);
   } finally {

@@ -1,24 +1,17 @@
 import test from 'ava';
-import net from 'node:net';
 import { AuthenticationClient } from '../../src/auth/client/client.ts';
 import { authenticationRequest } from '../../src/auth/client/keys.ts';
-
-async function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
+import { holdPort } from '../integration/_ports.ts';
 
 test('an unreachable agent is GSF_ERR_AUTH_UNREACHABLE in the promise and the sync form', async (t) => {
-  const port = await closedPort();
+  const held = await holdPort();
+  const { port } = held;
   const c = new AuthenticationClient({ useAuthenticator: true, address: '127.0.0.1', port, timeoutMs: 2000 });
   const req = authenticationRequest('test', 'p');
   await t.throwsAsync(c.call('authentication', req), { code: 'GSF_ERR_AUTH_UNREACHABLE', message: `authenticator at 127.0.0.1:${port} is unreachable (ECONNREFUSED)` } as never);
   t.throws(() => c.callSync('personalinfo', req), { code: 'GSF_ERR_AUTH_UNREACHABLE', message: `authenticator at 127.0.0.1:${port} is unreachable (ECONNREFUSED)` } as never);
   await c.close();
+  held.release();
 });
 
 test('without the agent every request succeeds, and IPv6 agent addresses are bracketed', async (t) => {
