@@ -361,17 +361,20 @@ export interface NativeCore {
    * Looks up object `id` of type index `type`. Returns its byte length (copied into `buffer`
    * when they fit; otherwise grow it and ask again), -1 when not cached, -2 when cached as
    * deleted. `meta[0]` receives the version when found or deleted, `meta[1]` (when there) the
-   * entry's stamp when found (the same stamp, the same bytes). `held`: the stamps of the copies
-   * the caller holds decoded, a power of two slots, each stamp in slot `stamp % length`
-   * (DecodedCopies); -3 when it holds the entry's stamp (nothing copied).
+   * entry's stamp when found (the same stamp, the same bytes).
    */
-  objCacheGet(type: number, id: string, buffer: Uint8Array, meta: Float64Array, held?: Float64Array | null): number;
+  objCacheGet(type: number, id: string, buffer: Uint8Array, meta: Float64Array): number;
   /**
    * Binds this thread's arrays for `objCacheLookup` (replacing any bound before): each array
    * passed to a call costs more than the lookup itself. Bind again after replacing one.
+   * `held`: the stamps of the copies the thread holds decoded, a power of two slots, each stamp
+   * in slot `stamp % length` (DecodedCopies).
    */
   objCacheBind(buffer: Uint8Array, meta: Float64Array, held?: Float64Array | null): void;
-  /** `objCacheGet` with the arrays this thread bound; throws when it bound none. */
+  /**
+   * `objCacheGet` with the arrays this thread bound, and -3 for an entry whose stamp `held`
+   * holds (nothing copied); throws when the thread bound none.
+   */
   objCacheLookup(type: number, id: string): number;
   /** Caches an object unless the same or a newer version (or deletion) is cached; returns whether it stored. */
   objCachePut(type: number, id: string, version: number, bytes: Uint8Array): boolean;

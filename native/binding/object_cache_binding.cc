@@ -55,13 +55,13 @@ Napi::Value Number(napi_env env, double value) {
   return Napi::Value(env, out);
 }
 
-// objCacheGet(type, id, buffer, meta, held?): a lookup with the caller's arrays (see Lookup).
+// objCacheGet(type, id, buffer, meta): a lookup with the caller's arrays, every hit copied (see Lookup).
 Napi::Value CacheGet(const Napi::CallbackInfo& info) {
   uint32_t type = TypeArg(info, 0);
   Utf8Arg id(info, 1, "id");
   ByteView buf = BytesArg(info, 2, "buffer", false);
   DoubleView meta = MetaArg(info, 3);
-  return Number(info.Env(), Lookup(type, id.view(), buf, meta, HeldArg(info, 4)));
+  return Number(info.Env(), Lookup(type, id.view(), buf, meta, HeldStamps{}));
 }
 
 // The arrays a thread's lookups use (objCacheBind), so that objCacheLookup takes only the type

@@ -52,26 +52,35 @@ test('stamps in sequence keep a scan of as many objects as there are slots', (t)
 test('the native lookup copies no bytes the table holds, and copies them again for a new version', (t) => {
   const type = 30;
   native.objCachePut(type, 'held', 1, encodeFields({ coins: 1 }));
+  // A thread that bound no arrays cannot look up with them.
+  t.throws(() => native.objCacheLookup(type, 'held'), { message: /bound no arrays/ });
   const copies = new DecodedCopies(8);
   const buffer = new Uint8Array(64);
   const meta = new Float64Array(2);
-  const n = native.objCacheGet(type, 'held', buffer, meta, copies.stamps);
+  native.objCacheBind(buffer, meta, copies.stamps);
+  const n = native.objCacheLookup(type, 'held');
   t.true(n > 0);
   t.is(meta[0], 1);
   const stamp = meta[1]!;
   t.true(stamp > 0);
   copies.set(stamp, { coins: 1 });
   buffer.fill(0);
-  t.is(native.objCacheGet(type, 'held', buffer, meta, copies.stamps), -3);
+  t.is(native.objCacheLookup(type, 'held'), -3);
   t.is(meta[1], stamp);
   t.is(buffer[0], 0);
   // Without the table the bytes come every time.
+  native.objCacheBind(buffer, meta, null);
+  t.is(native.objCacheLookup(type, 'held'), n);
+  t.not(buffer[0], 0);
   t.is(native.objCacheGet(type, 'held', buffer, meta), n);
+  native.objCacheBind(buffer, meta, copies.stamps);
   native.objCachePut(type, 'held', 2, encodeFields({ coins: 2 }));
-  t.true(native.objCacheGet(type, 'held', buffer, meta, copies.stamps) > 0);
+  t.true(native.objCacheLookup(type, 'held') > 0);
   t.is(meta[0], 2);
   t.not(meta[1], stamp);
-  // The table must have a power of two slots.
-  const bad = t.throws(() => native.objCacheGet(type, 'held', buffer, meta, new Float64Array(3)));
+  t.is(native.objCacheLookup(type, 'missing'), -1);
+  // The table must have a power of two slots; the arrays bound before stay bound.
+  const bad = t.throws(() => native.objCacheBind(buffer, meta, new Float64Array(3)));
   t.regex(bad!.message, /power of two/);
+  t.true(native.objCacheLookup(type, 'held') > 0);
 });
