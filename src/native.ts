@@ -258,6 +258,12 @@ export interface NativeCore {
   park(slot: number, index: number, nameId: number): boolean;
   /** Ends a parked event with the timing record at `index` of `timings`; a `CompleteResult` (revoked: it timed out or was abandoned). */
   finishParked(eventId: number, timings: Float64Array, index: number): number;
+  /**
+   * Settles a parked event before `finishParked`: a timeout no longer takes it and its tag stays
+   * busy, so what it produced can leave before the tag's next event runs. False if it timed out
+   * or was abandoned.
+   */
+  settleParked(eventId: number): boolean;
   /** Renames a parked event (diagnostics use the final name). */
   renameParked(eventId: number, nameId: number): void;
   /** Times out a parked event without ending its worker; null if it is not parked. */

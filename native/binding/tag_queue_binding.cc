@@ -116,6 +116,10 @@ Napi::Value FinishParked(const Napi::CallbackInfo& info) {
                            ProcessRuntime().queue.FinishParked(event_id, timings.data + index * kCompleteStride));
 }
 
+Napi::Value SettleParked(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), ProcessRuntime().queue.SettleParked(UintArg(info, 0, "eventId")));
+}
+
 Napi::Value RenameParked(const Napi::CallbackInfo& info) {
   ProcessRuntime().queue.RenameParked(UintArg(info, 0, "eventId"), IdArg(info, 1, "nameId"));
   return info.Env().Undefined();
@@ -256,6 +260,7 @@ void TagQueueBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<Complete>(env, exports, "complete");
   Export<Park>(env, exports, "park");
   Export<FinishParked>(env, exports, "finishParked");
+  Export<SettleParked>(env, exports, "settleParked");
   Export<RenameParked>(env, exports, "renameParked");
   Export<TimeoutParked>(env, exports, "timeoutParked");
   Export<ParkedOf>(env, exports, "parkedOf");

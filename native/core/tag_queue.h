@@ -170,6 +170,13 @@ class TagQueue {
    * parked (it timed out, or its worker was ended).
    */
   CompleteResult FinishParked(uint64_t event_id, const double* timing);
+  /**
+   * Settles a parked event before FinishParked: from now on a timeout no longer takes it, while
+   * its tag stays busy. Its worker delivers what the event produced in between, so the tag's
+   * next event, which may run on another thread, cannot overtake it. False if it is no longer
+   * parked (it timed out, or its worker was ended).
+   */
+  bool SettleParked(uint64_t event_id);
   /** Renames a parked event (diagnostics and the timeout count use the final name). */
   void RenameParked(uint64_t event_id, uint32_t name_id);
   /**
@@ -256,6 +263,7 @@ class TagQueue {
     size_t index;   // its index in that claim
     int64_t enqueue_ns, begin_ns;
     uint32_t name_id;
+    bool settling = false;  // SettleParked: finishing now, no longer timed out
   };
   // Lock order: the queue's mu_, then a slot's mu. Begin, called once per event, takes only
   // its slot's lock (uncontended but for the watchdog), never the queue's. Every change to a

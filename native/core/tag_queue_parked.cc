@@ -67,6 +67,14 @@ CompleteResult TagQueue::FinishParked(uint64_t event_id, const double* timing) {
   return made_ready ? kCompleteMadeReady : kCompleteDone;
 }
 
+bool TagQueue::SettleParked(uint64_t event_id) {
+  std::lock_guard<SpinMutex> lock(mu_);
+  auto it = parked_.find(event_id);
+  if (it == parked_.end()) return false;
+  it->second.settling = true;
+  return true;
+}
+
 void TagQueue::RenameParked(uint64_t event_id, uint32_t name_id) {
   std::lock_guard<SpinMutex> lock(mu_);
   auto it = parked_.find(event_id);
@@ -78,7 +86,8 @@ bool TagQueue::TimeoutParked(uint64_t event_id, std::vector<DroppedEvent>* dropp
   {
     std::lock_guard<SpinMutex> lock(mu_);
     auto it = parked_.find(event_id);
-    if (it == parked_.end()) return false;
+    // A settling event is finishing on its worker: too late to time it out.
+    if (it == parked_.end() || it->second.settling) return false;
     const ParkedEvent p = it->second;
     parked_.erase(it);
     name = p.name_id;

@@ -157,6 +157,37 @@ TEST(parked_timeout_cancels_the_tag_and_leaves_the_slot_working) {
   CHECK_EQ(f.queue.TagStateCount(), 0u);
 }
 
+TEST(settled_parked_event_keeps_its_tag_until_finished_and_is_not_timed_out) {
+  QueueFixture f;
+  int s = f.queue.SlotRegister(1), other = f.queue.SlotRegister(2);
+  uint64_t a1 = f.Push(100), a2 = f.Push(100);
+  REQUIRE(f.Take(s, 10).size() == 2);
+  REQUIRE(f.Start(s, 0));
+  REQUIRE(f.queue.Park(s, 0, 0));
+  CHECK(f.CompleteAll(s, 2));
+  CHECK(f.queue.SettleParked(a1));
+  // Settled: the tag is still held (its worker delivers what a1 produced first), and a
+  // timeout can no longer take it.
+  CHECK_EQ(f.Take(other, 10).size(), 0u);
+  std::vector<gsf::DroppedEvent> dropped;
+  CHECK(!f.queue.TimeoutParked(a1, &dropped, nullptr));
+  CHECK(dropped.empty());
+  auto t = Timing(1, 0, 0, 0);
+  CHECK_EQ(f.queue.FinishParked(a1, t.data()), gsf::kCompleteMadeReady);
+  CHECK_EQ(Ids(f.Take(other, 10)), (std::vector<uint64_t>{a2}));
+  CHECK(f.CompleteAll(other, 1));
+  // Once timed out, it cannot be settled.
+  uint64_t b1 = f.Push(200);
+  REQUIRE(f.Take(s, 10).size() == 1);
+  REQUIRE(f.Start(s, 0));
+  REQUIRE(f.queue.Park(s, 0, 0));
+  CHECK(f.CompleteAll(s, 1));
+  CHECK(f.queue.TimeoutParked(b1, &dropped, nullptr));
+  CHECK(!f.queue.SettleParked(b1));
+  CHECK_EQ(f.queue.Stats().outstanding, 0u);
+  CHECK_EQ(f.queue.TagStateCount(), 0u);
+}
+
 TEST(parked_timeout_inside_the_open_claim_cancels_the_skipped_events) {
   QueueFixture f;
   int s = f.queue.SlotRegister(1), other = f.queue.SlotRegister(2);

@@ -92,12 +92,15 @@ export class AwaitingEvents {
     record[F_IO] = ioMs;
     record[F_NAME] = ev.nameId;
     if (err !== undefined) record[F_FLAGS] = FLAG_FAILED;
-    const result = core.finishParked(ev.id, record, 0);
-    if (result === R_REVOKED || (err !== undefined && ev.tx !== undefined)) rt.dropInvokes(ev);
-    if (result === R_REVOKED) {
+    // Settled first, its tag still busy: what it produced leaves this thread before the tag's
+    // next event can run, on this thread or another, so a session's replies keep their order.
+    const settled = core.settleParked(ev.id);
+    if (!settled || (err !== undefined && ev.tx !== undefined)) rt.dropInvokes(ev);
+    if (!settled) {
       // Timed out while it waited (the watchdog counted it out): what it did since is dropped.
       rt.effects?.discard(ev);
       rt.log.vlog(1, `event_name=${ev.name}, event_id=${ev.id} finished after its timeout; its effects were dropped`);
+      this.flushDue = true;
     } else {
       countAwaiting(-1);
       if (err === undefined || ev.tx === undefined) {
@@ -112,13 +115,16 @@ export class AwaitingEvents {
         }
       }
       ev.tx = undefined;
-      if (err !== undefined) core.counterIncrease('engine', 'events_failed', 1);
-      core.counterIncrease('engine', 'events_run', 1);
-      this.finished(err !== undefined);
-      this.lines.report(ev, entry, err, queueMs, handlerMs, ioMs, awaitedMs);
-      if (result === R_MADE_READY) workReady();
+      rt.effects?.flush();
+      const result = core.finishParked(ev.id, record, 0);
+      if (result !== R_REVOKED) {
+        if (err !== undefined) core.counterIncrease('engine', 'events_failed', 1);
+        core.counterIncrease('engine', 'events_run', 1);
+        this.finished(err !== undefined);
+        this.lines.report(ev, entry, err, queueMs, handlerMs, ioMs, awaitedMs);
+        if (result === R_MADE_READY) workReady();
+      }
     }
-    this.flushDue = true;
     wakeSelf(this.slot);
     this.settled?.();
   }
