@@ -182,7 +182,7 @@ export interface NativePluginInfo {
 }
 
 /** Cells of `pluginContextView`: the event a native call runs for, written by the caller. */
-export const CONTEXT_CELLS = 8;
+export const CONTEXT_CELLS = 12;
 export const ContextCell = {
   eventId: 0, tag: 1, kind: 2, sessionId: 3, nameId: 4, frameStart: 5, frameEnd: 6,
   /** An API call's request id and writer kind use the frame cells. */
@@ -272,6 +272,8 @@ export interface NativeCore {
   parkedOf(slot: number): number[];
   /** The layout constants the addon was built with. */
   layout(): NativeLayout;
+  /** The enums this file copies, as the addon was built (checked at load). */
+  enumLayout(): Record<string, unknown>;
   /** Number of queued events (not claimed). */
   waiting(): number;
   /** Number of tags that have queued events and are not claimed (what `take` can hand out now). */
@@ -523,5 +525,23 @@ export const native: NativeCore = loadAddon();
   };
   if (JSON.stringify(built) !== JSON.stringify(ours)) {
     throw new Error(`gsf: the native addon was built with another layout (run npm install to rebuild it): ${JSON.stringify(built)}`);
+  }
+  checkEnums(native.enumLayout());
+}
+
+/** Refuses an addon whose enums differ from this file's copies, naming the first that does. */
+export function checkEnums(built: Record<string, unknown>): void {
+  const ours: Record<string, unknown> = {
+    eventKind: EventKind, completeResult: CompleteResult, profileOrder: ProfileOrder, effectKind: EffectKind,
+    contextCell: ContextCell, contextCells: CONTEXT_CELLS,
+  };
+  for (const [name, value] of Object.entries(ours)) {
+    const theirs = built[name];
+    const sorted = (v: unknown) => (typeof v === 'object' && v !== null
+      ? JSON.stringify(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : JSON.stringify(v));
+    if (sorted(theirs) !== sorted(value)) {
+      throw new Error(`gsf: the native addon was built with another ${name} (run npm install to rebuild it): ` +
+        `addon ${JSON.stringify(theirs)}, src/native.ts ${JSON.stringify(value)}`);
+    }
   }
 }

@@ -24,6 +24,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   PluginApiBinding::Init(env, exports);
   TranscodeBinding::Init(env, exports);
   FlushMailboxBinding::Init(env, exports);
+  EnumLayoutBinding::Init(env, exports);
   return exports;
 }
 

@@ -86,4 +86,10 @@ class TranscodeBinding {
   static void Init(Napi::Env env, Napi::Object exports);
 };
 
+/** The enums src/native.ts copies, for its check at load. */
+class EnumLayoutBinding {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+};
+
 }  // namespace gsf::binding
