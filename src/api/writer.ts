@@ -6,7 +6,7 @@
  * ignored and logged. The answer is turned into its HTTP status and JSON body here, on the
  * worker, so the main thread only writes bytes.
  */
-import { API_STATUS, GsfError, describeError, gsfError } from '../errors.ts';
+import { API_STATUS, ErrorTable, GsfError, describeError, format, gsfError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
 
 /** What a writer answers (`GSF_ANSWER_*` of gsf_plugin.h); routes and custom queries take several. */
@@ -43,7 +43,7 @@ export function failureAnswer(rid: number, status: number, message: string): Ans
   const entry = API_STATUS[status] ?? API_STATUS[ApiStatus.INTERNAL]!;
   const code = entry.code ?? 'GSF_ERR_INTERNAL';
   const text = message !== '' ? message : `the handler answered ${entry.name}`;
-  return [rid, entry.http === 200 ? 500 : entry.http, JSON.stringify({ error: code, message: code === 'GSF_ERR_INTERNAL' ? `internal error: ${text}` : text })];
+  return [rid, entry.http === 200 ? 500 : entry.http, JSON.stringify({ error: code, message: code === 'GSF_ERR_INTERNAL' ? format(ErrorTable.GSF_ERR_INTERNAL.message, [text]) : text })];
 }
 
 /** The HTTP answer of a native writer's answer: a status (`GSF_STATUS_*`), a JSON body or none, a failure's message. */

@@ -20,7 +20,7 @@ import { DecodeError, decodeFrame, sessionCodec } from '../session/codec.ts';
 import { addRawMessageHandler } from '../session/message-event.ts';
 import { sessionOps, type SessionOps } from '../session/ops.ts';
 import { OutboundWriter } from '../session/outbound-writer.ts';
-import { EngineType, ProtocolError, type ProtocolErrorBody } from '../session/protocol.ts';
+import { EngineType, ProtocolError, protocolErrorBody, type ProtocolErrorBody } from '../session/protocol.ts';
 import type { PluginDefinition } from './types.ts';
 import { contextCells, countCachedReads, settleNativeCall, writeLine, type NativeCallEnv } from './native-calls.ts';
 import { registerNativeApi } from './native-api.ts';
@@ -142,7 +142,7 @@ function settleMessageCall(r: NativeCallResult | unknown[], frame: NetworkFrame,
   }
   // As for a managed handler that threw: the client learns its request failed.
   env.onFailure = (id) => {
-    const body: ProtocolErrorBody = { code: ProtocolError.handlerFailed, message: `the handler of '${env.name}' failed`, type: env.name };
+    const body = protocolErrorBody(ProtocolError.handlerFailed, [env.name], env.name);
     env.ops.sendTo(sessionId, EngineType.error, body, id);
   };
   return settleNativeCall(r, env);

@@ -9,6 +9,7 @@ import { unpackRange as unpackRangeWith } from '../events/codec.ts';
 import { msgpackFrame } from './msgpack-reply.ts';
 import type { NetworkFrame } from '../events/types.ts';
 import { ProtocolError, type CodecName, type Envelope, type ProtocolErrorCode } from './protocol.ts';
+import { ErrorTable, format } from '../errors.ts';
 
 // Binary fields are copied: a frame's bytes are in a worker's claim buffer, which the next claim overwrites.
 const unpackr = new Unpackr({ useRecords: false, copyBuffers: true });
@@ -218,13 +219,13 @@ export function decodeFrame(bytes: Uint8Array, codec: CodecName): Envelope {
     try {
       value = JSON.parse(text);
     } catch (err) {
-      throw new DecodeError(ProtocolError.badJson, `message is not valid JSON: ${(err as Error).message}`);
+      throw new DecodeError(ProtocolError.badJson, format(ErrorTable.GSF_ERR_MESSAGE_BAD_JSON.message, [(err as Error).message]));
     }
   } else {
     try {
       value = unpackr.unpack(bytes);
     } catch (err) {
-      throw new DecodeError(ProtocolError.badMsgpack, `message is not valid msgpack: ${(err as Error).message}`);
+      throw new DecodeError(ProtocolError.badMsgpack, format(ErrorTable.GSF_ERR_MESSAGE_BAD_MSGPACK.message, [(err as Error).message]));
     }
   }
   return checkEnvelope(value);

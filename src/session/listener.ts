@@ -26,7 +26,7 @@ import type { OutboundTarget } from './outbound-reader.ts';
 import { PushStage } from './push-stage.ts';
 import { SessionGroups } from './groups.ts';
 import { MessageTypes } from './message-types.ts';
-import { closeReason, CODECS, CloseCode, EngineType, ProtocolError, type CodecName, type ProtocolErrorBody } from './protocol.ts';
+import { closeReason, CODECS, CloseCode, EngineType, ProtocolError, protocolErrorBody, type CodecName, type ProtocolErrorBody } from './protocol.ts';
 import { checkClientVersion } from './version-gate.ts';
 import type { SessionClosedInfo, SessionOpenedInfo } from './types.ts';
 
@@ -222,7 +222,7 @@ export class SessionListener implements OutboundTarget {
     }
     const length = message.byteLength;
     if (length > this.options.maxMessageBytes) {
-      this.protocolError(ws, d, { code: ProtocolError.tooBig, message: `message of ${length} bytes exceeds the limit of ${this.options.maxMessageBytes} bytes` });
+      this.protocolError(ws, d, protocolErrorBody(ProtocolError.tooBig, [length, this.options.maxMessageBytes]));
       return;
     }
     if (isBinary !== (d.codec === 'msgpack')) {
@@ -257,14 +257,14 @@ export class SessionListener implements OutboundTarget {
     } catch {
       id = undefined; // the error frame for the unknown type is what the client needs first
     }
-    this.protocolError(ws, d, { code: ProtocolError.unknownType, message: `no handler for message type '${type}'`, type }, id);
+    this.protocolError(ws, d, protocolErrorBody(ProtocolError.unknownType, [type], type), id);
   }
 
   /** No plugin handles any message type: every frame gets its error frame from here. */
   private answerWithoutWorker(ws: Socket, d: SessionData, bytes: Uint8Array): void {
     try {
       const { type, id } = decodeFrame(bytes, d.codec);
-      this.protocolError(ws, d, { code: ProtocolError.unknownType, message: `no handler for message type '${type}'`, type }, id);
+      this.protocolError(ws, d, protocolErrorBody(ProtocolError.unknownType, [type], type), id);
     } catch (err) {
       if (!(err instanceof DecodeError)) throw err;
       const body: ProtocolErrorBody = { code: err.code, message: err.message };

@@ -10,7 +10,7 @@ import { isAsyncFunction, type EventRuntime, type RunningEvent } from '../events
 import { PluginError, gsfError } from '../errors.ts';
 import type { EventContext, NetworkFrame } from '../events/types.ts';
 import { DecodeError, decodeCanonicalJson, decodeCanonicalMsgpack, decodeFrame, decodeMsgpackFrame, sessionCodec } from './codec.ts';
-import { EngineType, ProtocolError, type ProtocolErrorBody } from './protocol.ts';
+import { EngineType, ProtocolError, protocolErrorBody, type ProtocolErrorBody } from './protocol.ts';
 import { sessionOps, type SessionOps } from './ops.ts';
 import type { MessageHandler, SessionClosedInfo, SessionHandler, SessionOpenedInfo, SessionMessage } from './types.ts';
 
@@ -124,7 +124,7 @@ function runMessage(rt: EventRuntime, handlers: SessionHandlers, ops: SessionOps
     }
   }
   if (entry === undefined) {
-    sendError(ops, sessionId, { code: ProtocolError.unknownType, message: `no handler for message type '${type}'`, type }, id, ctx);
+    sendError(ops, sessionId, protocolErrorBody(ProtocolError.unknownType, [type], type), id, ctx);
     return undefined;
   }
   if (entry.raw !== undefined) return entry.raw(frame, ctx);
@@ -158,7 +158,7 @@ function runMessage(rt: EventRuntime, handlers: SessionHandlers, ops: SessionOps
 }
 
 function sendFailure(ops: SessionOps, ctx: RunningEvent, type: string, id: number | undefined): void {
-  sendError(ops, ctx.sessionId ?? 0, { code: ProtocolError.handlerFailed, message: `the handler of '${type}' failed`, type }, id, ctx);
+  sendError(ops, ctx.sessionId ?? 0, protocolErrorBody(ProtocolError.handlerFailed, [type], type), id, ctx);
 }
 
 /**

@@ -9,7 +9,7 @@
  * message with the same `id`, which is how the SDK correlates requests and responses.
  */
 
-import { ProtocolErrorCodes } from '../errors.ts';
+import { ErrorTable, format, ProtocolErrorCodes } from '../errors.ts';
 
 /** The two codecs a client can pick at connect time. */
 export type CodecName = 'json' | 'msgpack';
@@ -54,6 +54,12 @@ export interface ProtocolErrorBody {
   message: string;
   /** The offending message's type, when it could be read. */
   type?: string;
+}
+
+/** The body of an `_error` frame for `code`, its message filled from the error table's template. */
+export function protocolErrorBody(code: ProtocolErrorCode, args: readonly unknown[], type?: string): ProtocolErrorBody {
+  const message = format(ErrorTable[code].message, args);
+  return type === undefined ? { code, message } : { code, message, type };
 }
 
 /**
