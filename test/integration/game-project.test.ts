@@ -1,8 +1,12 @@
 /**
  * A game in its own project: gsf packed with `npm pack`, installed as a dependency of a new
- * project (its install builds the native core), and run with `npx gsf start` on the project's
- * own MANIFEST.json and plugins/, plus a plugin folder elsewhere on disk named by path.
- * Slow (the install compiles the addon): about a minute.
+ * project (its install script runs), and run with `npx gsf start` on the project's own
+ * MANIFEST.json and plugins/, plus a plugin folder elsewhere on disk named by path.
+ *
+ * The native core is built once per run: the install takes this checkout's build through
+ * GSF_NATIVE_PREBUILT when it was made from the same sources (native/install.mjs checks the
+ * digest; otherwise it compiles), and the project starts with this checkout's dependencies
+ * linked in, as a warm npm cache would give them, so that npm only adds gsf itself.
  */
 import test from 'ava';
 import fs from 'node:fs';
@@ -50,6 +54,13 @@ function cmdline(pid: number): string {
   } catch {
     return '';
   }
+}
+
+/** Hard links of every package in `from` (gsf's own dependencies, already installed) into `to`. */
+async function linkDependencies(from: string, to: string): Promise<void> {
+  fs.mkdirSync(to, { recursive: true });
+  const packages = fs.readdirSync(from).filter((entry) => !entry.startsWith('.')).map((entry) => path.join(from, entry));
+  await run('cp', ['-al', ...packages, to]);
 }
 
 async function until<T>(fn: () => T | undefined, ms: number, what: string): Promise<T> {
@@ -105,7 +116,11 @@ export default definePlugin({
       plugins: ['lobby', elsewhere],
     }, null, 2));
 
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: game, env, maxBuffer: 16 << 20 });
+    await linkDependencies(path.join(root, 'node_modules'), path.join(game, 'node_modules'));
+    const installEnv = { ...env, GSF_NATIVE_PREBUILT: path.join(root, 'build', 'addon') };
+    const install = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--foreground-scripts'],
+      { cwd: game, env: installEnv, maxBuffer: 16 << 20 });
+    t.regex(install.stdout, /gsf: native addon taken from .* \(same sources\)|Linking CXX shared library Release\/gsf_native\.node/);
     t.true(fs.existsSync(path.join(game, 'node_modules', 'gsf', 'build', 'addon', 'Release', 'gsf_native.node')), 'the install built the native core');
 
     // Its own process group, so no process of it outlives the test.
