@@ -12,7 +12,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { native } from '../src/native.ts';
+import { native, nativeTesting } from '../src/native.ts';
 import { startServer, type GsfServer } from '../src/index.ts';
 import { calibrate } from './cpu-work.ts';
 import { printReport } from './report.ts';
@@ -92,8 +92,8 @@ async function events(): Promise<{ trivial: [number, number]; cpu: [number, numb
     // The boundary on its own, on this thread (the plugin is loaded in every thread's process).
     const info = native.pluginLoad(path.join(here, 'plugins', 'native-bench', 'build', 'native-bench.so'));
     const noop = info.events.find((e) => e.name === 'bench_native.noop')!.handler;
-    native.pluginBenchCalls(noop, 100_000, null);
-    const hostToPlugin = median([0, 1, 2, 3, 4].map(() => native.pluginBenchCalls(noop, 1_000_000, null)));
+    nativeTesting().pluginBenchCalls(noop, 100_000, null);
+    const hostToPlugin = median([0, 1, 2, 3, 4].map(() => nativeTesting().pluginBenchCalls(noop, 1_000_000, null)));
     const cells = new Float64Array(native.pluginContextView());
     cells.set([1, 2 ** 40, 0, 0, native.intern('bench_native.noop')]);
     const jsToPlugin = nsPerCall(1_000_000, () => { native.pluginCallEvent(noop, null); });

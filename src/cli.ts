@@ -96,6 +96,9 @@ async function main(argv: string[]): Promise<void> {
         process.stderr.write('gsf: the benchmarks are not part of the installed package; run them from a clone of the gsf repository\n');
         process.exit(2);
       }
+      // Benchmarks load the testing build of the addon (npm run build:testing), for the
+      // boundary measurements of the native benchmark.
+      process.env.GSF_NATIVE_TESTING ??= '1';
       const { runBenchmarks } = await import(bench.href) as typeof import('../bench/run.ts');
       await runBenchmarks(rest);
       break;

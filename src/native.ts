@@ -338,7 +338,6 @@ export interface NativeCore {
   counterCategories(): string[];
   /** Counter names of a category, or null if the category does not exist. */
   counterList(category: string): string[] | null;
-  counterRemove(category: string, name: string): boolean;
   /**
    * A number naming the counter for `counterValueAt`, or -1 if there is none. A removed
    * counter's handle reads as null; one created again under the same name gets a new handle.
@@ -354,7 +353,6 @@ export interface NativeCore {
 
   // ---- profiler ----------------------------------------------------------------
   profilerEnable(on: boolean): void;
-  profilerEnabled(): boolean;
   profilerReset(): void;
   /** True while a reset is in progress (`event/profiling/reset`). */
   profilerResetting(): boolean;
@@ -366,13 +364,6 @@ export interface NativeCore {
 
   // ---- object cache (process-wide, every thread) ---------------------------------
   /**
-   * Looks up object `id` of type index `type`. Returns its byte length (copied into `buffer`
-   * when they fit; otherwise grow it and ask again), -1 when not cached, -2 when cached as
-   * deleted. `meta[0]` receives the version when found or deleted, `meta[1]` (when there) the
-   * entry's stamp when found (the same stamp, the same bytes).
-   */
-  objCacheGet(type: number, id: string, buffer: Uint8Array, meta: Float64Array): number;
-  /**
    * Binds this thread's arrays for `objCacheLookup` (replacing any bound before): each array
    * passed to a call costs more than the lookup itself. Bind again after replacing one.
    * `held`: the stamps of the copies the thread holds decoded, a power of two slots, each stamp
@@ -380,8 +371,12 @@ export interface NativeCore {
    */
   objCacheBind(buffer: Uint8Array, meta: Float64Array, held?: Float64Array | null): void;
   /**
-   * `objCacheGet` with the arrays this thread bound, and -3 for an entry whose stamp `held`
-   * holds (nothing copied); throws when the thread bound none.
+   * Looks up object `id` of type index `type` with the arrays this thread bound. Returns its
+   * byte length (copied into the buffer when they fit; otherwise grow it, bind it and ask again),
+   * -1 when not cached, -2 when cached as deleted, -3 for an entry whose stamp `held` holds
+   * (nothing copied). `meta[0]` receives the version when found or deleted, `meta[1]` (when
+   * there) the entry's stamp when found (the same stamp, the same bytes). Throws when the thread
+   * bound no arrays.
    */
   objCacheLookup(type: number, id: string): number;
   /** Caches an object unless the same or a newer version (or deletion) is cached; returns whether it stored. */
@@ -471,6 +466,20 @@ export interface NativeCore {
   flushNotesTake(): Float64Array;
   /** Called on this (the main) thread when flush notes wait; null stops it. */
   onFlushNotes(fn: (() => void) | null): void;
+  // ---- shared configuration snapshot -------------------------------------------
+  /** Replaces the process-wide flag snapshot (JSON text); bumps the version. */
+  configSet(json: string): void;
+  configGet(): string;
+  configVersion(): number;
+}
+
+/**
+ * Exports of the testing build (`gsf_native_testing.node`, `npm run build:testing`) only, which
+ * gsf loads instead of the addon when GSF_NATIVE_TESTING=1 (the tests and benchmarks set it).
+ */
+export interface NativeTesting {
+  /** Removes a counter (tests of handles to removed counters). */
+  counterRemove(category: string, name: string): boolean;
   /** Runs event handler `handler` `count` times in a C++ loop; returns ns per call (benchmarks). */
   pluginBenchCalls(handler: number, count: number, payload: Uint8Array | null): number;
   /** JSON text to msgpack as JSON.parse + msgpackr.pack would give it; throws a TypeError on bad JSON. */
@@ -483,21 +492,17 @@ export interface NativeCore {
   pluginNamedTag(name: string): number;
   /** A random tag from the native side's generator. */
   pluginRandomTag(): number;
-
-  // ---- shared configuration snapshot -------------------------------------------
-  /** Replaces the process-wide flag snapshot (JSON text); bumps the version. */
-  configSet(json: string): void;
-  configGet(): string;
-  configVersion(): number;
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
+const testing = process.env.GSF_NATIVE_TESTING === '1';
 
 function loadAddon(): NativeCore {
+  const name = testing ? 'gsf_native_testing.node' : 'gsf_native.node';
   const candidates = [
-    path.join(here, '..', 'build', 'addon', 'Release', 'gsf_native.node'),
-    path.join(here, '..', 'build', 'Release', 'gsf_native.node'),
+    path.join(here, '..', 'build', 'addon', 'Release', name),
+    path.join(here, '..', 'build', 'Release', name),
   ];
   let lastError: unknown;
   for (const file of candidates) {
@@ -510,7 +515,14 @@ function loadAddon(): NativeCore {
       lastError = err;
     }
   }
-  throw new Error(`gsf: the native addon is not built (run npm install): ${String(lastError)}`);
+  const how = testing ? 'npm run build:testing builds it; unset GSF_NATIVE_TESTING for the addon npm install builds' : 'run npm install';
+  throw new Error(`gsf: the native addon ${name} is not built (${how}): ${String(lastError)}`);
+}
+
+/** The testing build's exports; throws unless gsf runs with GSF_NATIVE_TESTING=1. */
+export function nativeTesting(): NativeCore & NativeTesting {
+  if (!testing) throw new Error('gsf: the testing exports need GSF_NATIVE_TESTING=1 and the testing build (npm run build:testing)');
+  return native as NativeCore & NativeTesting;
 }
 
 /** The process-global native core. */

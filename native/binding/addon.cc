@@ -22,9 +22,11 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   CachedReadsBinding::Init(env, exports);
   PluginHostBinding::Init(env, exports);
   PluginApiBinding::Init(env, exports);
-  TranscodeBinding::Init(env, exports);
   FlushMailboxBinding::Init(env, exports);
   EnumLayoutBinding::Init(env, exports);
+#ifdef GSF_NATIVE_TESTING
+  TestingBinding::Init(env, exports);
+#endif
   return exports;
 }
 

@@ -81,7 +81,8 @@ class FlushMailboxBinding {
   static void Init(Napi::Env env, Napi::Object exports);
 };
 
-class TranscodeBinding {
+/** Exports of the testing build only (testing_binding.cc, GSF_NATIVE_TESTING). */
+class TestingBinding {
  public:
   static void Init(Napi::Env env, Napi::Object exports);
 };

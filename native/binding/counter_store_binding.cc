@@ -101,12 +101,6 @@ Napi::Value CounterList(const Napi::CallbackInfo& info) {
   return ToJs(info.Env(), names);
 }
 
-Napi::Value CounterRemove(const Napi::CallbackInfo& info) {
-  Utf8Arg category(info, 0, "category");
-  Utf8Arg name(info, 1, "name");
-  return Napi::Boolean::New(info.Env(), ProcessRuntime().counters.Remove(category.view(), name.view()));
-}
-
 }  // namespace
 
 void CounterStoreBinding::Init(Napi::Env env, Napi::Object exports) {
@@ -118,7 +112,6 @@ void CounterStoreBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<CounterValueOnly>(env, exports, "counterValue");
   Export<CounterCategories>(env, exports, "counterCategories");
   Export<CounterList>(env, exports, "counterList");
-  Export<CounterRemove>(env, exports, "counterRemove");
   Export<CounterHandle>(env, exports, "counterHandle");
   Export<CounterValueAt>(env, exports, "counterValueAt");
   Export<CounterLayoutView>(env, exports, "counterLayoutView");

@@ -55,15 +55,6 @@ Napi::Value Number(napi_env env, double value) {
   return Napi::Value(env, out);
 }
 
-// objCacheGet(type, id, buffer, meta): a lookup with the caller's arrays, every hit copied (see Lookup).
-Napi::Value CacheGet(const Napi::CallbackInfo& info) {
-  uint32_t type = TypeArg(info, 0);
-  Utf8Arg id(info, 1, "id");
-  ByteView buf = BytesArg(info, 2, "buffer", false);
-  DoubleView meta = MetaArg(info, 3);
-  return Number(info.Env(), Lookup(type, id.view(), buf, meta, HeldStamps{}));
-}
-
 // The arrays a thread's lookups use (objCacheBind), so that objCacheLookup takes only the type
 // and the id: each typed array passed to a call costs more than the lookup's hash table. The
 // references keep them alive; their data never moves (they are not resizable, and not
@@ -198,7 +189,6 @@ Napi::Value ObjectConfigVersion(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void ObjectCacheBinding::Init(Napi::Env env, Napi::Object exports) {
-  Export<CacheGet>(env, exports, "objCacheGet");
   Export<CacheBind>(env, exports, "objCacheBind");
   Export<CacheLookupBound>(env, exports, "objCacheLookup");
   Export<CachePut>(env, exports, "objCachePut");

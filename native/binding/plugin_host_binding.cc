@@ -1,7 +1,6 @@
 // Native plugins from JavaScript: load, call a handler, revoke a timed-out call. A call's
 // effects (frames, log lines, answers, object requests) come back as one flat array for
 // src/plugins/native-loader.ts (plugin_effects_binding.h).
-#include <chrono>
 #include <vector>
 
 #include "../core/plugin_host.h"
@@ -114,28 +113,6 @@ Napi::Value PluginRevokeEvent(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), ProcessPluginHost().Revoke(UintArg(info, 0, "eventId")));
 }
 
-// Runs a handler `count` times in a C++ loop: the cost of one call across the plugin
-// boundary without the JavaScript one. Returns ns per call.
-Napi::Value PluginBenchCalls(const Napi::CallbackInfo& info) {
-  uint32_t handler = IdArg(info, 0, "handler");
-  double count = IntegerArg(info, 1, "count", 1, 1e9);
-  ByteView payload = BytesArg(info, 2, "payload", true);
-  std::string_view bytes(reinterpret_cast<const char*>(payload.data), payload.length);
-  EventContext ev;
-  ev.tag = 1ull << 40;
-  ev.name_id = ProcessRuntime().names.Intern("bench.native_calls");
-  CollectingEffects& fx = Collector();
-  auto start = std::chrono::steady_clock::now();
-  for (double i = 0; i < count; ++i) {
-    ev.event_id = static_cast<uint64_t>(i) + 1;
-    fx.used = 0;
-    CallResult r = ProcessPluginHost().CallEvent(handler, ev, bytes, &fx);
-    if (r.status != GSF_STATUS_OK) ThrowCoded(info.Env(), ErrorKind::kError, kErrState, "handler failed: " + r.error);
-  }
-  double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
-  return Napi::Number::New(info.Env(), ns / count);
-}
-
 }  // namespace
 
 void PluginHostBinding::Init(Napi::Env env, Napi::Object exports) {
@@ -145,7 +122,6 @@ void PluginHostBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<PluginCallEvent>(env, exports, "pluginCallEvent");
   Export<PluginCallMessage>(env, exports, "pluginCallMessage");
   Export<PluginRevokeEvent>(env, exports, "pluginRevokeEvent");
-  Export<PluginBenchCalls>(env, exports, "pluginBenchCalls");
 }
 
 }  // namespace gsf::binding

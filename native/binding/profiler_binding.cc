@@ -59,10 +59,6 @@ Napi::Value ProfilerEnable(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-Napi::Value ProfilerEnabled(const Napi::CallbackInfo& info) {
-  return Napi::Boolean::New(info.Env(), ProcessRuntime().profiler.Enabled());
-}
-
 Napi::Value ProfilerReset(const Napi::CallbackInfo& info) {
   ProcessRuntime().profiler.Reset();
   return info.Env().Undefined();
@@ -155,7 +151,6 @@ Napi::Value ProfilerHistograms(const Napi::CallbackInfo& info) {
 
 void ProfilerBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<ProfilerEnable>(env, exports, "profilerEnable");
-  Export<ProfilerEnabled>(env, exports, "profilerEnabled");
   Export<ProfilerReset>(env, exports, "profilerReset");
   Export<ProfilerResetting>(env, exports, "profilerResetting");
   Export<ProfilerSummary>(env, exports, "profilerSummary");

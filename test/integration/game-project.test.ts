@@ -21,9 +21,13 @@ import { writeOutsidePlugin } from './_outside-plugin.ts';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const run = promisify(execFile);
 
-/** The environment without what `npm test` sets for its own scripts (npm_*), so the inner npm acts as a user's would. */
+/**
+ * The environment without what `npm test` sets for its own scripts (npm_*) and for gsf's tests
+ * (GSF_NATIVE_TESTING), so the inner npm and gsf act as a user's would.
+ */
 function cleanEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
+  return Object.fromEntries(Object.entries(process.env)
+    .filter(([k]) => !k.toLowerCase().startsWith('npm_') && k !== 'GSF_NATIVE_TESTING'));
 }
 
 /** Process ids of every descendant of `pid` (Linux /proc). */

@@ -1,10 +1,17 @@
-// The JSON <-> msgpack transcoder, frame encoding and tags of native plugins, exposed so that
-// tests can check them against JSON.parse, msgpackr, encodeFrame and namedTag.
+// Exports of the testing build only (gsf_native_testing.node, GSF_NATIVE_TESTING): the JSON <->
+// msgpack transcoder, frame encoding and tags of native plugins, so that tests can check them
+// against JSON.parse, msgpackr, encodeFrame and namedTag; counter removal; and a loop of plugin
+// calls that measures the boundary alone (bench/native.ts). The production addon has none of them.
+#include <chrono>
+
 #include "../core/event_tags.h"
 #include "../core/json_msgpack.h"
+#include "../core/plugin_host.h"
+#include "../core/runtime.h"
 #include "../core/session_frame.h"
 #include "bindings.h"
 #include "boundary.h"
+#include "plugin_effects_binding.h"
 
 namespace gsf::binding {
 
@@ -55,14 +62,44 @@ Napi::Value RandomTagJs(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(RandomTag()));
 }
 
+Napi::Value CounterRemove(const Napi::CallbackInfo& info) {
+  Utf8Arg category(info, 0, "category");
+  Utf8Arg name(info, 1, "name");
+  return Napi::Boolean::New(info.Env(), ProcessRuntime().counters.Remove(category.view(), name.view()));
+}
+
+// Runs a handler `count` times in a C++ loop: the cost of one call across the plugin
+// boundary without the JavaScript one. Returns ns per call.
+Napi::Value PluginBenchCalls(const Napi::CallbackInfo& info) {
+  uint32_t handler = IdArg(info, 0, "handler");
+  double count = IntegerArg(info, 1, "count", 1, 1e9);
+  ByteView payload = BytesArg(info, 2, "payload", true);
+  std::string_view bytes(reinterpret_cast<const char*>(payload.data), payload.length);
+  EventContext ev;
+  ev.tag = 1ull << 40;
+  ev.name_id = ProcessRuntime().names.Intern("bench.native_calls");
+  CollectingEffects& fx = Collector();
+  auto start = std::chrono::steady_clock::now();
+  for (double i = 0; i < count; ++i) {
+    ev.event_id = static_cast<uint64_t>(i) + 1;
+    fx.used = 0;
+    CallResult r = ProcessPluginHost().CallEvent(handler, ev, bytes, &fx);
+    if (r.status != GSF_STATUS_OK) ThrowCoded(info.Env(), ErrorKind::kError, kErrState, "handler failed: " + r.error);
+  }
+  double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+  return Napi::Number::New(info.Env(), ns / count);
+}
+
 }  // namespace
 
-void TranscodeBinding::Init(Napi::Env env, Napi::Object exports) {
+void TestingBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<JsonToMsgpackJs>(env, exports, "jsonToMsgpack");
   Export<MsgpackToJsonJs>(env, exports, "msgpackToJson");
   Export<EncodeFrameJs>(env, exports, "pluginEncodeFrame");
   Export<NamedTagJs>(env, exports, "pluginNamedTag");
   Export<RandomTagJs>(env, exports, "pluginRandomTag");
+  Export<CounterRemove>(env, exports, "counterRemove");
+  Export<PluginBenchCalls>(env, exports, "pluginBenchCalls");
 }
 
 }  // namespace gsf::binding
