@@ -410,7 +410,7 @@ export interface NativeCore {
   /**
    * Loads a native plugin library once per process (dlopen, never unloaded); later calls return
    * the same plugin. Throws an Error with `code` GSF_ERR_PLUGIN_LOAD, a `reason` (missing,
-   * not_library, cannot_open, no_entry, abi_major, abi_minor, struct_size, bad_descriptor,
+   * not_library, truncated, foreign_machine, cannot_open, no_entry, abi_major, abi_minor, struct_size, bad_descriptor,
    * name_taken, init_failed, duplicate, too_many) and a one-line message naming the path.
    * With `replaces` (a reload loading a fresh copy of a rebuilt library), the library must be
    * the plugin of that name and takes over the events and message types of its older copies.

@@ -25,8 +25,8 @@ struct Runtime;
 
 /** Why a load failed; the binding reports it as `reason`. */
 enum class LoadFailure {
-  kMissing, kNotLibrary, kCannotOpen, kNoEntry, kAbiMajor, kAbiMinor, kStructSize, kBadDescriptor,
-  kNameTaken, kInitFailed, kDuplicate, kTooMany,
+  kMissing, kNotLibrary, kTruncated, kForeignMachine, kCannotOpen, kNoEntry, kAbiMajor, kAbiMinor, kStructSize,
+  kBadDescriptor, kNameTaken, kInitFailed, kDuplicate, kTooMany,
 };
 
 /** A failed load: one line naming the path and the reason. */

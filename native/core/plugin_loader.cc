@@ -1,9 +1,11 @@
 // PluginHost::Load: every check on the file and the descriptor before any plugin function runs.
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <climits>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
@@ -23,18 +25,159 @@ constexpr uint32_t kDescriptorSize10 = static_cast<uint32_t>(sizeof(gsf_type_plu
   throw PluginLoadError(failure, path + ": " + reason);
 }
 
-// Whether the file starts like a shared library of this platform; empty when it does.
-std::string NotALibrary(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return std::string("cannot be read: ") + std::strerror(errno);
-  unsigned char h[20] = {0};
-  size_t n = std::fread(h, 1, sizeof h, f);
-  std::fclose(f);
-  if (n >= 18 && h[0] == 0x7f && h[1] == 'E' && h[2] == 'L' && h[3] == 'F') {
-    unsigned type = h[5] == 2 ? (h[16] << 8 | h[17]) : (h[17] << 8 | h[16]);  // EI_DATA: 2 is big-endian
-    if (type == 3) return "";                                                // ET_DYN
-    return "not a shared library (an ELF file of type " + std::to_string(type) + ", not ET_DYN)";
+// The ELF machine (e_machine) this process runs on; 0 where unknown (then not checked).
+constexpr unsigned kHostMachine =
+#if defined(__x86_64__)
+    62;
+#elif defined(__i386__)
+    3;
+#elif defined(__aarch64__)
+    183;
+#elif defined(__arm__)
+    40;
+#elif defined(__riscv)
+    243;
+#elif defined(__powerpc64__)
+    21;
+#elif defined(__s390x__)
+    22;
+#elif defined(__loongarch64)
+    258;
+#else
+    0;
+#endif
+
+// A readable name of an ELF e_machine value.
+std::string MachineName(unsigned machine) {
+  switch (machine) {
+    case 2: return "SPARC";
+    case 3: return "x86 (i386)";
+    case 8: return "MIPS";
+    case 20: return "PowerPC";
+    case 21: return "PowerPC 64";
+    case 22: return "s390";
+    case 40: return "ARM (32-bit)";
+    case 43: return "SPARC V9";
+    case 50: return "IA-64";
+    case 62: return "x86-64";
+    case 183: return "AArch64 (arm64)";
+    case 243: return "RISC-V";
+    case 258: return "LoongArch";
   }
+  return "an unknown architecture";
+}
+
+// Reads `n` bytes at `offset`; false when the file has fewer.
+bool ReadAt(int fd, uint64_t offset, unsigned char* out, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::pread(fd, out + got, n - got, static_cast<off_t>(offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    got += static_cast<size_t>(r);
+  }
+  return true;
+}
+
+// Little- or big-endian field of an ELF file.
+uint64_t Field(const unsigned char* p, size_t n, bool big) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; ++i) v |= static_cast<uint64_t>(p[big ? n - 1 - i : i]) << (8 * i);
+  return v;
+}
+
+// Whether [offset, offset + length) lies inside a file of `size` bytes.
+bool Inside(uint64_t offset, uint64_t length, uint64_t size) {
+  return offset <= size && length <= size - offset;
+}
+
+// Checks an ELF file before dlopen maps it: a library of another machine, class or byte order
+// is named as such, and one whose program headers or segments reach past the end of the file
+// (cut short, or still being written) is refused: dlopen would map those pages, and touching
+// them kills the process with SIGBUS. Empty when the file may be loaded.
+std::string ElfProblem(int fd, uint64_t size, const unsigned char* h, LoadFailure* kind) {
+  *kind = LoadFailure::kNotLibrary;
+  const bool is64 = h[4] == 2, big = h[5] == 2;
+  if (h[4] != 1 && h[4] != 2) return "not a shared library (an ELF file of unknown class " + std::to_string(h[4]) + ")";
+  if (h[5] != 1 && h[5] != 2) return "not a shared library (an ELF file of unknown byte order " + std::to_string(h[5]) + ")";
+  const size_t ehsize = is64 ? 64 : 52;
+  unsigned char eh[64] = {0};
+  if (!ReadAt(fd, 0, eh, ehsize)) {
+    *kind = LoadFailure::kTruncated;
+    return "truncated: the file has " + std::to_string(size) + " bytes, less than its ELF header";
+  }
+  auto f = [&](size_t at, size_t n) { return Field(eh + at, n, big); };
+  const unsigned type = static_cast<unsigned>(f(16, 2)), machine = static_cast<unsigned>(f(18, 2));
+  *kind = LoadFailure::kForeignMachine;
+  if (kHostMachine != 0 && machine != kHostMachine) {
+    return "built for " + MachineName(machine) + " (ELF e_machine " + std::to_string(machine) + "), but this machine is " +
+           MachineName(kHostMachine) + " (e_machine " + std::to_string(kHostMachine) + "): build the plugin for this machine";
+  }
+  const bool host64 = sizeof(void*) == 8;
+  if (is64 != host64) {
+    return std::string("built as a ") + (is64 ? "64" : "32") + "-bit library, but this process is " + (host64 ? "64" : "32") +
+           "-bit: build the plugin for this machine";
+  }
+  const uint16_t probe = 1;
+  const bool host_big = *reinterpret_cast<const unsigned char*>(&probe) == 0;
+  if (big != host_big) {
+    return std::string("built for a ") + (big ? "big" : "little") + "-endian machine, but this machine is " +
+           (host_big ? "big" : "little") + "-endian: build the plugin for this machine";
+  }
+  *kind = LoadFailure::kNotLibrary;
+  if (type != 3) return "not a shared library (an ELF file of type " + std::to_string(type) + ", not ET_DYN)";
+  const uint64_t phoff = f(is64 ? 32 : 28, is64 ? 8 : 4), shoff = f(is64 ? 40 : 32, is64 ? 8 : 4);
+  const uint64_t phentsize = f(is64 ? 54 : 42, 2), phnum = f(is64 ? 56 : 44, 2);
+  const uint64_t shentsize = f(is64 ? 58 : 46, 2), shnum = f(is64 ? 60 : 48, 2);
+  const uint64_t phmin = is64 ? 56 : 32;
+  const std::string bytes = " (the file has " + std::to_string(size) + " bytes: cut short, or still being written?)";
+  if (phnum == 0) return "not a shared library (an ELF file without program headers)";
+  if (phentsize < phmin) return "not a shared library (ELF program header size " + std::to_string(phentsize) + ")";
+  *kind = LoadFailure::kTruncated;
+  if (!Inside(phoff, phnum * phentsize, size)) return "truncated: its program headers end past the end of the file" + bytes;
+  unsigned char ph[56];
+  for (uint64_t i = 0; i < phnum; ++i) {
+    if (!ReadAt(fd, phoff + i * phentsize, ph, phmin)) return "truncated: cannot read program header " + std::to_string(i) + bytes;
+    const uint64_t offset = Field(ph + (is64 ? 8 : 4), is64 ? 8 : 4, big);
+    const uint64_t filesz = Field(ph + (is64 ? 32 : 16), is64 ? 8 : 4, big);
+    if (filesz != 0 && !Inside(offset, filesz, size)) {
+      return "truncated: segment " + std::to_string(i) + " (bytes " + std::to_string(offset) + " to " +
+             std::to_string(offset + filesz) + ") ends past the end of the file" + bytes;
+    }
+  }
+  if (shoff != 0 && !Inside(shoff, shnum * shentsize, size)) {
+    return "truncated: its section headers end past the end of the file" + bytes;
+  }
+  return "";
+}
+
+// Whether the file is a complete shared library of this platform; empty when it is, else why
+// (and the kind of failure in `kind`).
+std::string NotALibrary(const std::string& path, LoadFailure* kind) {
+  *kind = LoadFailure::kNotLibrary;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::string("cannot be read: ") + std::strerror(errno);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    std::string why = std::string("cannot be read: ") + std::strerror(errno);
+    ::close(fd);
+    return why;
+  }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  unsigned char h[20] = {0};
+  size_t n = 0;
+  while (n < sizeof h) {
+    ssize_t r = ::pread(fd, h + n, sizeof h - n, static_cast<off_t>(n));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    n += static_cast<size_t>(r);
+  }
+  if (n >= 18 && h[0] == 0x7f && h[1] == 'E' && h[2] == 'L' && h[3] == 'F') {
+    std::string problem = ElfProblem(fd, size, h, kind);
+    ::close(fd);
+    return problem;
+  }
+  ::close(fd);
   uint32_t magic = static_cast<uint32_t>(h[0]) | h[1] << 8 | h[2] << 16 | static_cast<uint32_t>(h[3]) << 24;
   if (n >= 16 && (magic == 0xfeedfacfu || magic == 0xfeedfaceu)) {
     uint32_t type = static_cast<uint32_t>(h[12]) | h[13] << 8 | h[14] << 16 | static_cast<uint32_t>(h[15]) << 24;
@@ -51,6 +194,8 @@ const char* PluginLoadError::reason() const {
   switch (failure_) {
     case LoadFailure::kMissing: return "missing";
     case LoadFailure::kNotLibrary: return "not_library";
+    case LoadFailure::kTruncated: return "truncated";
+    case LoadFailure::kForeignMachine: return "foreign_machine";
     case LoadFailure::kCannotOpen: return "cannot_open";
     case LoadFailure::kNoEntry: return "no_entry";
     case LoadFailure::kAbiMajor: return "abi_major";
@@ -112,8 +257,9 @@ void PluginHost::CheckDescriptor(const std::string& path, const gsf_type_plugin*
 }
 
 const NativePlugin& PluginHost::LoadLocked(const std::string& path, PluginEffects* effects, std::string_view replaces) {
-  std::string not_library = NotALibrary(path);
-  if (!not_library.empty()) Fail(LoadFailure::kNotLibrary, path, not_library);
+  LoadFailure kind;
+  std::string not_library = NotALibrary(path, &kind);
+  if (!not_library.empty()) Fail(kind, path, not_library);
   // Static constructors of the library run here: the one plugin code no check can precede.
   void* library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library) {

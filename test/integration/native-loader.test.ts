@@ -111,3 +111,42 @@ test('gsf start exits 1 with one line naming the plugin, the path and the reason
   t.is(code, 1);
   t.is(err, `gsf: plugin 'broken' load failed: ${fs.realpathSync(path.join(folder, 'build', 'broken.so'))}: not a shared library (no ELF or Mach-O header)\n`);
 });
+
+/** A copy of the native-echo example in a plugin folder of `dir`, passed through `edit` (bytes in, bytes out). */
+function editedEcho(dir: string, name: string, edit: (bytes: Buffer) => Buffer): string {
+  const folder = pluginFolder(dir, name, `build/${name}.so`);
+  fs.writeFileSync(path.join(folder, 'build', `${name}.so`), edit(fs.readFileSync(path.join(examples, 'native-echo', 'build', 'native-echo.so'))));
+  return folder;
+}
+
+test('a library cut short is refused before dlopen: gsf start exits 1 with one line, not SIGBUS', async (t) => {
+  const dir = tempDir();
+  // Its ELF header is whole, its segments reach past the end of the file: dlopen would map them.
+  const folder = editedEcho(dir, 'cut', (b) => b.subarray(0, 4096));
+  const manifest = path.join(dir, 'MANIFEST.json');
+  fs.writeFileSync(manifest, JSON.stringify({ components: [{ name: 'ApiService', arguments: { api_service_port: 0 } }], plugins: [folder] }));
+  const child = spawn(process.execPath, [path.join(root, 'bin', 'gsf.mjs'), 'start', '--manifest', manifest], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])));
+  t.deepEqual([code, signal], [1, null], err);
+  const file = fs.realpathSync(path.join(folder, 'build', 'cut.so'));
+  t.regex(err, new RegExp(`^gsf: plugin 'cut' load failed: ${file.replace(/[.]/g, '\\.')}: truncated: segment \\d+ \\(bytes \\d+ to \\d+\\) `
+    + 'ends past the end of the file \\(the file has 4096 bytes: cut short, or still being written\\?\\)\\n$'));
+});
+
+test.serial('a library of another architecture is refused naming it, not "No such file or directory"', async (t) => {
+  const dir = tempDir();
+  const host = fs.readFileSync(path.join(examples, 'native-echo', 'build', 'native-echo.so')).readUInt16LE(18);
+  const other = host === 183 ? 62 : 183; // AArch64, or x86-64 on an AArch64 host
+  const folder = editedEcho(dir, 'foreign', (b) => {
+    const copy = Buffer.from(b);
+    copy.writeUInt16LE(other, 18); // e_machine
+    return copy;
+  });
+  const err = await startError([folder]);
+  t.is(err.code, 'GSF_ERR_PLUGIN_LOAD');
+  const names: Record<number, string> = { 62: 'x86-64', 183: 'AArch64 (arm64)' };
+  t.is(err.message, `plugin 'foreign' load failed: ${fs.realpathSync(path.join(folder, 'build', 'foreign.so'))}: built for ${names[other]} `
+    + `(ELF e_machine ${other}), but this machine is ${names[host]} (e_machine ${host}): build the plugin for this machine`);
+});
