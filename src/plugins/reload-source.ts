@@ -53,14 +53,17 @@ export interface SourceHash {
   objectsHash: string;
 }
 
-/** Hashes the plugin's files (names relative to its folder, and contents) with SHA-256. */
-export function hashSource(source: PluginSource): SourceHash {
+/**
+ * Hashes the plugin's files (names relative to its folder, and contents) with SHA-256. `copy`,
+ * for a single-file source, is a copy of the file to read instead (what a reload loads).
+ */
+export function hashSource(source: PluginSource, copy?: string): SourceHash {
   const all = createHash('sha256');
   const objects = createHash('sha256');
   const base = source.folder ?? path.dirname(source.file);
   for (const file of sourceFiles(source)) {
     const rel = path.relative(base, file);
-    const bytes = fs.readFileSync(file);
+    const bytes = fs.readFileSync(copy !== undefined && source.folder === null ? copy : file);
     const parts = rel.split(path.sep);
     const declaration = parts.length === 2 && parts[0] === 'objects' && rel.endsWith('.json');
     for (const h of declaration ? [all, objects] : [all]) {
@@ -104,15 +107,39 @@ export function restoreModules(source: PluginSource, saved: SavedModules): void 
 let copiesDir: string | null = null;
 let copies = 0;
 
+/** Tries at copying a library that changes while it is copied, before the reload is refused. */
+const COPY_TRIES = 3;
+/** Pause between those tries, ms. */
+const COPY_RETRY_MS = 100;
+
+function sameFile(a: fs.Stats, b: fs.Stats): boolean {
+  return a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
+}
+
 /**
- * Copies a rebuilt native library to a path of its own: a library is loaded once per path and
- * never unloaded, so new code needs a new file. The copy stays while event threads may load it.
+ * Copies a rebuilt native library to a private path of its own (a folder only this user may
+ * read): a library is loaded once per path and never unloaded, so new code needs a new file,
+ * and what gets loaded is then a file nobody writes to any more. A library that changes while
+ * it is copied (a build still writing it) is copied again after a pause, and refused when it
+ * keeps changing. The copy stays while event threads may load it.
  */
-export function copyLibrary(file: string, plugin: string): string {
+export async function copyLibrary(file: string, plugin: string): Promise<string> {
   copiesDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-native-reload-'));
   const copy = path.join(copiesDir, `${plugin.replace(/[^\w.-]/g, '_')}-${++copies}${path.extname(file)}`);
-  fs.copyFileSync(file, copy);
-  return copy;
+  for (let tried = 1; ; tried++) {
+    const before = fs.statSync(file);
+    fs.copyFileSync(file, copy);
+    const after = fs.statSync(file);
+    if (sameFile(before, after) && fs.statSync(copy).size === after.size) {
+      fs.chmodSync(copy, 0o500);
+      return copy;
+    }
+    fs.rmSync(copy, { force: true });
+    if (tried === COPY_TRIES) {
+      throw new Error(`${file} changed while it was being copied, ${COPY_TRIES} times (is a build still writing it?): reload once it is complete`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, COPY_RETRY_MS));
+  }
 }
 
 /** Deletes a copy no pool loads any more (the mapping of a loaded copy stays valid). */

@@ -235,7 +235,9 @@ export class PluginReloader {
           a.saved = dropModules(record.source);
           a.staged = await stagePlugin(thread, record.name, owners, () => importPlugin(record.source.file));
         } else {
-          const copy = a.copy = copyLibrary(record.source.file, record.name);
+          const copy = a.copy = await copyLibrary(record.source.file, record.name);
+          // The hash of what is loaded, should the file have changed since it was first read.
+          a.hash = hashSource(record.source, copy);
           this.preloadNative(copy, record.name);
           a.staged = await stagePlugin(thread, record.name, owners, (rt) => nativePluginDefinition(copy, rt));
         }
