@@ -1,0 +1,72 @@
+/**
+ * Calls from event workers to the main thread, one channel per feature ('accounts', 'cluster'):
+ * the feature's state lives on the main thread, so a worker posts a request on its own port
+ * and awaits the answer. The worker half (`mainCaller`) and the main-thread half
+ * (`serveMainCalls`) share the message types below; an error keeps its `code` across.
+ */
+import { MessageChannel, parentPort, threadId, type MessagePort } from 'node:worker_threads';
+import type { ChannelHello, ChannelName } from './types.ts';
+
+/** Worker → main. */
+export interface MainCallRequest<Op extends string = string> {
+  rid: number;
+  op: Op;
+  args: unknown[];
+}
+
+/** Main → worker. */
+export interface MainCallResponse {
+  rid: number;
+  ok: boolean;
+  value?: unknown;
+  error?: { code?: string; message: string };
+}
+
+/** Worker: a function that runs `op` on the main thread over `channel`'s port, opened on first use. */
+export function mainCaller<Op extends string>(channel: ChannelName): (op: Op, args: unknown[]) => Promise<unknown> {
+  let port: MessagePort | null = null;
+  let nextRid = 1;
+  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  return (op, args) => {
+    if (port === null) {
+      if (parentPort === null) return Promise.reject(new Error(`${channel} calls need an event worker or the main thread`));
+      const { port1, port2 } = new MessageChannel();
+      const hello: ChannelHello = { type: 'channel', channel, threadId, port: port2 };
+      parentPort.postMessage(hello, [port2]);
+      port1.on('message', (r: MainCallResponse) => {
+        const p = pending.get(r.rid);
+        if (!p) return;
+        pending.delete(r.rid);
+        if (r.ok) p.resolve(r.value);
+        else p.reject(Object.assign(new Error(r.error?.message ?? `${channel} call failed`), r.error?.code === undefined ? {} : { code: r.error.code }));
+      });
+      port1.unref();
+      port = port1;
+    }
+    const rid = nextRid++;
+    const target = port;
+    return new Promise((resolve, reject) => {
+      pending.set(rid, { resolve, reject });
+      target.postMessage({ rid, op, args } satisfies MainCallRequest<Op>);
+    });
+  };
+}
+
+/** Main thread: answers the calls arriving on a worker's channel with `run` (which may return a promise). */
+export function serveMainCalls<Op extends string>(channel: MessagePort, run: (op: Op, args: unknown[]) => unknown): void {
+  channel.on('message', (req: MainCallRequest<Op>) => {
+    const failed = (err: unknown): void => {
+      const e = err as { code?: unknown; message?: unknown } | null;
+      const code = typeof e?.code === 'string' ? e.code : undefined;
+      const message = err instanceof Error ? err.message : typeof e?.message === 'string' ? e.message : String(err);
+      channel.postMessage({ rid: req.rid, ok: false, error: code === undefined ? { message } : { code, message } } satisfies MainCallResponse);
+    };
+    try {
+      const value = run(req.op, req.args);
+      if (value instanceof Promise) value.then((v) => channel.postMessage({ rid: req.rid, ok: true, value: v } satisfies MainCallResponse), failed);
+      else channel.postMessage({ rid: req.rid, ok: true, value } satisfies MainCallResponse);
+    } catch (err) {
+      failed(err);
+    }
+  });
+}
