@@ -10,6 +10,7 @@ import type { Logger } from '../log/logger.ts';
 import { encodePayload } from './codec.ts';
 import { workReady } from './wake.ts';
 import { isValidTag, randomTag, resolveTag, type TagSwitches } from './tags.ts';
+import { HeldCounter, pendingValue } from './held-counters.ts';
 import type { EventContext, EventHandler, EventKindName, EventObjects, HeldEffects, InvokeOptions, WorkerEffects } from './types.ts';
 
 /** A registered named event. */
@@ -80,10 +81,11 @@ export class RunningEvent implements EventContext, HeldEffects {
   heldAnswers: unknown[] | undefined = undefined;
   nativeObjects: unknown = undefined;
   /**
-   * Events it invoked that are not queued yet: an event's children are queued when its
-   * synchronous run ends, or, when it changed objects, once its changes are durable.
+   * Events it invoked that are not queued yet, and counter changes not made yet, in order:
+   * they are let go when its synchronous run ends, or, when it has objects, once its changes
+   * are durable (src/events/held-counters.ts).
    */
-  heldInvokes: HeldInvoke[] | null = null;
+  heldInvokes: Array<HeldInvoke | HeldCounter> | null = null;
   /** Runs the plugin's handler again (an object conflict); set by whoever calls the plugin. */
   rerun: (() => unknown) | null = null;
   /** The payload the handler got (a rerun gets it again). */
@@ -258,18 +260,62 @@ export class EventRuntime {
     return id;
   }
 
-  /** Queues the events `ev` invoked and held (its run ended, or its changes are durable). */
+  /**
+   * Queues the events `ev` invoked and held and makes its held counter changes (its run ended,
+   * or its changes are durable).
+   */
   releaseInvokes(ev: RunningEvent): void {
     const held = ev.heldInvokes;
     if (held === null) return;
     ev.heldInvokes = null;
-    for (const h of held) native.push(h[0], h[1], h[2], h[3], h[4], h[5], h[6]);
-    workReady();
+    let pushed = false;
+    for (const h of held) {
+      if (h instanceof HeldCounter) {
+        h.apply();
+        continue;
+      }
+      native.push(h[0], h[1], h[2], h[3], h[4], h[5], h[6]);
+      pushed = true;
+    }
+    if (pushed) workReady();
   }
 
-  /** Drops the events `ev` invoked and held (its object changes were discarded). */
+  /** Drops the events `ev` invoked and its counter changes (its object changes were discarded, or it reruns). */
   dropInvokes(ev: RunningEvent): void {
     ev.heldInvokes = null;
+  }
+
+  /** The running event, when a counter change now must wait for it (the rule of `invoke`). */
+  private counterHolder(): RunningEvent | null {
+    const ev = this.current();
+    return ev !== null && (ev === this.running || ev.tx !== undefined) ? ev : null;
+  }
+
+  /**
+   * Adds `amount` to a counter, or holds the addition for the running event (see
+   * `heldInvokes`); returns the value as this event sees it (its own held changes included).
+   */
+  counterIncrease(category: string, name: string, amount: number): number {
+    const ev = this.counterHolder();
+    if (ev === null) return native.counterIncrease(category, name, amount);
+    const held = ev.heldInvokes ??= [];
+    held.push(new HeldCounter(category, name, false, amount, false, undefined));
+    return pendingValue(held, category, name) ?? 0;
+  }
+
+  /** Sets a counter, or holds the change for the running event. */
+  counterUpdate(category: string, name: string, value: number, isDouble: boolean, description?: string): void {
+    const ev = this.counterHolder();
+    if (ev === null) native.counterUpdate(category, name, value, isDouble, description);
+    else (ev.heldInvokes ??= []).push(new HeldCounter(category, name, true, value, isDouble, description));
+  }
+
+  /** A counter's value as the running event sees it (its own held changes included); null when there is none. */
+  counterRead(category: string, name: string): number | null {
+    const held = this.current()?.heldInvokes;
+    if (held === null || held === undefined) return native.counterReadInt(category, name);
+    const value = pendingValue(held, category, name);
+    return value === null ? null : Math.trunc(value);
   }
 
   /** Starts a timer whose handler runs as an event on the timer tag. */

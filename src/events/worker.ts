@@ -205,7 +205,11 @@ function runOne(i: number, queueMs: number, start: number): number {
   try {
     result = entry.async ? runtime.call(true, ev, entry.fn, payload, ev, undefined) : entry.fn(payload, ev);
   } catch (err) {
-    if (ev.tx !== undefined) runtime.objects?.discard(ev);
+    // Its object changes are discarded: so are its children and counter changes.
+    if (ev.tx !== undefined) {
+      runtime.objects?.discard(ev);
+      runtime.dropInvokes(ev);
+    }
     finishSync(ev, t, start, queueMs, entry, err ?? new Error('handler threw a nullish value'));
     return 0;
   }

@@ -52,13 +52,14 @@ async function commit(ev: Holder, timings: Float64Array, rerun: () => unknown): 
     }
     const result = await tx.commit();
     if (result.ok) return;
-    ev.tx = undefined;
     eventObjects.conflicts++;
     timings[F_ROLLBACKS] = reruns + 1;
     if (!result.waited && limited++ >= tx.store.config.maxReruns) {
       native.counterIncrease(OBJECT, ObjectCounter.failedAfterReruns, 1);
+      // `ev.tx` stays: the event failed with object changes, so what its last run held is dropped.
       throw gsfError('GSF_ERR_OBJECT_CONFLICT', reruns, result.reason);
     }
+    ev.tx = undefined;
     native.counterIncrease(OBJECT, ObjectCounter.reruns, 1);
     // Events that collided are likely to collide again if they all rerun at once: each waits
     // a random time that doubles with its reruns (1, 2, 4, … ms at most, never over 64 ms:

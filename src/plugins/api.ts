@@ -99,7 +99,7 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
     checkName('counter category', category);
     checkName('counter name', name);
     checkAmount(value);
-    native.counterUpdate(category, name, value, isDouble, description);
+    rt.counterUpdate(category, name, value, isDouble, description);
   };
 
   return {
@@ -127,9 +127,9 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
     counters: {
       update: (c, n, v, d) => update(c, n, v, !Number.isInteger(v), d),
       updateDouble: (c, n, v, d) => update(c, n, v, true, d),
-      increase: (c, n, amount = 1) => native.counterIncrease(c, n, checkAmount(amount)),
-      decrease: (c, n, amount = 1) => native.counterDecrease(c, n, checkAmount(amount)),
-      readInt: (c, n) => native.counterReadInt(c, n),
+      increase: (c, n, amount = 1) => rt.counterIncrease(c, n, checkAmount(amount)),
+      decrease: (c, n, amount = 1) => rt.counterIncrease(c, n, -checkAmount(amount)),
+      readInt: (c, n) => rt.counterRead(c, n),
       list: (c) => native.counterList(c) ?? [],
       registerCallable(category, name, description, fn) {
         checkName('counter category', category);
@@ -152,7 +152,8 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
         checkName('counter category', category);
         checkName('counter name', name);
         if (reg.registering) reg.declarations.counters.push({ plugin, category, name, description, initial });
-        else if (native.counterGet(category, name) === null) update(category, name, initial, !Number.isInteger(initial), description);
+        // Made at once, also inside an event: it creates the counter, it changes no value.
+        else if (native.counterGet(category, name) === null) native.counterUpdate(category, name, checkAmount(initial), !Number.isInteger(initial), description);
       },
     },
     flags: {

@@ -54,11 +54,13 @@ for (const backend of BACKENDS) {
       const reruns = counter('object', 'event_reruns');
       const file = path.join(s.dir, 'slow.jsonl');
       s.server.invoke('objp.slow_add', { id, file });
-      await waitFor(() => counter('objp', 'fetched') >= 1, 10000, 'the first run to fetch');
+      await waitFor(() => readNotes<ObjectNote>(file).some((n) => n.label === 'fetched'), 10000, 'the first run to fetch');
       await transact(async (tx) => (await tx.fetch('ProbeAccount', id, 'write'))!.set('coins', 101));
       native.counterUpdate('objp', 'go', 1, false);
       await idle();
-      t.deepEqual(readNotes<ObjectNote>(file).map((n) => [n.run, n.coins]), [[1, 2], [2, 102]]);
+      // Each run reads its own held +1 of objp/runs; only the committed run's stays.
+      t.deepEqual(readNotes<ObjectNote>(file).filter((n) => n.label === 'slow_add').map((n) => [n.run, n.coins]), [[1, 2], [1, 102]]);
+      t.is(counter('objp', 'runs'), 1);
       t.is((await transact((tx) => tx.fetch('ProbeAccount', id)))!.get('coins'), 102);
       t.is(counter('object', 'event_reruns') - reruns, 1);
       const profile = await waitFor(() => native.profilerEvent('objp.slow_add'));
@@ -77,9 +79,12 @@ for (const backend of BACKENDS) {
       native.profilerReset();
       const id = await transact((tx) => tx.create('ProbeAccount', { name: 'hot', coins: 0 }).id);
       const failed = counter('object', 'events_failed_after_reruns');
-      s.server.invoke('objp.always_conflict', { id });
+      const file = path.join(s.dir, 'conflicts.jsonl');
+      s.server.invoke('objp.always_conflict', { id, file });
       await idle();
-      t.is(counter('objp', 'conflict_runs'), 3);
+      t.is(readNotes<ObjectNote>(file).length, 3);
+      // Its counter change was held with its objects, and dropped with them.
+      t.is(counter('objp', 'conflict_runs'), 0);
       t.is(counter('object', 'events_failed_after_reruns') - failed, 1);
       // Three inner changes of +100 committed; the event's own -1 never did.
       t.is((await transact((tx) => tx.fetch('ProbeAccount', id)))!.get('coins'), 300);

@@ -1,0 +1,54 @@
+/**
+ * Counter changes an event holds, like the children it invokes: made during its synchronous run,
+ * or while it has an object transaction, they wait in `RunningEvent.heldInvokes` and are made
+ * when the event lets its effects go (its run ended without objects, or its changes are
+ * durable); a rerun or a discarded commit drops them. The event itself reads its own pending
+ * changes on top of the stored value (`pendingValue`).
+ */
+import { native } from '../native.ts';
+
+/** One held change: a set (`update`) or an addition (`increase`, `decrease` as a negative amount). */
+export class HeldCounter {
+  constructor(
+    readonly category: string,
+    readonly name: string,
+    readonly set: boolean,
+    readonly value: number,
+    readonly isDouble: boolean,
+    readonly description: string | undefined,
+  ) {}
+
+  /** Makes the change in the shared store. */
+  apply(): void {
+    if (this.set) native.counterUpdate(this.category, this.name, this.value, this.isDouble, this.description);
+    else native.counterIncrease(this.category, this.name, this.value);
+  }
+}
+
+/**
+ * The counter's value as the event sees it: the stored value with the event's held changes
+ * made on top, in order (null when neither the store nor the event has the counter). An
+ * integer counter adds amounts truncated, as the store does.
+ */
+export function pendingValue(held: readonly unknown[], category: string, name: string): number | null {
+  let value: number | null = null;
+  let isDouble = false;
+  let read = false;
+  for (const h of held) {
+    if (!(h instanceof HeldCounter) || h.name !== name || h.category !== category) continue;
+    if (h.set) {
+      value = h.isDouble ? h.value : Math.trunc(h.value);
+      isDouble = h.isDouble;
+      read = true;
+      continue;
+    }
+    if (!read) {
+      const stored = native.counterGet(category, name);
+      value = stored?.value ?? 0;
+      isDouble = stored?.type === 'double';
+      read = true;
+    }
+    value = (value ?? 0) + (isDouble ? h.value : Math.trunc(h.value));
+  }
+  return read ? value : native.counterValue(category, name);
+}
