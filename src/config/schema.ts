@@ -18,6 +18,8 @@ export interface ArgSpec {
   maxReason?: string;
   /** Allowed values for strings. */
   oneOf?: readonly string[];
+  /** A secret compared byte for byte with what requests carry: white space alone, or around it, is refused. */
+  secret?: boolean;
   /** When set, the argument is also a flag in the flag registry under this name. */
   flag?: { mutable: boolean };
 }
@@ -67,6 +69,8 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
     event_task_budget_in_ms: u64(20, "How long an event worker runs claims back to back before it lets its thread's event loop run", 1),
     max_awaiting_events_per_thread: u64(1000, 'Most events awaiting I/O at once on one event thread; at the cap it claims no new event until one finishes', 1),
     shutdown_drain_timeout_in_ms: u64(10000, 'How long a stopping server waits for queued events to finish', 0),
+    plugin_reload_timeout_in_ms: u64(30000, 'How long a plugin reload (and the new event threads of a resize) may take to load; '
+      + 'past it the new version is refused and the running one serves on', 1, mutable),
     event_thread_young_generation_in_mb: {
       ...u64(96, "Most memory of an event thread's young generation (V8's short-lived objects); 0: V8's default", 0, { mutable: false }),
       max: 2048, maxReason: "V8's young generation",
@@ -76,7 +80,7 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
     api_service_address: str('127.0.0.1', 'Address the API service listens on'),
     api_service_port: u64(8014, 'Port of the API service (0 picks a free port)'),
     api_service_max_body_bytes: u64(1048576, 'Largest accepted request body', 1),
-    api_service_token: str('', 'Bearer token required on every API-service request (also GSF_API_TOKEN); empty: none'),
+    api_service_token: str('', 'Bearer token required on every API-service request (also GSF_API_TOKEN); empty: none', { secret: true }),
     api_service_handler_timeout_in_ms: u64(10000, 'How long a plugin route or console handler may take to answer before the request gets 504', 1),
   },
   // The operations-console API under /cs-api/v1/ (SPEC 4.6), on the API-service listener.
@@ -126,6 +130,7 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
     database_url: str('', 'PostgreSQL connection URL (postgres://…); empty: the embedded SQLite database'),
     sqlite_path: str('data/gsf.sqlite', 'SQLite database file, relative to the manifest'),
     sqlite_synchronous: str('full', 'full: a reply survives power loss; normal: it survives a process crash', { oneOf: ['full', 'normal'] }),
+    sqlite_busy_timeout_in_ms: u64(5000, 'How long a SQLite statement waits for a lock held by another process (a backup, a sqlite3 shell) before it fails'),
     cache_size_in_bytes: u64(64 * 1024 * 1024, 'Byte budget of the process-wide object cache'),
     max_event_reruns: u64(5, 'Reruns of an event whose objects changed meanwhile, before it fails'),
     commit_group_max_events: u64(1000, 'Most events committed in one database transaction', 1),

@@ -14,6 +14,8 @@ export interface StoreConfig {
   /** Absolute path of the SQLite file. */
   sqlitePath: string;
   sqliteSynchronous: 'full' | 'normal';
+  /** `sqlite_busy_timeout_in_ms`: how long a statement waits for another process's lock. */
+  sqliteBusyMs: number;
   databaseUrl: string;
   cacheBytes: number;
   maxReruns: number;
@@ -38,6 +40,7 @@ export function storeConfig(components: Record<string, ComponentArgs>, dir: stri
     backend: url === '' ? 'sqlite' : 'postgresql',
     sqlitePath: path.resolve(dir, os.sqlite_path as string),
     sqliteSynchronous: os.sqlite_synchronous as 'full' | 'normal',
+    sqliteBusyMs: os.sqlite_busy_timeout_in_ms as number,
     databaseUrl: url,
     cacheBytes: os.cache_size_in_bytes as number,
     maxReruns: os.max_event_reruns as number,

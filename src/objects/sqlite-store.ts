@@ -24,7 +24,7 @@ function open(config: StoreConfig, readonly: boolean): Db {
     db.pragma(`synchronous = ${config.sqliteSynchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   }
   // A read-only connection may meet the writer's checkpoint; wait rather than fail.
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${Math.trunc(config.sqliteBusyMs ?? 5000)}`);
   return db;
 }
 
@@ -33,6 +33,7 @@ export function syncSqliteSchema(config: StoreConfig): void {
   fs.mkdirSync(path.dirname(config.sqlitePath), { recursive: true });
   const db = open(config, false);
   try {
+    checkWritable(db);
     db.exec('CREATE TABLE IF NOT EXISTS gsf_object_types (name TEXT PRIMARY KEY, definition TEXT NOT NULL)');
     const storedOf = db.prepare<[string], { definition: string }>('SELECT definition FROM gsf_object_types WHERE name = ?');
     const save = db.prepare('INSERT INTO gsf_object_types (name, definition) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET definition = excluded.definition');
@@ -50,6 +51,19 @@ export function syncSqliteSchema(config: StoreConfig): void {
     })(config.schema);
   } finally {
     db.close();
+  }
+}
+
+/**
+ * SQLite opens a file it may not write (its permissions, an immutable file, a read-only mount)
+ * for reading without a word, and every commit would fail later: a write at start tells. It
+ * writes the header's user_version back unchanged.
+ */
+function checkWritable(db: Db): void {
+  try {
+    db.pragma(`user_version = ${Number(db.pragma('user_version', { simple: true }))}`);
+  } catch (err) {
+    throw new Error(`gsf cannot write it (${describeError(err)}); give the server's user write access to the file and its folder`);
   }
 }
 

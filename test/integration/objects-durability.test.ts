@@ -1,13 +1,14 @@
 /**
  * Durability on both backends. A `gsf start` process running the arena example is killed
  * with SIGKILL right after its replies arrived; after a restart every score those replies
- * reported is there. A graceful stop commits every event queued before it.
+ * reported is there. A graceful stop commits every event queued before it. A SQLite file gsf
+ * cannot write stops the start.
  */
 import test from 'ava';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { GsfClient } from '../../src/sdk/index.ts';
 import { native } from '../../src/native.ts';
@@ -103,3 +104,42 @@ for (const backend of BACKENDS) {
     }
   });
 }
+
+/**
+ * Makes `file` unwritable for this process: immutable (`chattr +i`, which root obeys too), else,
+ * when not root, mode 0444. Returns how, and undoes it in `undo`; null when neither is possible.
+ */
+function makeReadOnly(file: string): { how: string; undo: () => void } | null {
+  try {
+    execFileSync('chattr', ['+i', file], { stdio: 'ignore' });
+    return { how: 'chattr +i', undo: () => execFileSync('chattr', ['-i', file], { stdio: 'ignore' }) };
+  } catch {
+    if (process.getuid?.() === 0) return null; // root ignores file modes
+    fs.chmodSync(file, 0o444);
+    return { how: 'chmod 0444', undo: () => fs.chmodSync(file, 0o644) };
+  }
+}
+
+test.serial('sqlite: a database file gsf cannot write stops the start with a line naming it', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-readonly-'));
+  const file = path.join(dir, 'data', 'gsf.sqlite');
+  const first = await startObjectServer({}, {}, undefined, dir);
+  await first.stop();
+  const readOnly = makeReadOnly(file);
+  if (readOnly === null) {
+    // Root on a file system without the immutable attribute (tmpfs): nothing here can refuse root a write.
+    t.log('skipped: running as root where chattr +i is not supported');
+    t.pass();
+    return;
+  }
+  try {
+    t.log(`made read-only with ${readOnly.how}`);
+    const err = await t.throwsAsync(startObjectServer({}, {}, undefined, dir));
+    t.is(err.message, `object store: cannot open the sqlite database (${file}): gsf cannot write it (attempt to write a readonly database); give the server's user write access to the file and its folder`);
+  } finally {
+    readOnly.undo();
+  }
+  // Writable again, it starts.
+  const again = await startObjectServer({}, {}, undefined, dir);
+  await again.stop();
+});
