@@ -60,11 +60,14 @@ export const ErrorTable = {
   GSF_ERR_UNAVAILABLE: http(503, '%s'),
   GSF_ERR_HANDLER_TIMEOUT: http(504, '%s %s: the handler did not answer within %s ms'),
   GSF_ERR_HANDLER_EXPIRED: http(504, '%s'),
+  // A runtime configuration change that could not take effect (PUT /v1/configurations/…).
+  GSF_ERR_CONFIG_NOT_APPLIED: http(409, '%s stays %s, it could not be set to %s: %s'),
   GSF_ERR_ROUTE_CONFLICT: at('start', "plugin '%s' route %s conflicts with %s"),
   // Plugin hot reload (POST /v1/plugins/reload, /v1/plugins/{name}/reload, SIGHUP, --watch).
   GSF_ERR_PLUGIN_NOT_FOUND: http(404, "no plugin named '%s' (running: %s)"),
   GSF_ERR_RELOAD_RUNNING: http(409, 'a reload of %s is running; ask again when it has finished'),
   GSF_ERR_RELOAD_FAILED: http(422, 'reload of %s refused, the running version keeps serving: %s'),
+  GSF_ERR_RELOAD_TIMEOUT: http(422, 'reload of %s refused, the running version keeps serving: not serving within %s ms (EventDispatcher.plugin_reload_timeout_in_ms): %s'),
   GSF_ERR_RELOAD_UNAVAILABLE: http(503, 'plugin reload is unavailable: %s'),
   // Object model: declarations (at start), values and calls (in handlers), storage.
   GSF_ERR_OBJECT_SCHEMA: at('start', '%s'),

@@ -4,6 +4,7 @@
  *   GET  /v1/configurations/                           {"<flag>": {type, desc, value}, ...}
  *   GET  /v1/configurations/{flag}                     {"<flag>": {type, desc, value}} | 400
  *   PUT  /v1/configurations/{flag}/{value}             {"<flag>": {"result": "<flag> set to <value>\n"}} | 400
+ *                                                      | 409 GSF_ERR_CONFIG_NOT_APPLIED (answered once the change took effect)
  *   GET  /v1/configurations/compatible_client_versions {"current_compatible_versions": [...]}
  *   POST /v1/configurations/compatible_client_versions JSON array of strings → the new list | 400
  * The two changes take `?cluster=true` (with the Cluster component): made here first, then on
@@ -11,7 +12,7 @@
  */
 import type { FlagRegistry } from '../config/flags.ts';
 import { flagText } from '../config/flags.ts';
-import { gsfError } from '../errors.ts';
+import { GsfError, describeError, gsfError } from '../errors.ts';
 import { clusterRequested } from '../cluster/hooks.ts';
 import type { ApiResponse, Router } from './router.ts';
 
@@ -67,7 +68,12 @@ export function registerConfigurationRoutes(router: Router, flags: FlagRegistry)
     const name = req.params.flag!;
     const value = req.params.value!;
     const cluster = clusterRequested(req);
-    const result = flags.setFromText(name, value);
+    const previous = flags.info(name)?.value;
+    const result = await flags.setFromTextApplied(name, value);
+    if (!result.ok && result.reason === 'not_applied') {
+      // Valid, but it could not take effect (an event-thread resize whose threads did not load): the old value stays.
+      throw new GsfError('GSF_ERR_CONFIG_NOT_APPLIED', [name, flagText(previous!), value, describeError(result.error)], { cause: result.error });
+    }
     if (!result.ok && result.reason !== 'invalid') return unknownFlag(flags, name);
     if (!result.ok) {
       // SPEC 4.2's text, then why when the value is a number out of range.

@@ -16,16 +16,23 @@ export interface FlagInfo {
 
 export type FlagListener = (name: string, value: ArgValue, previous: ArgValue) => void;
 
+/** Puts a new value in effect before the flag takes it (an event-thread resize); throws when it cannot. */
+export type FlagApplier = (value: ArgValue, previous: ArgValue) => Promise<void>;
+
 /** Outcome of setting a flag from text; an invalid value comes with why (`must be …`) when known. */
 export type SetResult =
   | { ok: true; value: ArgValue }
   | { ok: false; reason: 'unknown' | 'immutable' }
   | { ok: false; reason: 'invalid'; problem: string | null };
 
+/** Outcome of `setFromTextApplied`: also the change that could not take effect, and why. */
+export type ApplyResult = SetResult | { ok: false; reason: 'not_applied'; error: unknown };
+
 export class FlagRegistry {
   private readonly flags = new Map<string, FlagInfo>();
   private readonly listeners = new Map<string, FlagListener[]>();
   private readonly specs = new Map<string, ArgSpec>();
+  private readonly appliers = new Map<string, FlagApplier>();
 
   /** Adds a flag; a second definition of the same name throws. */
   define(name: string, spec: ArgSpec, value: ArgValue, mutable: boolean): void {
@@ -63,13 +70,44 @@ export class FlagRegistry {
 
   /** Parses `text` by the flag's type and, if valid and mutable, applies it. */
   setFromText(name: string, text: string): SetResult {
+    const parsed = this.parse(name, text);
+    if (parsed.ok) this.apply(this.flags.get(name)!, parsed.value);
+    return parsed;
+  }
+
+  /**
+   * As `setFromText`, for a change that must have taken effect when it is answered: the flag's
+   * applier (`setApplier`) runs first, and the flag takes the value only once it succeeded;
+   * when it throws, the flag keeps its value and the error comes back.
+   */
+  async setFromTextApplied(name: string, text: string): Promise<ApplyResult> {
+    const parsed = this.parse(name, text);
+    if (!parsed.ok) return parsed;
+    const applier = this.appliers.get(name);
+    const flag = this.flags.get(name)!;
+    if (applier !== undefined && parsed.value !== flag.value) {
+      try {
+        await applier(parsed.value, flag.value);
+      } catch (error) {
+        return { ok: false, reason: 'not_applied', error };
+      }
+    }
+    this.apply(flag, parsed.value);
+    return parsed;
+  }
+
+  /** Sets what puts a new value of `name` in effect for `setFromTextApplied`. */
+  setApplier(name: string, fn: FlagApplier): void {
+    this.appliers.set(name, fn);
+  }
+
+  private parse(name: string, text: string): SetResult {
     const flag = this.flags.get(name);
     if (!flag) return { ok: false, reason: 'unknown' };
     if (!flag.mutable) return { ok: false, reason: 'immutable' };
     const spec = this.specs.get(name)!;
     const value = parseFlagText(spec, text);
     if (value === undefined) return { ok: false, reason: 'invalid', problem: rangeProblem(spec, text) };
-    this.apply(flag, value);
     return { ok: true, value };
   }
 

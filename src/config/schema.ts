@@ -70,7 +70,7 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
     max_awaiting_events_per_thread: u64(1000, 'Most events awaiting I/O at once on one event thread; at the cap it claims no new event until one finishes', 1),
     shutdown_drain_timeout_in_ms: u64(10000, 'How long a stopping server waits for queued events to finish', 0),
     plugin_reload_timeout_in_ms: u64(30000, 'How long a plugin reload (and the new event threads of a resize) may take to load; '
-      + 'past it the new version is refused and the running one serves on', 1, mutable),
+      + 'past it the new version is refused and the running one serves on', 1, { mutable: false }),
     event_thread_young_generation_in_mb: {
       ...u64(96, "Most memory of an event thread's young generation (V8's short-lived objects); 0: V8's default", 0, { mutable: false }),
       max: 2048, maxReason: "V8's young generation",

@@ -15,6 +15,7 @@ import { Piscina } from 'piscina';
 import { native } from '../native.ts';
 import { describeError, gsfError } from '../errors.ts';
 import type { ThreadContext } from '../thread-context.ts';
+import { abortable, deadline } from './abortable.ts';
 import { currentEpoch, nextEpoch, stopAllEpochs, workReady } from './wake.ts';
 import type {
   ChannelHello, ChannelName, ServeTask, WorkerEndHooks, WorkerInit, WorkerMessage,
@@ -54,6 +55,8 @@ export interface SwapHooks {
    * before the new ones serve: the main thread's view of the plugins changes here.
    */
   swap?(): void;
+  /** The replacement's turn came (replacements run one at a time): its workers start now. */
+  started?(): void;
 }
 
 /** How a pool replacement went, in ms from its start. */
@@ -78,6 +81,8 @@ export class Dispatcher {
   /** The size asked for (a resize sets it at once); `poolThreads` is the running pool's. */
   private threads: number;
   private poolThreads: number;
+  /** The resize that will act (later ones replace it), and when its pool serves. */
+  private pendingResize: { threads: number; done: Promise<void> } | null = null;
   private epoch = 0;
   private readonly tasks = new Map<number, TaskEntry>();
   private nextTaskId = 1;
@@ -146,6 +151,11 @@ export class Dispatcher {
     // One warm-up task per worker (all are idle, so each gets one) waits for plugin loading.
     const warmup: ServeTask = { taskId: 0, epoch: this.epoch, maxBatch: 1, budgetMs: 0, maxAwaiting: 0, warmup: true };
     await Promise.all(Array.from({ length: threads }, () => pool.run(warmup)));
+  }
+
+  /** How long new workers may take to load (EventDispatcher.plugin_reload_timeout_in_ms, read at each use). */
+  get loadTimeoutMs(): number {
+    return this.thread.flags.get<number>('plugin_reload_timeout_in_ms');
   }
 
   /** Current number of event threads. */
@@ -334,26 +344,59 @@ export class Dispatcher {
    * Replaces the pool with one of `threads` workers. The old workers finish the claims and
    * awaiting events they hold, take nothing new, and are then destroyed; queued events stay in
    * the native queue for the new workers, so nothing is lost, repeated or reordered.
+   *
+   * Resolves once the new workers serve (a resize asked for meanwhile: once that one's do),
+   * and rejects when the pool could not be replaced (its workers did not load within
+   * `loadTimeoutMs`, or the server stops): the running pool and `size` stay as they were.
    */
   resize(threads: number): Promise<void> {
-    if (this.pool === null || threads === this.threads) return Promise.resolve();
+    if (this.pool === null) return Promise.resolve();
+    if (threads === this.threads) return this.pendingResize?.threads === threads ? this.pendingResize.done : Promise.resolve();
     this.threads = threads;
-    return this.exclusive(async () => {
-      // A later resize is queued behind this one: it alone acts.
-      if (this.pool === null || this.closing || threads !== this.threads || threads === this.poolThreads) return;
-      await (await this.replacePool(threads, this.init, {})).drained;
+    let resolve!: (value: void | Promise<void>) => void;
+    let reject!: (err: unknown) => void;
+    const done = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
+    const request = { threads, done };
+    this.pendingResize = request;
+    void this.exclusive(async () => {
+      try {
+        // A later resize is queued behind this one: it alone acts, and this one ends with it.
+        if (this.pendingResize !== request && this.pendingResize !== null) return resolve(this.pendingResize.done);
+        if (this.pool === null || this.closing) throw gsfError('GSF_ERR_SHUTTING_DOWN', 'an event thread resize');
+        if (threads === this.poolThreads) return resolve();
+        const ms = this.loadTimeoutMs;
+        const limit = deadline(ms, () => new Error(`the ${threads} new event threads did not all load the plugins within `
+          + `${ms} ms (EventDispatcher.plugin_reload_timeout_in_ms)`));
+        let swapped: PoolSwap;
+        try {
+          swapped = await this.replacePool(threads, this.init, {}, limit.signal);
+        } finally {
+          limit.clear();
+        }
+        resolve();
+        await swapped.drained;
+      } catch (err) {
+        if (this.threads === threads) this.threads = this.poolThreads;
+        reject(err);
+      } finally {
+        if (this.pendingResize === request) this.pendingResize = null;
+      }
     });
+    return done;
   }
 
   /**
    * Replaces the pool with workers that load `init` (new plugin code): the swap of a resize,
-   * done only once every new worker has loaded. A worker that fails to load rejects the
-   * reload; the new pool is destroyed and the old one serves on as if nothing happened.
+   * done only once every new worker has loaded. A worker that fails to load, or `signal`
+   * aborting before the switch (the reload's deadline), rejects the reload; the new pool is
+   * destroyed and the old one serves on as if nothing happened.
    */
-  reload(init: WorkerInit, hooks: SwapHooks): Promise<PoolSwap> {
+  reload(init: WorkerInit, hooks: SwapHooks, signal?: AbortSignal): Promise<PoolSwap> {
     return this.exclusive(() => {
       if (this.pool === null || this.closing) throw gsfError('GSF_ERR_SHUTTING_DOWN', 'a plugin reload');
-      return this.replacePool(this.threads, init, hooks);
+      if (signal?.aborted === true) throw signal.reason as Error;
+      hooks.started?.();
+      return this.replacePool(this.threads, init, hooks, signal);
     });
   }
 
@@ -364,15 +407,15 @@ export class Dispatcher {
     return run;
   }
 
-  private async replacePool(threads: number, init: WorkerInit, hooks: SwapHooks): Promise<PoolSwap> {
+  private async replacePool(threads: number, init: WorkerInit, hooks: SwapHooks, signal?: AbortSignal): Promise<PoolSwap> {
     const started = performance.now();
     const old = this.pool!;
     const pool = this.createPool(threads, init);
     this.warming = pool;
     try {
       // The old workers serve until the new ones have loaded: no gap in service.
-      await this.warmUp(pool, threads);
-      if (!this.closing) await hooks.beforeSwap?.();
+      await abortable(this.warmUp(pool, threads), signal);
+      if (!this.closing) await abortable(Promise.resolve(hooks.beforeSwap?.()), signal);
       if (this.closing) throw gsfError('GSF_ERR_SHUTTING_DOWN', 'replacing the event threads');
     } catch (err) {
       // close() may have ended it already.

@@ -9,6 +9,7 @@
  * ones left it. Any failure before the switch leaves the old version serving, untouched.
  */
 import { native } from '../native.ts';
+import { abortable } from '../events/abortable.ts';
 import { GsfError, PluginError, describeError, gsfError } from '../errors.ts';
 import type { Dispatcher } from '../events/dispatcher.ts';
 import type { WorkerInit } from '../events/types.ts';
@@ -18,6 +19,7 @@ import { importPlugin } from './loader.ts';
 import { applyInitEffects, declareNativeTargets, isNativeLibrary, nativePluginDefinition } from './native-loader.ts';
 import { announcePluginSwap } from './reload-hooks.ts';
 import { checkStaged } from './reload-checks.ts';
+import { isDeadline, reloadDeadline, type ReloadProgress } from './reload-deadline.ts';
 import {
   copyLibrary, dropModules, hashSource, pluginSource, removeCopies, removeCopy, restoreModules,
   type PluginSource, type SavedModules, type SourceHash,
@@ -165,9 +167,11 @@ export class PluginReloader {
     }
     if (attempts.length === 0) return { reloaded: [], unchanged, duration_ms: ms(started), load_ms: 0, warnings: [] };
     this.running = attempts.map((a) => a.record.name);
+    const limit = reloadDeadline(this.running, this.dispatcher.loadTimeoutMs, this.thread.log);
     try {
-      return await this.swap(attempts, unchanged, started);
+      return await this.swap(attempts, unchanged, started, limit.progress);
     } finally {
+      limit.clear();
       this.running = null;
     }
   }
@@ -176,9 +180,9 @@ export class PluginReloader {
     throw gsfError('GSF_ERR_PLUGIN_NOT_FOUND', name, [...this.records.keys()].map((n) => `'${n}'`).join(', ') || 'none');
   }
 
-  private async swap(attempts: Attempt[], unchanged: string[], started: number): Promise<ReloadOutcome> {
+  private async swap(attempts: Attempt[], unchanged: string[], started: number, progress: ReloadProgress): Promise<ReloadOutcome> {
     const { thread } = this;
-    await this.stage(attempts);
+    await this.stage(attempts, progress);
     const warnings: string[] = [];
     const previous = attempts.map((a) => ({ version: a.record.version, hash: a.record.hash }));
     const oldFiles = new Map(attempts.map((a) => [a.record.name, a.record.loadFile]));
@@ -187,13 +191,22 @@ export class PluginReloader {
       pluginFiles: this.dispatcher.workerInit.pluginFiles.map((f) => attempts.find((a) => a.record.loadFile === f)?.copy ?? f),
     };
     let swapped;
+    Object.assign(progress, { stage: 'event threads', waitingFor: 'it was waiting for a resize of the event threads to finish' });
     try {
-      swapped = await this.dispatcher.reload(init, {
-        beforeSwap: () => this.runHooks(attempts, 'onStop', 'stop hook', warnings),
-        swap: () => this.commit(attempts),
-      });
+      swapped = await abortable(this.dispatcher.reload(init, {
+        started: () => Object.assign(progress, { waitingFor: 'the new event threads had not all loaded it (a register that never finishes?)' }),
+        beforeSwap: () => {
+          Object.assign(progress, { stage: 'stop hook', waitingFor: "the running version's onStop hooks had not finished" });
+          return this.runHooks(attempts, 'onStop', 'stop hook', warnings);
+        },
+        swap: () => {
+          progress.switched = true;
+          this.commit(attempts);
+        },
+      }, progress.signal), progress.signal);
     } catch (err) {
       this.undo(attempts);
+      if (isDeadline(err, progress)) throw err;
       if (err instanceof GsfError && err.code === 'GSF_ERR_SHUTTING_DOWN') throw gsfError('GSF_ERR_RELOAD_UNAVAILABLE', 'the server is stopping');
       // A worker's load failure names its plugin (PluginError's wording).
       const named = /plugin '([^']+)'/.exec(describeError(err))?.[1];
@@ -221,11 +234,13 @@ export class PluginReloader {
   }
 
   /** Stages every plugin of the reload on the main thread; on any failure undoes them all and throws. */
-  private async stage(attempts: Attempt[]): Promise<void> {
+  private async stage(attempts: Attempt[], progress: ReloadProgress): Promise<void> {
     const { thread } = this;
+    const { signal } = progress;
     const owners = stagingOwners(thread, new Set(attempts.map((a) => a.record.name)));
     for (const a of attempts) {
       const { record } = a;
+      Object.assign(progress, { stage: 'register', waitingFor: `plugin '${record.name}' had not finished loading and registering on the main thread` });
       try {
         if (a.hash.objectsHash !== record.objectsHash) {
           throw new PluginError(record.name, 'objects', new Error('its object declarations (objects/*.json) changed, and they '
@@ -233,16 +248,17 @@ export class PluginReloader {
         }
         if (record.source.kind === 'managed') {
           a.saved = dropModules(record.source);
-          a.staged = await stagePlugin(thread, record.name, owners, () => importPlugin(record.source.file));
+          a.staged = await abortable(stagePlugin(thread, record.name, owners, () => importPlugin(record.source.file)), signal);
         } else {
-          const copy = a.copy = await copyLibrary(record.source.file, record.name);
+          const copy = a.copy = await abortable(copyLibrary(record.source.file, record.name), signal);
           // The hash of what is loaded, should the file have changed since it was first read.
           a.hash = hashSource(record.source, copy);
           this.preloadNative(copy, record.name);
-          a.staged = await stagePlugin(thread, record.name, owners, (rt) => nativePluginDefinition(copy, rt));
+          a.staged = await abortable(stagePlugin(thread, record.name, owners, (rt) => nativePluginDefinition(copy, rt)), signal);
         }
       } catch (err) {
         this.undo(attempts);
+        if (isDeadline(err, progress)) throw err;
         throw this.refused([record.name], stageOf(err), err);
       }
     }

@@ -66,6 +66,13 @@ test('bad manifests name the file, the component and the argument', (t) => {
     'MANIFEST.json: AppInfo.client_compatible_versions must be an array of strings');
   t.is(messageOf(one('ApiService', { api_service_address: 7 })),
     'MANIFEST.json: ApiService.api_service_address must be a string');
+  // A token of white space would answer every request 401; empty turns authentication off.
+  t.is(messageOf(one('ApiService', { api_service_token: ' \t ' })),
+    'MANIFEST.json: ApiService.api_service_token must not be white space only: no request could present it, so every one would get 401 '
+    + '(leave it empty to turn authentication off)');
+  t.is(messageOf(one('ApiService', { api_service_token: 's3cret\n' })),
+    'MANIFEST.json: ApiService.api_service_token must not start or end with white space: HTTP drops it from the Authorization header, '
+    + 'so no request would match');
   t.is(messageOf(one('Logging', { log_format: 'xml' })),
     'MANIFEST.json: Logging.log_format must be one of "text", "json"');
   t.is(messageOf(one('Logging', { v: 2 ** 40 })), 'MANIFEST.json: Logging.v must be a 32-bit integer');
@@ -74,7 +81,8 @@ test('bad manifests name the file, the component and the argument', (t) => {
     'enable_event_profiler, slow_event_log_threshold_in_ms, event_timeout_in_ms, enable_inheriting_event_tag, ' +
     'enable_random_event_tag, enable_event_thread_checker, enable_outstanding_event_profiler, ' +
     'event_thread_hang_threshold_in_ms, event_thread_hang_report_interval_in_ms, event_batch_size, ' +
-    'event_task_budget_in_ms, max_awaiting_events_per_thread, shutdown_drain_timeout_in_ms, event_thread_young_generation_in_mb)');
+    'event_task_budget_in_ms, max_awaiting_events_per_thread, shutdown_drain_timeout_in_ms, plugin_reload_timeout_in_ms, ' +
+    'event_thread_young_generation_in_mb)');
   t.is(messageOf(one('EventDispatcher', { event_thread_young_generation_in_mb: 4096 })),
     "MANIFEST.json: EventDispatcher.event_thread_young_generation_in_mb must be at most 2048 (V8's young generation)");
   t.regex(messageOf(one('EventDispatch', {})), /^MANIFEST\.json: unknown component "EventDispatch" \(known: AppInfo, EventDispatcher, /);
