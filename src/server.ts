@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { native } from './native.ts';
-import { loadManifest, parseManifest, type Manifest } from './config/manifest.ts';
+import { ManifestError, loadManifest, parseManifest, secretProblem, type Manifest } from './config/manifest.ts';
 import { createThreadContext, type ThreadContext } from './thread-context.ts';
 import { resolvePluginFiles } from './plugins/loader.ts';
 import { Dispatcher } from './events/dispatcher.ts';
@@ -79,11 +79,12 @@ export class GsfServer {
       hangReportIntervalMs: ed.event_thread_hang_report_interval_in_ms as number,
     }, thread.declarations.timeoutHandlers);
     const apiArgs = manifest.components.ApiService!;
+    const token = apiToken(apiArgs.api_service_token as string);
     const api = new ApiServer({
       address: apiArgs.api_service_address as string,
       port: apiArgs.api_service_port as number,
       maxBodyBytes: apiArgs.api_service_max_body_bytes as number,
-      token: (apiArgs.api_service_token as string) || process.env.GSF_API_TOKEN || '',
+      token,
       log,
     });
     const server = new GsfServer(manifest, thread, dispatcher, watchdog, api);
@@ -91,8 +92,13 @@ export class GsfServer {
     try {
       flags.onChange('*', publish);
       flags.onChange('enable_event_profiler', (_n, v) => native.profilerEnable(v as boolean));
+      // The REST change answers once the new threads serve, or with why not (the value stays).
+      flags.setApplier('event_threads_size', (v) => dispatcher.resize(v as number));
       flags.onChange('event_threads_size', (_n, v) => {
-        dispatcher.resize(v as number).catch((err: unknown) => log.error(`event thread resize failed: ${describeError(err)}`));
+        dispatcher.resize(v as number).catch((err: unknown) => {
+          log.error(`event thread resize to ${String(v)} failed, ${dispatcher.size} serve on: ${describeError(err)}`);
+          if (flags.get('event_threads_size') === v) flags.set('event_threads_size', dispatcher.size);
+        });
       });
       api.router.get('/v1/status', () => ({ status: 200, body: server.status() }));
       registerPluginRoutes(api.router, () => server.reloader);
@@ -124,6 +130,10 @@ export class GsfServer {
       }
       log.info(`listening ${Object.entries(listening).map(([k, v]) => `${k}=${v}`).join(' ')}`,
         { plugins: thread.plugins.map((p) => `${p.name}@${p.version}`), event_threads: dispatcher.size });
+      if (apiListed && token === '') {
+        log.warn('API service authentication is off: ApiService.api_service_token is empty and GSF_API_TOKEN is unset, so every request '
+          + `to ${apiArgs.api_service_address as string}:${api.port} is served (set a token to require Authorization: Bearer <token>)`);
+      }
       if (options.reloadOnSighup !== false) {
         server.onHangup = () => server.reloadInBackground('SIGHUP');
         process.on('SIGHUP', server.onHangup);
@@ -235,4 +245,13 @@ export class GsfServer {
 /** Starts a server (see `GsfServer.start`). */
 export function startServer(options?: StartOptions): Promise<GsfServer> {
   return GsfServer.start(options);
+}
+
+/** The API-service token: the manifest's, else GSF_API_TOKEN's (checked as the manifest's is); empty: none. */
+function apiToken(fromManifest: string): string {
+  if (fromManifest !== '') return fromManifest;
+  const env = process.env.GSF_API_TOKEN ?? '';
+  const problem = secretProblem(env);
+  if (problem !== null) throw new ManifestError(`GSF_API_TOKEN (standing in for ApiService.api_service_token) ${problem}`);
+  return env;
 }

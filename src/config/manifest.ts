@@ -130,6 +130,18 @@ export function parseComponentList(list: unknown, shown: string, schemas: Record
   return { components, listed };
 }
 
+/**
+ * Why a token cannot work, or null. Requests carry it in a header, whose surrounding white space
+ * HTTP drops: a token of white space would refuse every request (empty is the way to turn it off).
+ */
+export function secretProblem(value: string): string | null {
+  if (value !== '' && value.trim() === '') {
+    return 'must not be white space only: no request could present it, so every one would get 401 (leave it empty to turn authentication off)';
+  }
+  if (value !== value.trim()) return 'must not start or end with white space: HTTP drops it from the Authorization header, so no request would match';
+  return null;
+}
+
 /** Returns why `value` does not fit `spec`, or null when it does. */
 export function checkValue(spec: ArgSpec, value: unknown): string | null {
   switch (spec.type) {
@@ -157,7 +169,7 @@ export function checkValue(spec: ArgSpec, value: unknown): string | null {
     case 'string':
       if (typeof value !== 'string') return 'must be a string';
       if (spec.oneOf && !spec.oneOf.includes(value)) return `must be one of ${spec.oneOf.map((v) => `"${v}"`).join(', ')}`;
-      return null;
+      return spec.secret === true ? secretProblem(value) : null;
     case 'string_list':
       return Array.isArray(value) && value.every((v) => typeof v === 'string') ? null : 'must be an array of strings';
   }

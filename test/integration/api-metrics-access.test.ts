@@ -1,5 +1,6 @@
 import test from 'ava';
 import { native } from '../../src/native.ts';
+import { ManifestError } from '../../src/config/manifest.ts';
 import { startTestServer, waitFor } from './_server.ts';
 import { client } from './_http.ts';
 
@@ -83,5 +84,33 @@ test.serial('the token can come from GSF_API_TOKEN; the API binds to 127.0.0.1 b
     t.true(s.logs()[0]!.includes(`listening api=127.0.0.1:${s.server.api.port}`));
   } finally {
     await s.stop();
+  }
+});
+
+test.serial('a token of white space is refused at start, from the manifest or GSF_API_TOKEN; an empty one is logged once', async (t) => {
+  const manifestErr = await t.throwsAsync(startTestServer({ ApiService: { api_service_token: '   ' } }), { instanceOf: ManifestError });
+  t.regex(manifestErr.message, /^\(inline manifest\): ApiService\.api_service_token must not be white space only: no request could present it/);
+  process.env.GSF_API_TOKEN = ' ';
+  try {
+    const envErr = await t.throwsAsync(startTestServer(), { instanceOf: ManifestError });
+    t.regex(envErr.message, /^GSF_API_TOKEN \(standing in for ApiService\.api_service_token\) must not be white space only/);
+  } finally {
+    delete process.env.GSF_API_TOKEN;
+  }
+  // No token: requests are served, and the start says so once.
+  const open = await startTestServer();
+  try {
+    t.is((await client(open.server.api.port).get('/v1/counters/')).status, 200);
+    const warned = open.logs().filter((l) => l.includes('API service authentication is off'));
+    t.is(warned.length, 1);
+    t.regex(warned[0]!, new RegExp(`^W\\d.*\\] API service authentication is off: ApiService\\.api_service_token is empty and GSF_API_TOKEN is unset, so every request to 127\\.0\\.0\\.1:${open.server.api.port} is served`));
+  } finally {
+    await open.stop();
+  }
+  const guarded = await startTestServer({ ApiService: { api_service_token: 's3cret' } });
+  try {
+    t.false(guarded.logs().some((l) => l.includes('authentication is off')));
+  } finally {
+    await guarded.stop();
   }
 });
