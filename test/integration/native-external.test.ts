@@ -18,7 +18,11 @@ const root = path.join(fixtures, '..', '..');
 function sectionBlocks(heading: string): Array<{ lang: string; code: string }> {
   const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
   const start = readme.indexOf(`\n${heading}\n`);
-  const end = readme.indexOf('\n### ', start + heading.length + 2);
+  if (start === -1) throw new Error(`no section '${heading}' in README.md`);
+  // The section ends at the next heading of level 2 or 3 (a `# ` line inside the CMake block is a comment).
+  const next = /\n#{2,3} /g;
+  next.lastIndex = start + heading.length + 2;
+  const end = next.exec(readme)?.index ?? readme.length;
   const section = readme.slice(start, end);
   return [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, code: m[2]! }));
 }

@@ -106,9 +106,12 @@ test('a writer answers once, in its kind; wrong values throw and answer nothing'
   t.false(any.answered);
 });
 
-test('the README table of handler statuses is API_STATUS, and the statuses are the native ones in order', (t) => {
-  const readme = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### Handler statuses'), readme.indexOf('## Operations console'));
+test('the table of handler statuses in docs/reference/errors.md is API_STATUS, and the statuses are the native ones in order', (t) => {
+  const doc = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'reference', 'errors.md'), 'utf8');
+  const start = doc.indexOf('\n## Handler statuses\n');
+  t.true(start >= 0, 'a Handler statuses section');
+  const end = doc.indexOf('\n## ', start + 1);
+  const section = doc.slice(start, end === -1 ? undefined : end);
   const rows = section.split('\n').filter((l) => /^\| `[A-Z_]+` \|/.test(l)).map((l) => l.split('|').slice(1, 4).map((c) => c.trim()));
   t.deepEqual(rows, API_STATUS.map((e) => [`\`${e.name}\``, String(e.http), e.code === null ? '(the writer\'s answer; 204 for void)' : `\`${e.code}\``]));
   t.deepEqual(API_STATUS.map((e) => e.name), NATIVE_STATUS_NAMES);

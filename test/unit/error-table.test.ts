@@ -1,4 +1,4 @@
-/** The one error table, the README's copy of it, and the codes other modules use from it. */
+/** The one error table, its copy in docs/reference/errors.md, and the codes other modules use from it. */
 import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,21 +13,22 @@ const USE: Record<ErrorSpec['use'], string> = {
   protocol: '`_error` frame', native: 'native addon',
 };
 
-function readmeRows(): string[][] {
-  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Error codes\n'), readme.indexOf('\n## ', readme.indexOf('\n## Error codes\n') + 1));
+function docRows(): string[][] {
+  const doc = fs.readFileSync(path.join(root, 'docs', 'reference', 'errors.md'), 'utf8');
+  const start = doc.indexOf('# Error codes\n');
+  const section = doc.slice(start, doc.indexOf('\n## ', start));
   return section.split('\n')
     .filter((l) => l.startsWith('| `GSF_ERR_'))
     .map((l) => {
       const m = /^\| `(GSF_ERR_[A-Z_]+)` \| (.+?) \| `(.*)` \|$/.exec(l);
-      if (!m) throw new Error(`README error row not in the form | \`CODE\` | use | \`message\` |: ${l}`);
+      if (!m) throw new Error(`docs/reference/errors.md error row not in the form | \`CODE\` | use | \`message\` |: ${l}`);
       return [m[1]!, m[2]!, m[3]!];
     });
 }
 
-test('the README error table is the code table, row by row', (t) => {
+test('the error table of docs/reference/errors.md is the code table, row by row', (t) => {
   const expected = Object.entries(ErrorTable).map(([code, e]: [string, ErrorSpec]) => [code, e.status > 0 ? String(e.status) : USE[e.use], e.message]);
-  t.deepEqual(readmeRows(), expected);
+  t.deepEqual(docRows(), expected);
 });
 
 test('HTTP codes have a status, others none', (t) => {
