@@ -39,6 +39,9 @@ export class BatchBuilder {
   private readonly spare = new Map<string, RecordWriter>();
   /** Which server holds a session, as the routing script answered. */
   private readonly owners = new Map<number, string>();
+  /** Sessions of servers whose presence expired (they may come back): for the log's cause. */
+  private readonly away = new Map<number, string>();
+  private readonly awayServers = new Set<string>();
   private readonly writer = new RecordWriter();
 
   get empty(): boolean {
@@ -111,12 +114,36 @@ export class BatchBuilder {
   /** The routing script found these sessions' servers: `[session, server, …]`. */
   learn(pairs: readonly string[]): void {
     if (this.owners.size + pairs.length / 2 > MAX_OWNERS) this.owners.clear();
-    for (let i = 0; i + 1 < pairs.length; i += 2) this.owners.set(Number(pairs[i]), pairs[i + 1]!);
+    for (let i = 0; i + 1 < pairs.length; i += 2) {
+      const server = pairs[i + 1]!;
+      this.owners.set(Number(pairs[i]), server);
+      if (this.awayServers.has(server)) this.back(server);
+    }
   }
 
-  /** A server is gone: its sessions are looked up again (they are nowhere now). */
-  forgetServer(server: string): void {
-    for (const [session, s] of this.owners) if (s === server) this.owners.delete(session);
+  /**
+   * A server is not live: its sessions are looked up again (they are nowhere now). When its
+   * presence expired (`expired`), they are remembered as its, to say so when they stay unroutable.
+   */
+  forgetServer(server: string, expired = false): void {
+    if (expired && this.away.size >= MAX_OWNERS) this.away.clear();
+    for (const [session, s] of this.owners) {
+      if (s !== server) continue;
+      this.owners.delete(session);
+      if (expired) this.away.set(session, server);
+    }
+    if (expired) this.awayServers.add(server);
     this.spare.delete(server);
+  }
+
+  /** The server whose presence expired while it held this session, if any. */
+  awayServer(sessionId: number): string | undefined {
+    return this.away.get(sessionId);
+  }
+
+  /** A server is live again: its sessions are found by the script again. */
+  back(server: string): void {
+    if (!this.awayServers.delete(server)) return;
+    for (const [session, s] of this.away) if (s === server) this.away.delete(session);
   }
 }

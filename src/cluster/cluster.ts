@@ -88,6 +88,9 @@ export class Cluster implements ClusterChanges {
     this.rpcClient = new RpcClient(id, this.outbox, this.link, this.cfg.requestTimeoutMs, this.stats, this.thread.log);
     this.serveRequests(this.rpcClient);
     this.presence = new Presence(this.link, this.cfg, this.stats, this.thread.log, id, this.instance, addresses, this.localState());
+    this.presence.onLive = (ids) => {
+      for (const server of ids) this.outbox.serverBack(server);
+    };
     await this.presence.register(true);
     this.thread.flags.set('cluster_server_id', id);
     this.inbox.start(id);

@@ -108,7 +108,8 @@ export class Inbox {
     }
     let source = this.sources.get(from);
     if (source === undefined || source.epoch !== epoch) {
-      source = { epoch, lastBatch: 0, lastSeq: source?.lastSeq ?? 0 };
+      // A new process with that id numbers from 1 again (its start removed the old numbers).
+      source = { epoch, lastBatch: 0, lastSeq: 0 };
       this.sources.set(from, source);
     }
     this.checkSequence(from, source, seq);

@@ -35,7 +35,7 @@ interface Batch {
 export type ClaimAnswer = { outcome: 'ok' } | { outcome: 'refused' | 'replaced'; server: string; sessionId: number };
 
 /** What the routing script answers. */
-type RouteAnswer = [unroutable: number[], answers: unknown[], learned: string[]];
+type RouteAnswer = [unroutable: number[], answers: unknown[], learned: string[], expiredFor: string[]];
 
 export class Outbox {
   /** Names this process's batches: receivers apply each (epoch, batch number) once. */
@@ -235,10 +235,10 @@ export class Outbox {
     const start = performance.now();
     let retryLater = false;
     try {
-      const [unroutable, answers, learned] = await this.link.script('gsfRoute', operation, args) as RouteAnswer;
+      const [unroutable, answers, learned, expiredFor] = await this.link.script('gsfRoute', operation, args) as RouteAnswer;
       this.stats.flushed(operation, performance.now() - start);
       this.builder.learn(learned);
-      const lost = this.unroutable(batch, unroutable);
+      const lost = this.unroutable(batch, unroutable, expiredFor);
       this.stats.rpc(Rpc.batchesSent);
       this.stats.rpc(Rpc.messagesSent, batch.messages - lost);
       this.stats.rpc(Rpc.bytesSent, batch.bytes);
@@ -269,23 +269,41 @@ export class Outbox {
     if (this.builder.empty && this.retry.length === 0) this.settled();
   }
 
-  /** Counts the messages of S and D ops that reached no live server (as the listener counts its own). */
-  private unroutable(batch: Batch, positions: readonly number[]): number {
+  /**
+   * Counts the messages of S and D ops that reached no live server (as the listener counts its
+   * own). Those meant for a server whose presence expired (`expiredFor`, from the script, or a
+   * session remembered as that server's) are also logged, per server: it may be paused, and what
+   * was written for it before its presence expired waits in its stream.
+   */
+  private unroutable(batch: Batch, positions: readonly number[], expiredFor: readonly string[]): number {
     if (positions.length === 0) return 0;
     const sent = batch.ops.filter((op) => !op.cancelled);
     let lost = 0;
-    for (const p of positions) {
+    const expired = new Map<string, number>();
+    positions.forEach((p, i) => {
       const op = sent[p - 1]!;
       lost += op.messages;
-      // A server that is gone holds no sessions any more.
-      if (op.kind === 'D') this.builder.forgetServer(op.key);
+      const server = expiredFor[i] || (op.kind === 'S' ? this.builder.awayServer(Number(op.key)) : undefined);
+      // A server that is not live holds no sessions now; one whose presence expired may come back.
+      if (op.kind === 'D') this.builder.forgetServer(op.key, server !== undefined && server !== '');
+      if (server) expired.set(server, (expired.get(server) ?? 0) + op.messages);
       if (this.logLevel > 0) {
-        this.log.info(`rpc message dropped: ${op.kind === 'D' ? `server ${op.key} is not live` : `session=${op.key} is on no live server`} (${op.messages} message(s))`);
+        const why = server ? `server ${server}'s presence expired` : op.kind === 'D' ? `server ${op.key} is not live` : `session=${op.key} is on no live server`;
+        this.log.info(`rpc message dropped: ${why} (${op.messages} message(s))`);
       }
-    }
+    });
     this.stats.rpc(Rpc.droppedUnroutable, lost);
     native.counterIncrease('engine', 'dropped_sends_no_session', lost);
+    for (const [server, count] of expired) {
+      this.drops.warn(`expired:${server}`, `GSF_ERR_CLUSTER_DROPPED: ${count} message(s) for server ${server} dropped: its presence expired ` +
+        '(no heartbeat of it reached Redis within presence_ttl_in_ms: stopped, or paused); counted in rpc_stat/dropped_unroutable');
+    }
     return lost;
+  }
+
+  /** A server is live again (its heartbeat was seen): its sessions are found again. */
+  serverBack(server: string): void {
+    this.builder.back(server);
   }
 
   private count(op: Op, value: unknown): void {

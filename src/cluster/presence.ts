@@ -37,8 +37,19 @@ export interface LocalState {
   lostAccount(account: string, sessionId: number): void;
 }
 
+/**
+ * How long the stream and sequence numbers of a server whose presence expired are kept for it:
+ * a paused server that comes back within this reads what was written for it before it expired.
+ */
+export const EXPIRED_KEPT_MS = 3_600_000;
+
 export class Presence {
   private timer: NodeJS.Timeout | null = null;
+  /** When the heartbeat timer last fired, and the longest gap between two firings since a heartbeat reached Redis. */
+  private lastTick = 0;
+  private longestGap = 0;
+  /** Told the live servers after each heartbeat. */
+  onLive: ((ids: Iterable<string>) => void) | null = null;
   private beating = false;
   private readonly servers = new Map<string, ServerInfo>();
   private readonly info: ServerInfo;
@@ -82,9 +93,11 @@ export class Presence {
       const accounts = this.local.accounts();
       const args: Array<string | number> = [this.cfg.prefix, this.self, this.infoText(), this.cfg.ttlMs, this.info.instance, fresh ? '1' : '0',
         sessions.length, ...sessions, groups.length, ...groups, accounts.length, ...accounts.flatMap(([a, s]) => [a, String(s)])];
-      const [status, detail, pttl] = await this.link.script('gsfRegister', `registration of ${sessions.length} session(s)`, args) as [string, unknown, number];
+      // 'ok': accounts held elsewhere now, and 1 when a sweep had removed this server; 'in_use': the other's info and PTTL.
+      const [status, detail, third] = await this.link.script('gsfRegister', `registration of ${sessions.length} session(s)`, args) as [string, unknown, number];
       if (status === 'ok') {
         const lost = detail as string[];
+        if (third === 1) this.log.info(`Cluster: another server had removed this server's presence; its stream was kept, and reading goes on where it left off`);
         for (let i = 0; i + 1 < lost.length; i += 2) this.local.lostAccount(lost[i]!, Number(lost[i + 1]));
         break;
       }
@@ -95,8 +108,8 @@ export class Presence {
           `started ${other.started}); give each server its own Cluster.server_id`);
       }
       this.lastSeenBeat = other.beat;
-      this.log.info(`Cluster: server id '${this.self}' was used by pid ${other.pid} on ${other.host}; waiting ${pttl} ms for its presence to expire`);
-      await new Promise((r) => setTimeout(r, Math.max(pttl, 0) + Math.min(this.cfg.heartbeatMs, 1000)));
+      this.log.info(`Cluster: server id '${this.self}' was used by pid ${other.pid} on ${other.host}; waiting ${third} ms for its presence to expire`);
+      await new Promise((r) => setTimeout(r, Math.max(third, 0) + Math.min(this.cfg.heartbeatMs, 1000)));
     }
     this.registered = true;
     this.stats.coord(Coord.registrations);
@@ -107,7 +120,14 @@ export class Presence {
 
   /** Starts the heartbeat timer. */
   start(): void {
-    this.timer = setInterval(() => void this.beat(), this.cfg.heartbeatMs);
+    this.lastTick = Date.now();
+    this.timer = setInterval(() => {
+      // A gap far past the interval means this process did not run (SIGSTOP, a VM paused, swapping).
+      const now = Date.now();
+      this.longestGap = Math.max(this.longestGap, now - this.lastTick);
+      this.lastTick = now;
+      void this.beat();
+    }, this.cfg.heartbeatMs);
     this.timer.unref();
   }
 
@@ -117,8 +137,10 @@ export class Presence {
     this.beating = true;
     try {
       this.info.beat++;
+      const stalled = this.longestGap;
       const [existed, servers, dead] = await this.link.script('gsfHeartbeat', 'heartbeat',
         [this.cfg.prefix, this.self, this.infoText(), this.cfg.ttlMs]) as [number, string[], string[]];
+      this.longestGap = 0;
       this.stats.coord(Coord.heartbeats);
       this.servers.clear();
       let sessions = 0, accounts = 0;
@@ -135,8 +157,15 @@ export class Presence {
       this.stats.set(COORD, Coord.servers, this.servers.size);
       this.stats.set(COORD, Coord.sessions, sessions);
       this.stats.set(COORD, Coord.accounts, accounts);
+      this.onLive?.(this.servers.keys());
       if (existed === 0) {
-        this.log.warn(`Cluster: this server's presence had expired (no heartbeat reached Redis for ${this.cfg.ttlMs} ms); registering again`);
+        if (stalled > this.cfg.ttlMs / 2) {
+          // Not a restart: this process holds its sessions still, and its place in its stream.
+          this.log.warn(`Cluster: this process was paused or stalled for ${stalled} ms (presence_ttl_in_ms ${this.cfg.ttlMs}), so its presence ` +
+            'expired; registering again, and reading its stream from where it left off');
+        } else {
+          this.log.warn(`Cluster: this server's presence had expired (no heartbeat reached Redis for ${this.cfg.ttlMs} ms); registering again`);
+        }
         await this.register(false);
       }
       for (const d of dead) await this.sweep(d);
@@ -148,7 +177,7 @@ export class Presence {
   }
 
   private async sweep(id: string): Promise<void> {
-    const removed = await this.link.script('gsfSweep', `removal of server ${id}`, [this.cfg.prefix, id]);
+    const removed = await this.link.script('gsfSweep', `removal of server ${id}`, [this.cfg.prefix, id, EXPIRED_KEPT_MS]);
     if (removed === 1) {
       this.stats.coord(Coord.sweptServers);
       this.log.info(`Cluster: server ${id} stopped heartbeating; its sessions and logins left presence`);

@@ -12,6 +12,8 @@
  *   srvsess:<id>, srvacct:<id>, srvgrp:<id>   what a server registered (to clean up after it)
  *   stream:<id>         the server's inbound stream of batches
  *   seq:<id>            hash: destination → batches this server sent there (gap detection)
+ *   expired:<id>        when a sweep removed the presence of server <id> (it may be paused);
+ *                       its stream and seq stay as long as this key does
  *   maintenance         the last maintenance record broadcast to the cluster
  * A server counts as live while `srv:<id>` exists; everything else it registered is ignored
  * once that key is gone, and removed by the first live server that notices.
@@ -38,8 +40,23 @@ local function holder(v)
   if live(s) and redis.call('HGET', P .. 'sess:' .. sid, 's') == s then return s, sid end
   return nil
 end
--- Removes everything server d registered (a dead server, or this id's previous process).
-local function cleanup(d)
+-- Why messages for server s (not live) go nowhere: s itself when its presence expired (its
+-- entry in \`servers\` is still there, or a sweep marked it), '' when it stopped or is unknown.
+local expired = {}
+local function expired_for(s)
+  if not s or s == ARGV[2] then return '' end
+  local e = expired[s]
+  if e == nil then
+    e = redis.call('ZSCORE', P .. 'servers', s) ~= false or redis.call('EXISTS', P .. 'expired:' .. s) == 1
+    expired[s] = e
+  end
+  if e then return s end
+  return ''
+end
+-- Removes everything server d registered (a dead server, or this id's previous process). With
+-- keep_ms (a sweep: d's presence expired, and d may only be paused) its stream and its sequence
+-- numbers stay for keep_ms, so that d reads what was written for it and numbers on where it left off.
+local function cleanup(d, keep_ms)
   for _, sid in ipairs(redis.call('SMEMBERS', P .. 'srvsess:' .. d)) do
     if redis.call('HGET', P .. 'sess:' .. sid, 's') == d then redis.call('DEL', P .. 'sess:' .. sid) end
   end
@@ -48,7 +65,14 @@ local function cleanup(d)
     if v and string.sub(v, 1, #d + 1) == d .. '|' then redis.call('DEL', P .. 'acct:' .. a) end
   end
   for _, g in ipairs(redis.call('SMEMBERS', P .. 'srvgrp:' .. d)) do redis.call('SREM', P .. 'grp:' .. g, d) end
-  redis.call('DEL', P .. 'srvsess:' .. d, P .. 'srvacct:' .. d, P .. 'srvgrp:' .. d, P .. 'seq:' .. d, P .. 'stream:' .. d)
+  redis.call('DEL', P .. 'srvsess:' .. d, P .. 'srvacct:' .. d, P .. 'srvgrp:' .. d)
+  if keep_ms then
+    redis.call('PEXPIRE', P .. 'seq:' .. d, keep_ms)
+    redis.call('PEXPIRE', P .. 'stream:' .. d, keep_ms)
+    redis.call('SET', P .. 'expired:' .. d, now_ms(), 'PX', keep_ms)
+  else
+    redis.call('DEL', P .. 'seq:' .. d, P .. 'stream:' .. d, P .. 'expired:' .. d)
+  end
   redis.call('ZREM', P .. 'servers', d)
 end
 `;
@@ -66,7 +90,8 @@ end
  *   R key=account  payload=session: a logout
  * Records for each destination are appended in op order into one stream entry. Returns
  * {positions (from 1) of the S and D ops that reached no live server, answers of the V and K
- * ops in order, [session, server, …] found for S ops}.
+ * ops in order, [session, server, …] found for S ops, and for each unroutable op the server it
+ * was meant for when that server's presence expired, else ''}.
  */
 const ROUTE = PRELUDE + `
 local self, epoch, bn, maxlen = ARGV[2], ARGV[3], ARGV[4], ARGV[5]
@@ -76,14 +101,18 @@ local function add(s, payload)
   if l == nil then l = {}; out[s] = l; order[#order + 1] = s end
   l[#l + 1] = payload
 end
-local unroutable, answers, learned, members = {}, {}, {}, {}
+local unroutable, answers, learned, members, lost = {}, {}, {}, {}, {}
+local function drop(position, server)
+  unroutable[#unroutable + 1] = position
+  lost[#lost + 1] = expired_for(server)
+end
 local i, n, op = 6, #ARGV, 0
 while i + 2 <= n do
   local kind, key, payload = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   i = i + 3
   op = op + 1
   if kind == 'D' then
-    if key ~= self and live(key) then add(key, payload) else unroutable[#unroutable + 1] = op end
+    if key ~= self and live(key) then add(key, payload) else drop(op, key) end
   elseif kind == 'S' then
     local s = owner[key]
     if s == nil then
@@ -91,7 +120,7 @@ while i + 2 <= n do
       owner[key] = s
       if s and s ~= self and live(s) then learned[#learned + 1] = key; learned[#learned + 1] = s end
     end
-    if s and s ~= self and live(s) then add(s, payload) else unroutable[#unroutable + 1] = op end
+    if s and s ~= self and live(s) then add(s, payload) else drop(op, s) end
   elseif kind == 'G' then
     local m = members[key]
     if m == nil then m = redis.call('SMEMBERS', P .. 'grp:' .. key); members[key] = m end
@@ -154,7 +183,7 @@ for _, s in ipairs(order) do
   local q = redis.call('HINCRBY', P .. 'seq:' .. self, s, 1)
   redis.call('XADD', P .. 'stream:' .. s, 'MAXLEN', '~', maxlen, '*', 's', self, 'e', epoch, 'b', bn, 'q', q, 'd', table.concat(out[s]))
 end
-return {unroutable, answers, learned}
+return {unroutable, answers, learned, lost}
 `;
 
 /**
@@ -176,11 +205,14 @@ local dead = redis.call('ZRANGEBYSCORE', P .. 'servers', '-inf', '(' .. now, 'LI
 return {existed, servers, dead}
 `;
 
-/** Removes a dead server's presence (ARGV = P, id); 0 if it is live again. */
+/**
+ * Removes the presence of a server that stopped heartbeating (ARGV = P, id, keep ms); 0 if it is
+ * live again. Its stream and sequence numbers are kept for `keep ms` (see cleanup).
+ */
 const SWEEP = PRELUDE + `
 local d = ARGV[2]
 if redis.call('EXISTS', P .. 'srv:' .. d) == 1 then return 0 end
-cleanup(d)
+cleanup(d, tonumber(ARGV[3]))
 return 1
 `;
 
@@ -189,7 +221,8 @@ return 1
  * fresh (1 at start: remove what a previous process with this id left), then a count and the
  * sessions, a count and the groups, a count and (account, session) pairs. Answers
  * {'in_use', info, pttl} when another live process has this id, else {'ok', accounts now held
- * elsewhere (a newer login while this server was away)}.
+ * elsewhere (a newer login while this server was away), 1 when another server had removed this
+ * server's presence (its stream, kept, is its own again), else 0}.
  */
 const REGISTER = PRELUDE + `
 local self, info, ttl, instance, fresh = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6]
@@ -198,7 +231,14 @@ if cur and fresh == '1' then
   local ok, decoded = pcall(cjson.decode, cur)
   if ok and decoded.instance ~= instance then return {'in_use', cur, redis.call('PTTL', P .. 'srv:' .. self)} end
 end
-if fresh == '1' then cleanup(self) end
+local swept = 0
+if fresh == '1' then
+  cleanup(self)
+elseif redis.call('DEL', P .. 'expired:' .. self) == 1 then
+  swept = 1
+  redis.call('PERSIST', P .. 'stream:' .. self)
+  redis.call('PERSIST', P .. 'seq:' .. self)
+end
 redis.call('SET', P .. 'srv:' .. self, info, 'PX', ttl)
 redis.call('ZADD', P .. 'servers', now_ms() + ttl, self)
 alive[self] = true
@@ -233,7 +273,7 @@ for k = 1, n do
     redis.call('HSET', P .. 'sess:' .. sid, 'a', a)
   end
 end
-return {'ok', conflicts}
+return {'ok', conflicts, swept}
 `;
 
 /** A graceful stop: removes this server's presence (ARGV = P, self). */
