@@ -2,8 +2,8 @@
  * The one table of gsf error codes: the server's own, the client protocol's (`_error` frames)
  * and the native addon's. Each entry has a default message and where it surfaces: an HTTP
  * status, a protocol frame, a start error, the plugin API or the native boundary. Templates use
- * `%s` placeholders filled in order. The README's "Error codes" table is checked against this
- * one by a test, so the two cannot drift apart.
+ * `%s` placeholders filled in order. The "Error codes" table of docs/reference/errors.md is
+ * checked against this one by a test, so the two cannot drift apart.
  *
  * This module imports nothing, so the client SDK (browsers included) can share it.
  */
@@ -126,8 +126,8 @@ export const ProtocolErrorCodes = {
 /**
  * What a handler's status (`gsf_type_status` of native/include/gsf_plugin.h, `ApiStatus` of
  * managed handlers) answers over HTTP: the status, and the code of the `{error, message}` body.
- * OK is the writer's own answer (200, or 204 for a void writer). The README's "Handler statuses"
- * table is this one.
+ * OK is the writer's own answer (200, or 204 for a void writer). The "Handler statuses" table
+ * of docs/reference/errors.md is this one.
  */
 export const API_STATUS: ReadonlyArray<{ name: string; http: number; code: ErrorCode | null }> = [
   { name: 'OK', http: 200, code: null },

@@ -50,7 +50,7 @@ export type {
 } from './objects/types.ts';
 
 // REST routes of plugins on the API service (`api.http`) and the writers handlers answer with;
-// `ApiStatus` names the failure statuses (`res.fail('NOT_FOUND', …)`), mapped to HTTP in README.
+// `ApiStatus` names the failure statuses (`res.fail('NOT_FOUND', …)`), mapped to HTTP in docs/reference/errors.md.
 export type { HttpApi, RouteRequest, PluginRouteHandler, RouteOptions } from './api/plugin-routes.ts';
 export type { RouteMethod } from './api/route-patterns.ts';
 export { ApiStatus, type ApiStatusName, type ResponseWriter } from './api/writer.ts';

@@ -151,7 +151,7 @@ export class GsfServer {
   }
 
   /**
-   * Reloads the named plugins, or every plugin whose source changed (README "Hot reload"); the
+   * Reloads the named plugins, or every plugin whose source changed (docs/guides/hot-reload.md); the
    * same as `POST /v1/plugins/reload` and `POST /v1/plugins/{name}/reload`.
    */
   reloadPlugins(names: readonly string[] | null = null, force = false): Promise<ReloadOutcome> {

@@ -230,8 +230,8 @@ typedef struct gsf_type_api_request {
   gsf_type_borrowed_str method;    /* "GET", "POST", ...; @since 1.1 */
   gsf_type_borrowed_str path;      /* the request path, without the query; @since 1.1 */
   /**
-   * The arguments as a msgpack map: a console operation's (the fields README lists per
-   * operation, e.g. {id} or {condition, value, page_no, page_size}), a campaign's {type,
+   * The arguments as a msgpack map: a console operation's (the fields docs/guides/console.md
+   * lists per operation, e.g. {id} or {condition, value, page_no, page_size}), a campaign's {type,
    * campaign}, a custom query's {fields}, a route's {method, path, params, query, body}.
    * @since 1.1
    */
@@ -507,7 +507,7 @@ typedef struct gsf_type_host_api {
   gsf_type_status (*answer_string)(gsf_type_api_writer writer, gsf_type_borrowed_str value);
   /** Answers an array of `count` strings. @since 1.1 */
   gsf_type_status (*answer_string_array)(gsf_type_api_writer writer, const gsf_type_borrowed_str* items, size_t count);
-  /** Fails the request with `status` (not OK) and a message for the caller; README maps statuses to HTTP. @since 1.1 */
+  /** Fails the request with `status` (not OK) and a message for the caller; docs/reference/errors.md maps statuses to HTTP. @since 1.1 */
   gsf_type_status (*answer_error)(gsf_type_api_writer writer, gsf_type_status status, gsf_type_borrowed_str message);
 
   /* ---- objects of the running event (@since 1.1; types declared in the objects folders) ---- */

@@ -2,7 +2,7 @@
  * Prometheus text exposition (format 0.0.4) at GET /metrics (component `CounterService`),
  * named by Prometheus' conventions and checked with `promtool check metrics` in the tests:
  * growing values are `_total` counters, every family has HELP text, and the per-event times
- * are histograms. The README's "Prometheus metrics" table lists every name written here.
+ * are histograms. docs/reference/metrics.md lists every name written here.
  */
 import { native, ProfileOrder } from '../native.ts';
 import type { CounterRegistry } from '../counters/registry.ts';

@@ -1,5 +1,5 @@
 /**
- * Plugins on the API service: the list and hot reload (README "Hot reload"), behind the
+ * Plugins on the API service: the list and hot reload (docs/guides/hot-reload.md), behind the
  * service's token like every route.
  *
  *   GET  /v1/plugins/                  200 {"plugins": [...]}

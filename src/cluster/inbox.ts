@@ -78,7 +78,7 @@ export class Inbox {
       if (reply === null || this.stopped) continue;
       // The next read goes out once these are applied. Sent before, it saves a batch written
       // meanwhile one round trip, but wakes Redis while this thread writes the frames, and on
-      // busy cores that cost more than it saved (see README, Benchmarks, cluster).
+      // busy cores that cost more than it saved (bench/README.md, cluster).
       for (const [, entries] of reply) {
         for (const [id, fields] of entries) {
           this.lastId = id.toString();
