@@ -18,7 +18,7 @@ import { describeError } from '../errors.ts';
 import type { ArgValue } from '../config/manifest.ts';
 import { decodePayload } from './codec.ts';
 import { RunningEvent, nameOf, type HandlerEntry } from './runtime.ts';
-import { currentEpoch, readyGeneration, workReady } from './wake.ts';
+import { currentEpoch, workReady } from './wake.ts';
 import { AwaitCap } from './await-cap.ts';
 import { AwaitingEvents } from './worker-awaiting.ts';
 import { IdleWaiter, yieldToLoop } from './worker-idle.ts';
@@ -302,7 +302,6 @@ async function serveLoop(task: ServeTask): Promise<ServeResult> {
   while (currentEpoch() === task.epoch) {
     refreshFlags();
     awaiting.letGoOfTimedOut();
-    const seen = readyGeneration();
     // Each claimed event may await: claim no more than the cap leaves room for.
     const room = awaitCap.value - awaiting.size;
     const n = room > 0 ? claim(Math.min(task.maxBatch, room)) : 0;
@@ -327,7 +326,7 @@ async function serveLoop(task: ServeTask): Promise<ServeResult> {
       continue;
     }
     if (awaiting.flushDue) flushEffects();
-    await idle.wait(seen, awaiting.size > 0 || awaiting.flushDue);
+    await idle.wait(room > 0, awaiting.size > 0 || awaiting.flushDue);
     awaiting.turn++;
     lastYield = clock.now();
     if (awaiting.flushDue) flushEffects();
