@@ -2,7 +2,11 @@
  * bench/events: events per second through native queue → piscina workers → handler →
  * completion, against baselines measured in the same run (interleaved rounds, medians):
  * - trivial handler over 10k tags vs one piscina task per event (a pool of the same size);
- * - ~50 µs CPU-bound handler vs the same piscina pool, and vs a single-thread in-process executor.
+ * - ~50 µs CPU-bound handler vs the same piscina pool, and vs a single-thread in-process executor;
+ * - chained: each event invokes the next event of its own tag from its event thread (10k tags), so
+ *   pushes come from every thread, not only the main one.
+ * Flags: `--threads=N` event threads (default: the cores, at least 2); `--modes=trivial,chained,cpu`
+ * runs only those (default: all); `--rounds=N` interleaved rounds (default 3).
  * Both sides get the same payload per event, and the piscina baseline keeps a bounded number of
  * tasks in flight, submitting one as each finishes (no barrier between batches).
  */
@@ -14,16 +18,35 @@ import { native } from '../src/native.ts';
 import { startServer, type GsfServer } from '../src/index.ts';
 import { calibrate, cpuWork } from './cpu-work.ts';
 import { workerExecArgv } from '../src/events/dispatcher.ts';
-import { printReport } from './report.ts';
+import { printReport, type BenchRow } from './report.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const THREADS = Math.max(2, os.availableParallelism());
 const TAGS = 10_000;
+/** Events each tag's chain runs in the chained mode (its first pushed by the main thread). */
+const CHAIN_LENGTH = 50;
 /** Tasks the piscina baseline keeps submitted at once: enough that its workers never wait for the main thread. */
 const IN_FLIGHT = 1024;
 /** What each trivial event carries, on both sides: a small game message. */
 const NOOP_PAYLOAD = { player: 'p-1024', x: 12, y: -3, action: 'move' };
-const ROUNDS = 3;
+const MODES = ['trivial', 'chained', 'cpu'] as const;
+type Mode = typeof MODES[number];
+
+/** The bench's flags (see the header). */
+export function parseFlags(flags: string[]): { threads: number; modes: Set<Mode>; rounds: number } {
+  const value = (name: string): string | undefined => flags.find((f) => f.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const count = (name: string, fallback: number): number => {
+    const v = value(name);
+    if (v === undefined) return fallback;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got '${v}'`);
+    return n;
+  };
+  const modes = value('modes')?.split(',') ?? [...MODES];
+  for (const m of modes) {
+    if (!(MODES as readonly string[]).includes(m)) throw new Error(`--modes: unknown mode '${m}' (known: ${MODES.join(', ')})`);
+  }
+  return { threads: count('threads', Math.max(2, os.availableParallelism())), modes: new Set(modes as Mode[]), rounds: count('rounds', 3) };
+}
 
 async function untilCompleted(target: number): Promise<void> {
   while (native.queueStats().completed_total < target) await new Promise((r) => setTimeout(r, 1));
@@ -41,6 +64,18 @@ async function gsfRate(server: GsfServer, event: string, payload: unknown, count
   }
   await untilCompleted(base + count);
   return count / ((performance.now() - start) / 1000);
+}
+
+/**
+ * Starts one chain of CHAIN_LENGTH events on each of TAGS tags: the main thread pushes the first,
+ * each event invokes the next from its event thread. Returns events/s until all complete.
+ */
+async function chainedRate(server: GsfServer): Promise<number> {
+  const base = native.queueStats().completed_total;
+  const start = performance.now();
+  for (let i = 0; i < TAGS; i++) server.invoke('bench.chain', CHAIN_LENGTH, { tag: 20_000_000_000 + i });
+  await untilCompleted(base + TAGS * CHAIN_LENGTH);
+  return (TAGS * CHAIN_LENGTH) / ((performance.now() - start) / 1000);
 }
 
 /** `count` piscina tasks of `name` with `payload`, `IN_FLIGHT` at a time; returns tasks/s. */
@@ -69,7 +104,8 @@ function singleThreadRate(iterations: number, count: number): number {
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-export async function run(): Promise<void> {
+export async function run(flags: string[] = []): Promise<void> {
+  const { threads: THREADS, modes, rounds: ROUNDS } = parseFlags(flags);
   const iterations = calibrate(50);
   const server = await startServer({
     manifest: {
@@ -85,44 +121,63 @@ export async function run(): Promise<void> {
   const pool = new Piscina({ filename: path.join(here, 'baseline-worker.ts'), minThreads: THREADS, maxThreads: THREADS, execArgv: workerExecArgv() });
   try {
     await gsfRate(server, 'bench.noop', NOOP_PAYLOAD, 50_000); // warm-up
-    await baselineRate(pool, 'noop', NOOP_PAYLOAD, 20_000);
-    await gsfRate(server, 'bench.cpu', iterations, 4_000);
-    await baselineRate(pool, 'cpu', iterations, 4_000);
+    if (modes.has('chained')) await chainedRate(server);
+    if (modes.has('trivial')) await baselineRate(pool, 'noop', NOOP_PAYLOAD, 20_000);
+    if (modes.has('cpu')) {
+      await gsfRate(server, 'bench.cpu', iterations, 4_000);
+      await baselineRate(pool, 'cpu', iterations, 4_000);
+    }
     // Interleaved rounds (ABAB…), medians: a busy moment of the machine hits both sides alike.
     const noopRuns = { gsf: [] as number[], pool: [] as number[] };
+    const chainRuns: number[] = [];
     const cpuRuns = { gsf: [] as number[], pool: [] as number[], single: [] as number[] };
     for (let i = 0; i < ROUNDS; i++) {
-      noopRuns.gsf.push(await gsfRate(server, 'bench.noop', NOOP_PAYLOAD, 1_000_000));
-      noopRuns.pool.push(await baselineRate(pool, 'noop', NOOP_PAYLOAD, 100_000));
+      if (modes.has('trivial')) {
+        noopRuns.gsf.push(await gsfRate(server, 'bench.noop', NOOP_PAYLOAD, 1_000_000));
+        noopRuns.pool.push(await baselineRate(pool, 'noop', NOOP_PAYLOAD, 100_000));
+      }
+      if (modes.has('chained')) chainRuns.push(await chainedRate(server));
     }
-    for (let i = 0; i < ROUNDS; i++) {
+    for (let i = 0; i < ROUNDS && modes.has('cpu'); i++) {
       cpuRuns.gsf.push(await gsfRate(server, 'bench.cpu', iterations, 40_000));
       cpuRuns.pool.push(await baselineRate(pool, 'cpu', iterations, 40_000));
       cpuRuns.single.push(singleThreadRate(iterations, 20_000));
     }
-    const noop = median(noopRuns.gsf);
-    const noopBase = median(noopRuns.pool);
-    const cpu = median(cpuRuns.gsf);
-    const cpuPool = median(cpuRuns.pool);
-    const single = median(cpuRuns.single);
-    printReport('events', [
-      { label: `gsf, trivial handler, ${TAGS} tags, ${THREADS} workers`, value: noop, unit: 'events/s' },
-      { label: `baseline: one piscina task per event (${THREADS} threads, ${IN_FLIGHT} in flight)`, value: noopBase, unit: 'events/s' },
-      { label: 'ratio', value: noop / noopBase, unit: 'x' },
-      { label: 'gsf, ~50 µs CPU-bound handler', value: cpu, unit: 'events/s' },
-      { label: `baseline: one piscina task per event (${THREADS} threads)`, value: cpuPool, unit: 'events/s' },
-      { label: 'ratio', value: cpu / cpuPool, unit: 'x' },
-      { label: 'baseline: single-thread in-process executor', value: single, unit: 'events/s' },
-      { label: 'ratio', value: cpu / single, unit: 'x' },
-    ], {
-      threads: THREADS, rounds: ROUNDS, in_flight: IN_FLIGHT,
-      trivial: { gsf_events_per_sec: Math.round(noop), baseline_events_per_sec: Math.round(noopBase), ratio: +(noop / noopBase).toFixed(2) },
-      cpu_bound: {
+    const rows: BenchRow[] = [];
+    const json: Record<string, unknown> = { threads: THREADS, rounds: ROUNDS, in_flight: IN_FLIGHT };
+    if (modes.has('trivial')) {
+      const noop = median(noopRuns.gsf);
+      const noopBase = median(noopRuns.pool);
+      rows.push(
+        { label: `gsf, trivial handler, ${TAGS} tags, ${THREADS} workers`, value: noop, unit: 'events/s' },
+        { label: `baseline: one piscina task per event (${THREADS} threads, ${IN_FLIGHT} in flight)`, value: noopBase, unit: 'events/s' },
+        { label: 'ratio', value: noop / noopBase, unit: 'x' },
+      );
+      json.trivial = { gsf_events_per_sec: Math.round(noop), baseline_events_per_sec: Math.round(noopBase), ratio: +(noop / noopBase).toFixed(2) };
+    }
+    if (modes.has('chained')) {
+      const chained = median(chainRuns);
+      rows.push({ label: `gsf, chained from the event threads, ${TAGS} tags × ${CHAIN_LENGTH}`, value: chained, unit: 'events/s' });
+      json.chained = { gsf_events_per_sec: Math.round(chained), tags: TAGS, chain_length: CHAIN_LENGTH };
+    }
+    if (modes.has('cpu')) {
+      const cpu = median(cpuRuns.gsf);
+      const cpuPool = median(cpuRuns.pool);
+      const single = median(cpuRuns.single);
+      rows.push(
+        { label: 'gsf, ~50 µs CPU-bound handler', value: cpu, unit: 'events/s' },
+        { label: `baseline: one piscina task per event (${THREADS} threads)`, value: cpuPool, unit: 'events/s' },
+        { label: 'ratio', value: cpu / cpuPool, unit: 'x' },
+        { label: 'baseline: single-thread in-process executor', value: single, unit: 'events/s' },
+        { label: 'ratio', value: cpu / single, unit: 'x' },
+      );
+      json.cpu_bound = {
         gsf_events_per_sec: Math.round(cpu),
         baseline_piscina_events_per_sec: Math.round(cpuPool), ratio_vs_piscina: +(cpu / cpuPool).toFixed(2),
         baseline_single_thread_events_per_sec: Math.round(single), ratio_vs_single_thread: +(cpu / single).toFixed(2),
-      },
-    });
+      };
+    }
+    printReport('events', rows, json);
   } finally {
     await pool.destroy();
     await server.stop();
