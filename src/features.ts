@@ -13,6 +13,7 @@ import { apiFeature } from './api/feature.ts';
 import { sessionFeature } from './session/feature.ts';
 import { authFeature } from './auth/client/feature.ts';
 import { consoleFeature } from './console/feature.ts';
+import { consolePageFeature } from './api/console-page.ts';
 import { pluginRoutesFeature } from './api/plugin-routes.ts';
 import { clusterFeature } from './cluster/feature.ts';
 
@@ -45,5 +46,6 @@ export const FEATURES: Feature[] = [
   authFeature,
   // Last: plugin routes are checked against every route of gsf's, the console's included.
   consoleFeature,
+  consolePageFeature,
   pluginRoutesFeature,
 ];

@@ -23,6 +23,8 @@ export interface HandlerRequest {
   path: string;
   /** Audit line prefix. */
   audit: string;
+  /** The operator a console change names (written in its audit line). */
+  operator?: string;
   /** A native writer answers it. */
   native: boolean;
   args: unknown;

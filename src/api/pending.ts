@@ -5,7 +5,7 @@
  * writers used outside their event), or until the handler deadline passes (504). The mailbox
  * wakes this thread once when it gets its first answer, and is drained whole: answers of many
  * requests and threads cost one wake-up. Every request writes one audit line:
- * method, path, status, duration; never a body.
+ * method, path, status, duration (and the operator a console change names); never a body.
  */
 import { native } from '../native.ts';
 import { describeError, gsfError } from '../errors.ts';
@@ -19,6 +19,8 @@ interface Pending {
   path: string;
   /** Audit line prefix: `cs-api` or `api`. */
   audit: string;
+  /** The operator a console change names (X-Gsf-Operator), or ''. */
+  operator: string;
   start: number;
   deadline: number;
   /** A native writer may answer it: its native state is released at the end. */
@@ -31,6 +33,8 @@ export interface OpenRequest {
   method: string;
   path: string;
   audit: string;
+  /** The operator a console change names, written in its audit line; '' or absent: none. */
+  operator?: string;
   native: boolean;
 }
 
@@ -56,7 +60,7 @@ export class PendingRequests {
   begin(rid: number, req: OpenRequest, answer: LaterResponse): void {
     if (this.closed) throw gsfError('GSF_ERR_UNAVAILABLE', 'the server is stopping');
     const start = performance.now();
-    this.open.set(rid, { method: req.method, path: req.path, audit: req.audit, native: req.native, start, deadline: start + this.timeoutMs, answer });
+    this.open.set(rid, { method: req.method, path: req.path, audit: req.audit, operator: req.operator ?? '', native: req.native, start, deadline: start + this.timeoutMs, answer });
     this.timer ??= setTimeout(() => this.expire(), this.timeoutMs + 1);
   }
 
@@ -119,7 +123,8 @@ export class PendingRequests {
     this.open.delete(rid);
     if (p.native) native.pluginApiRelease(rid);
     const ms = performance.now() - p.start;
-    this.log.info(`${p.audit} audit: method=${p.method}, path=${p.path}, status=${response.status}, duration_in_ms=${ms.toFixed(3)}`);
+    const who = p.operator === '' ? '' : `, operator=${JSON.stringify(p.operator)}`;
+    this.log.info(`${p.audit} audit: method=${p.method}, path=${p.path}, status=${response.status}, duration_in_ms=${ms.toFixed(3)}${who}`);
     try {
       p.answer.settle(response);
     } catch (err) {

@@ -50,6 +50,8 @@ export class ApiServer {
   private readonly app = uWS.App();
   private listening: Listening | null = null;
   private readonly failureLog: LineLimiter;
+  /** Path prefixes whose GET and HEAD need no token (see `servePublicly`). */
+  private readonly publicPrefixes: string[] = [];
 
   constructor(private readonly options: ApiServerOptions) {
     this.failureLog = createLineLimiter({ perKeyPerSecond: FAILURE_LINES_PER_SECOND, log: options.log });
@@ -66,6 +68,19 @@ export class ApiServer {
   /** The port actually bound (after `listen`, also when 0 was asked). */
   get port(): number {
     return this.listening?.port ?? 0;
+  }
+
+  /**
+   * GET and HEAD of `prefix` (a path ending in `/`, also asked without it) and of paths under
+   * it are served without the token: a page that holds no data and asks for the token itself.
+   */
+  servePublicly(prefix: string): void {
+    this.publicPrefixes.push(prefix);
+  }
+
+  private isPublic(method: string, path: string): boolean {
+    if (this.publicPrefixes.length === 0 || (method !== 'GET' && method !== 'HEAD')) return false;
+    return this.publicPrefixes.some((p) => path.startsWith(p) || path === p.slice(0, -1));
   }
 
   async listen(): Promise<number> {
@@ -89,7 +104,7 @@ export class ApiServer {
       return;
     }
     const token = this.options.token ?? '';
-    if (token !== '') {
+    if (token !== '' && !this.isPublic(method, path)) {
       const auth = req.getHeader('authorization');
       const presented = auth.startsWith('Bearer ') ? auth.slice(7)
         : path.startsWith('/dashboard') ? new URLSearchParams(req.getQuery() ?? '').get('token') ?? '' : '';

@@ -24,6 +24,7 @@ import { DEFAULT_NOTICE_CATEGORY, OPERATIONS, type ArgsContext, type ConsoleOper
 import { onPluginSwap } from '../plugins/reload-hooks.ts';
 import { consoleRegistry, operationKey, type ConsoleSide, type CustomQuery } from './registry.ts';
 import { bad, bodyObject, Fields } from './requests.ts';
+import { AuditTrail, auditRoute, isChange, operatorOf } from './audit-trail.ts';
 
 const V1 = '/cs-api/v1';
 type ConsoleRouter = Pick<Router, 'add' | 'get' | 'post' | 'remove'>;
@@ -78,7 +79,7 @@ function campaignRoutes(router: ConsoleRouter, side: ConsoleSide, services: Hand
       new Fields(campaign).nonEmpty('campaign_id');
       return services.dispatch({
         key: entry[phase], tag: randomTag(), name: `cs-api.${name}`, method: req.method, path: req.path, audit: 'cs-api',
-        native: side.name === 'native', args: { type, campaign },
+        operator: operatorOf(req), native: side.name === 'native', args: { type, campaign },
       });
     });
   }
@@ -106,7 +107,7 @@ function queryRoutes(router: ConsoleRouter, side: ConsoleSide, services: Handler
       }
       return services.dispatch({
         key: q.key, tag: randomTag(), name: `cs-api.CustomQuery.${q.uri.replace(/\//g, '.')}`, method: req.method, path: req.path,
-        audit: 'cs-api', native: side.name === 'native', args: { fields },
+        audit: 'cs-api', operator: isChange(req.method) ? operatorOf(req) : '', native: side.name === 'native', args: { fields },
       });
     });
   };
@@ -129,35 +130,73 @@ function queryRoutes(router: ConsoleRouter, side: ConsoleSide, services: Handler
 /**
  * Every console request writes one audit line: the ones handed to a handler when their answer
  * is written (PendingRequests), the ones answered here (refusals, registry reads) at once.
+ * Changes (every method but GET and HEAD) also enter the audit trail when they are answered.
  */
-function audited(log: Logger, handler: RouteHandler): RouteHandler {
+function audited(log: Logger, trail: AuditTrail, handler: RouteHandler): RouteHandler {
   // No closure per request: the loader names each one with a defineProperty call.
   return (req) => {
     const start = performance.now();
+    if (isChange(req.method)) return change(log, trail, handler, req, start);
     let result: ReturnType<RouteHandler>;
     try {
       result = handler(req);
     } catch (err) {
-      auditLine(log, req, err instanceof GsfError && err.status > 0 ? err.status : 500, start);
+      auditLine(log, req, statusOf(err), start, '');
       throw err;
     }
     // Answers given later are audited when they are written (PendingRequests).
-    if (!(result instanceof Promise) && !(result instanceof LaterResponse)) auditLine(log, req, result.status, start);
+    if (!(result instanceof Promise) && !(result instanceof LaterResponse)) auditLine(log, req, result.status, start, '');
     return result;
   };
 }
 
-function auditLine(log: Logger, req: ApiRequest, status: number, start: number): void {
-  log.info(`cs-api audit: method=${req.method}, path=${req.path}, status=${status}, duration_in_ms=${(performance.now() - start).toFixed(3)}`);
+const statusOf = (err: unknown): number => (err instanceof GsfError && err.status > 0 ? err.status : 500);
+
+/** A change: audited like any request, and entered in the trail once its answer is known. */
+function change(log: Logger, trail: AuditTrail, handler: RouteHandler, req: ApiRequest, start: number): ReturnType<RouteHandler> {
+  const { method, path } = req;
+  let operator = '';
+  let result: ReturnType<RouteHandler>;
+  try {
+    operator = operatorOf(req);
+    result = handler(req);
+  } catch (err) {
+    auditLine(log, req, statusOf(err), start, operator);
+    trail.record(operator, method, path, statusOf(err), performance.now() - start);
+    throw err;
+  }
+  if (result instanceof LaterResponse) {
+    // PendingRequests writes the line; the trail takes the answer on its way to the client.
+    const later = new LaterResponse();
+    result.onAnswer((r) => {
+      trail.record(operator, method, path, r.status, performance.now() - start);
+      later.settle(r);
+    });
+    return later;
+  }
+  if (result instanceof Promise) {
+    return result.then(
+      (r) => { trail.record(operator, method, path, r.status, performance.now() - start); return r; },
+      (err: unknown) => { trail.record(operator, method, path, statusOf(err), performance.now() - start); throw err; },
+    );
+  }
+  auditLine(log, req, result.status, start, operator);
+  trail.record(operator, method, path, result.status, performance.now() - start);
+  return result;
+}
+
+function auditLine(log: Logger, req: ApiRequest, status: number, start: number, operator: string): void {
+  const who = operator === '' ? '' : `, operator=${JSON.stringify(operator)}`;
+  log.info(`cs-api audit: method=${req.method}, path=${req.path}, status=${status}, duration_in_ms=${(performance.now() - start).toFixed(3)}${who}`);
 }
 
 /** The console's router: every route added through it is audited. */
-function auditedRouter(router: Router, log: Logger): ConsoleRouter {
+function auditedRouter(router: Router, log: Logger, trail: AuditTrail): ConsoleRouter {
   return {
     remove: (method, pattern) => router.remove(method, pattern),
-    add: (method, pattern, handler) => router.add(method, pattern, audited(log, handler)),
-    get: (pattern, handler) => router.add('GET', pattern, audited(log, handler)),
-    post: (pattern, handler) => router.add('POST', pattern, audited(log, handler)),
+    add: (method, pattern, handler) => router.add(method, pattern, audited(log, trail, handler)),
+    get: (pattern, handler) => router.add('GET', pattern, audited(log, trail, handler)),
+    post: (pattern, handler) => router.add('POST', pattern, audited(log, trail, handler)),
   };
 }
 
@@ -173,7 +212,8 @@ function start({ manifest, thread, dispatcher, api }: FeatureContext): RunningFe
   const services = handlerServices(thread.runtime, dispatcher, manifest.components.ApiService!.api_service_handler_timeout_in_ms as number, thread.log);
   const lines = createLineLimiter({ perKeyPerSecond: 5, log: thread.log });
   const ctx: ArgsContext = { rules: side, maxPageSize: args.deploy_api_max_page_size as number, logError: (line) => lines.error('gate', line) };
-  const router = auditedRouter(api.router, thread.log);
+  const trail = new AuditTrail();
+  const router = auditedRouter(api.router, thread.log, trail);
   for (const op of OPERATIONS) {
     const key = operationKey(side.name, op.name);
     const name = `cs-api.${op.name}`;
@@ -182,7 +222,8 @@ function start({ manifest, thread, dispatcher, api }: FeatureContext): RunningFe
         if (!side.operations.has(op.name)) throw gsfError('GSF_ERR_NOT_IMPLEMENTED', `operation ${op.name}`, side.name);
         const opArgs = op.args(req, ctx);
         return services.dispatch({
-          key, tag: operationTag(op, req), name, method: req.method, path: req.path, audit: 'cs-api', native: side.name === 'native', args: opArgs,
+          key, tag: operationTag(op, req), name, method: req.method, path: req.path, audit: 'cs-api',
+          operator: op.http === 'GET' ? '' : operatorOf(req), native: side.name === 'native', args: opArgs,
         });
       });
     }
@@ -190,6 +231,7 @@ function start({ manifest, thread, dispatcher, api }: FeatureContext): RunningFe
   campaignRoutes(router, side, services);
   const unsubscribe = onPluginSwap(queryRoutes(router, side, services, lines));
   metaRoutes(router, side);
+  router.get(`${V1}/audit`, auditRoute(trail, ctx.maxPageSize));
   return {
     stop() {
       unsubscribe();

@@ -1,0 +1,95 @@
+/*
+ * Accounts: the search (conditions from GetUserSearchConditions, paged results) and the account
+ * view (its fields, editable ones editable; logged in; banned; Ban, Reinstate, Force logout),
+ * with its characters below it.
+ */
+/* global URLSearchParams */
+import { V1, call, choices, get, path } from './console-api.js';
+import { $, attempt, change, clearError, el, fieldList, paged, say, show } from './console-ui.js';
+import { renderCharacters } from './console-characters.js';
+
+/** Fills the search conditions and wires the search form. */
+export async function initAccounts() {
+  $('search-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    void search();
+  });
+  await attempt(async () => {
+    const [editable, missions] = await Promise.all([get(`${V1}/editable-fields/`), get(`${V1}/mission/categories/`)]);
+    choices.editable = editable;
+    choices.missions = missions;
+  });
+  await attempt(async () => {
+    const conditions = await get(`${V1}/search-conditions/`);
+    $('search-condition').replaceChildren(...conditions.map((c) => el('option', { value: c, text: c })));
+  });
+}
+
+/** The id an account of a search result goes by: its `account_id` (or `id`), else its first field. */
+function accountId(user) {
+  if (user === null || typeof user !== 'object') return show(user);
+  return show(user.account_id ?? user.id ?? Object.values(user)[0] ?? '');
+}
+
+async function search() {
+  clearError();
+  const condition = $('search-condition').value;
+  const value = $('search-value').value;
+  const load = async (pageNo, pageSize) => {
+    const q = new URLSearchParams({ condition, value, page_no: String(pageNo), page_size: String(pageSize) });
+    return (await get(`${V1}/account/search/?${q}`)).users;
+  };
+  const render = (users) => {
+    if (users.length === 0) return el('p', { class: 'muted', text: `No account where ${condition} is '${value}'.` });
+    return el('ul', { class: 'results', 'aria-label': 'Search results' }, ...users.map((u) => {
+      const id = accountId(u);
+      const rest = u && typeof u === 'object' ? Object.entries(u).filter(([k]) => k !== 'account_id').map(([k, v]) => `${k}: ${show(v)}`).join(', ') : '';
+      return el('li', {},
+        el('button', { type: 'button', text: id, 'aria-label': `Open account ${id}`, on: { click: () => openAccount(id) } }),
+        rest ? el('span', { class: 'muted', text: ` ${rest}` }) : null);
+    }));
+  };
+  await paged($('search-results'), 'search results', load, render).ready;
+  say(`Searched accounts where ${condition} is '${value}'.`);
+}
+
+/** Settles to the value, or to `{failed: message}` when the call failed (shown in its place). */
+const settle = (p) => p.then((v) => v, (err) => ({ failed: err.message }));
+
+const flag = (label, v, yes, no) => el('span', { class: `flag ${v === true ? 'on' : ''}`, text: `${label}: ${v === true ? yes : v === false ? no : `unknown (${v.failed})`}` });
+
+/** Shows account `id` in the account view, and focuses its heading. */
+export async function openAccount(id) {
+  const box = $('account');
+  clearError();
+  await attempt(async () => {
+    const [user, loggedIn, banned] = await Promise.all([
+      get(path('account', id)), settle(get(path('account', id, 'connection'))), settle(get(path('account', id, 'ban'))),
+    ]);
+    const reopen = () => openAccount(id);
+    const post = (what, question, done) => async () => {
+      if (await change(question, () => call('POST', path('account', id, what)), done)) await reopen();
+    };
+    const save = async (field, value) => {
+      if (await change(`Set ${field} of account ${id} to '${value}'?`, () => call('PUT', path('account', id, field, value)), `Saved ${field} of account ${id}.`)) {
+        await reopen();
+      }
+    };
+    const actions = el('div', { class: 'row' },
+      banned === true
+        ? el('button', { type: 'button', text: 'Reinstate', on: { click: post('reinstate', `Reinstate account ${id}? They can log in again.`, `Reinstated ${id}.`) } })
+        : el('button', { type: 'button', text: 'Ban', class: 'danger', on: { click: post('ban', `Ban account ${id}? Their session is closed and they cannot log in until reinstated.`, `Banned ${id}.`) } }),
+      el('button', { type: 'button', text: 'Force logout', on: { click: post('logout', `Force account ${id} to log out?`, `Logged ${id} out.`) } }),
+      el('button', { type: 'button', text: 'Refresh', 'aria-label': `Refresh account ${id}`, on: { click: reopen } }));
+    const heading = el('h3', { id: 'account-title', tabindex: '-1', text: `Account ${id}` });
+    const characters = el('div', { class: 'characters' });
+    box.replaceChildren(el('section', { class: 'account', 'aria-labelledby': 'account-title' },
+      heading,
+      el('p', { class: 'row' }, flag('Logged in', loggedIn, 'yes', 'no'), flag('Banned', banned, 'yes', 'no')),
+      actions,
+      fieldList('Account', user, choices.editable.account ?? [], save),
+      characters));
+    heading.focus();
+    await renderCharacters(characters, id);
+  });
+}

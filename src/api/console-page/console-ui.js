@@ -1,0 +1,154 @@
+/*
+ * The console page's building blocks: elements, tables, an editable field list, paging, the
+ * status and error lines, and the confirmation every change asks for. Data is always set as
+ * text, never as HTML.
+ */
+/* global document */
+
+export const $ = (id) => document.getElementById(id);
+
+/**
+ * An element: `attrs` are attributes (`class`, `aria-label`, …), `text` (its text), `on`
+ * (event listeners) or, for other names that are properties (`value`, `type`, `disabled`), set
+ * as properties; children are nodes or strings.
+ */
+export function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'text') e.textContent = String(v);
+    else if (k === 'on') for (const [type, fn] of Object.entries(v)) e.addEventListener(type, fn);
+    else if (k in e && !k.includes('-')) e[k] = v;
+    else e.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+
+/** A value as the page shows it: strings as they are, the rest as JSON. */
+export const show = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/** Says what happened, in the status line (read out by screen readers). */
+export function say(text) {
+  $('status').textContent = text;
+}
+
+/** Shows an error: the API's message as the API words it, and its code. */
+export function showError(err) {
+  const box = $('error');
+  box.replaceChildren(el('span', { class: 'message', text: err.message }));
+  if (err.code) box.append(' ', el('span', { class: 'code', text: `(${err.code}, HTTP ${err.status})` }));
+  box.hidden = false;
+}
+
+export function clearError() {
+  $('error').hidden = true;
+  $('error').replaceChildren();
+}
+
+/** Runs `fn`, showing its error if it fails; resolves to whether it succeeded. */
+export async function attempt(fn) {
+  try {
+    await fn();
+    return true;
+  } catch (err) {
+    showError(err);
+    return false;
+  }
+}
+
+/** Asks the operator to confirm `text`; resolves to true for Confirm, false for Cancel or Escape. */
+export function confirmChange(text) {
+  const dialog = $('confirm');
+  $('confirm-text').textContent = text;
+  return new Promise((resolve) => {
+    const done = (ok) => {
+      $('confirm-ok').removeEventListener('click', yes);
+      $('confirm-cancel').removeEventListener('click', no);
+      dialog.removeEventListener('close', no);
+      if (dialog.open) dialog.close();
+      resolve(ok);
+    };
+    const yes = () => done(true);
+    const no = () => done(false);
+    $('confirm-ok').addEventListener('click', yes);
+    $('confirm-cancel').addEventListener('click', no);
+    dialog.addEventListener('close', no);
+    dialog.showModal();
+    $('confirm-cancel').focus();
+  });
+}
+
+/**
+ * A change: asks for confirmation of `question`, then runs `fn`; says `done` when it
+ * succeeded. Resolves to whether the change was made.
+ */
+export async function change(question, fn, done) {
+  if (!(await confirmChange(question))) {
+    say('Cancelled.');
+    return false;
+  }
+  clearError();
+  const ok = await attempt(fn);
+  if (ok) say(done);
+  return ok;
+}
+
+/**
+ * A table of objects: one column per key seen (or `columns`), and `action(row)`'s nodes in a
+ * last column when given.
+ */
+export function table(rows, { caption, columns, action } = {}) {
+  const keys = columns ?? [...new Set(rows.flatMap((r) => (r && typeof r === 'object' ? Object.keys(r) : [])))];
+  const head = el('tr', {}, ...keys.map((k) => el('th', { scope: 'col', text: k })), action ? el('th', { scope: 'col', text: 'actions' }) : null);
+  const body = rows.map((r) => el('tr', {},
+    ...keys.map((k) => el('td', { text: r && typeof r === 'object' && r[k] !== undefined ? show(r[k]) : '' })),
+    action ? el('td', {}, ...action(r)) : null));
+  return el('table', {}, caption ? el('caption', { text: caption }) : null, el('thead', {}, head), el('tbody', {}, ...body));
+}
+
+/**
+ * The fields of an object, one row each; an editable field has an input and a Save button
+ * that calls `save(field, value)`.
+ */
+export function fieldList(what, obj, editable, save) {
+  const rows = Object.entries(obj).map(([k, v]) => {
+    let value;
+    if (editable.includes(k)) {
+      const input = el('input', { value: show(v), 'aria-label': `${what} ${k}` });
+      value = el('form', { class: 'inline', on: { submit: (e) => { e.preventDefault(); save(k, input.value); } } },
+        input, el('button', { type: 'submit', 'aria-label': `Save ${k}`, text: 'Save' }));
+    } else {
+      value = show(v);
+    }
+    return el('tr', {}, el('th', { scope: 'row', text: k }), el('td', {}, value));
+  });
+  for (const k of editable) {
+    if (k in obj) continue;
+    const input = el('input', { 'aria-label': `${what} ${k}` });
+    rows.push(el('tr', {}, el('th', { scope: 'row', text: k }), el('td', {},
+      el('form', { class: 'inline', on: { submit: (e) => { e.preventDefault(); save(k, input.value); } } },
+        input, el('button', { type: 'submit', 'aria-label': `Save ${k}`, text: 'Save' })))));
+  }
+  return el('table', { class: 'fields', 'aria-label': `${what} fields` }, el('tbody', {}, ...rows));
+}
+
+/**
+ * A paged view in `box`: `load(pageNo, pageSize)` resolves to the page's rows, `render(rows)`
+ * to its node. Previous and Next move a page; Next is off once a page comes back short.
+ * Resolves once the first page is shown; `reload()` shows the current page again.
+ */
+export function paged(box, label, load, render, pageSize = 20) {
+  let pageNo = 0;
+  const show1 = async () => {
+    let rows;
+    const ok = await attempt(async () => { rows = await load(pageNo, pageSize); });
+    if (!ok) return;
+    const prev = el('button', { type: 'button', text: 'Previous page', 'aria-label': `Previous page of ${label}`, disabled: pageNo === 0,
+      on: { click: () => { pageNo--; void show1(); } } });
+    const next = el('button', { type: 'button', text: 'Next page', 'aria-label': `Next page of ${label}`, disabled: rows.length < pageSize,
+      on: { click: () => { pageNo++; void show1(); } } });
+    box.replaceChildren(render(rows), el('div', { class: 'pager row' }, prev, el('span', { class: 'muted', text: `page ${pageNo + 1}` }), next));
+  };
+  return { ready: show1(), reload: show1 };
+}
