@@ -94,15 +94,27 @@ function setFields(ev: RunningEvent, type: string, id: string, fields: Uint8Arra
  */
 export function settleNativeCall(outcome: NativeCallOutcome, env: NativeCallEnv): void | Promise<void> {
   if (outcome === null) return undefined;
+  const pending: Fetch[] = [];
+  carryOut(outcome, env, pending);
+  return pending.length === 0 ? undefined : continueAfter(pending, env);
+}
+
+/**
+ * Carries out one call's outcome and pushes the fetches it asked for onto `pending`, last first,
+ * so its first fetch is the next popped. Throws with the call's failure; its own fetches are then
+ * dropped (those already pending are the caller's to drop).
+ */
+function carryOut(outcome: NativeCallOutcome, env: NativeCallEnv, pending: Fetch[]): void {
+  if (outcome === null) return;
   if (typeof outcome === 'string' || outcome instanceof Uint8Array) {
     env.ops.sendFrame(env.ev.sessionId ?? 0, outcome);
-    return undefined;
+    return;
   }
-  const fetches: Fetch[] = [];
+  const start = pending.length;
   let failure: unknown;
   const succeeded = Array.isArray(outcome);
   try {
-    applyAll(succeeded ? outcome : outcome.effects, env, fetches);
+    applyAll(succeeded ? outcome : outcome.effects, env, pending);
   } catch (err) {
     failure = err;
   }
@@ -112,64 +124,60 @@ export function settleNativeCall(outcome: NativeCallOutcome, env: NativeCallEnv)
     failure = new Error(`plugin '${env.plugin}' ${env.what} '${env.name}' failed: ${status}${outcome.error ? `: ${outcome.error}` : ''}`);
   }
   if (failure !== undefined) {
-    for (const [continuation] of fetches) native.pluginDropContinuation(continuation);
+    for (let i = start; i < pending.length; i++) native.pluginDropContinuation(pending[i]![0]);
+    pending.length = start;
     throw failure;
   }
-  if (fetches.length === 0) return undefined;
-  return continueAfter(fetches, 0, env);
+  // Most calls ask for one fetch or none.
+  for (let i = start, j = pending.length - 1; i < j; i++, j--) {
+    const f = pending[i]!;
+    pending[i] = pending[j]!;
+    pending[j] = f;
+  }
 }
 
 /**
- * Runs the continuations in order. Fetches answered at once continue at once, in the handler's
- * own call, so a handler whose objects are cached never parks its event; the first fetch that
- * must wait turns the rest into a promise.
+ * Runs the pending continuations, depth first: what a continuation fetches runs before the
+ * fetches after it. A loop over one stack, not a call per continuation, so a handler that walks a
+ * long list one cached fetch at a time runs in constant stack. Fetches answered at once continue
+ * at once, in the handler's own call, so a handler whose objects are cached never parks its
+ * event; the first fetch that must wait turns the rest into a promise.
  */
-function continueAfter(fetches: Fetch[], from: number, env: NativeCallEnv): void | Promise<void> {
-  let i = from;
-  try {
-    for (; i < fetches.length; i++) {
-      const [continuation, result] = fetches[i]!;
-      if (result instanceof Promise) return continueLater(fetches, i, env);
-      const more = runContinuation(continuation, result, env);
-      if (more instanceof Promise) {
-        const next = i + 1;
-        return more.then(() => env.rt.call(true, env.ev, continueAfter, fetches, next, env) as void | Promise<void>, (err: unknown) => {
-          dropFrom(fetches, next);
-          throw err;
-        });
-      }
+function continueAfter(pending: Fetch[], env: NativeCallEnv): void | Promise<void> {
+  while (pending.length > 0) {
+    const [continuation, h] = pending[pending.length - 1]!;
+    if (h instanceof Promise) return continueLater(pending, env);
+    pending.pop();
+    try {
+      if (h !== null) remember(env.ev, h);
+      contextCells(env.ev);
+      const out = native.pluginContinue(continuation, h !== null, h?.id ?? '', h === null ? null : encodePayload(h.toJSON()));
+      countCachedReads(env.ev);
+      carryOut(out, env, pending);
+    } catch (err) {
+      dropAll(pending);
+      throw err;
     }
-  } catch (err) {
-    dropFrom(fetches, i + 1);
-    throw err;
   }
   return undefined;
 }
 
-async function continueLater(fetches: Fetch[], i: number, env: NativeCallEnv): Promise<void> {
-  let h: ObjectHandle | null;
+async function continueLater(pending: Fetch[], env: NativeCallEnv): Promise<void> {
+  const top = pending[pending.length - 1]!;
   try {
-    h = await fetches[i]![1];
+    top[1] = await top[1];
   } catch (err) {
-    dropFrom(fetches, i + 1);
+    dropAll(pending);
     throw err;
   }
   // After the wait the event's async context is entered again, as the first call had it.
-  fetches[i]![1] = h;
-  await env.rt.call(true, env.ev, continueAfter, fetches, i, env);
+  await env.rt.call(true, env.ev, continueAfter, pending, env, undefined);
 }
 
-/** Calls a continuation with its object and carries out what it produced. */
-function runContinuation(continuation: number, h: ObjectHandle | null, env: NativeCallEnv): void | Promise<void> {
-  if (h !== null) remember(env.ev, h);
-  contextCells(env.ev);
-  const out = native.pluginContinue(continuation, h !== null, h?.id ?? '', h === null ? null : encodePayload(h.toJSON()));
-  countCachedReads(env.ev);
-  return settleNativeCall(out, env);
-}
-
-function dropFrom(fetches: Fetch[], from: number): void {
-  for (let i = from; i < fetches.length; i++) native.pluginDropContinuation(fetches[i]![0]);
+/** Drops every pending continuation (the event failed: none of them will run). */
+function dropAll(pending: Fetch[]): void {
+  for (const [continuation] of pending) native.pluginDropContinuation(continuation);
+  pending.length = 0;
 }
 
 function mode(value: unknown): 'read' | 'write' {
