@@ -32,11 +32,11 @@ async function status(base: string, p: string): Promise<[number, unknown]> {
 const API = { api_service_port: 0 };
 const notFound = (p: string) => [404, { error: 'GSF_ERR_NOT_FOUND', message: `no route for GET ${p}` }];
 
-test.serial('with only ApiService listed: profiling and status answer, counters, metrics, dashboard and configurations are 404', async (t) => {
+test.serial('with only ApiService listed: profiling and status answer, counters, metrics, dashboard, configurations and the console page are 404', async (t) => {
   const { server } = await start({ ApiService: API });
   try {
     const base = `http://127.0.0.1:${server.api.port}`;
-    for (const p of ['/v1/counters/', '/v1/counters/process/maxrss/', '/metrics', '/dashboard/', '/v1/configurations/', '/v1/configurations/v']) {
+    for (const p of ['/v1/counters/', '/v1/counters/process/maxrss/', '/metrics', '/dashboard/', '/v1/configurations/', '/v1/configurations/v', '/console/']) {
       t.deepEqual(await status(base, p), notFound(p), p);
     }
     t.is((await status(base, '/v1/status'))[0], 200);
