@@ -28,8 +28,10 @@ typedef struct arena_req {
   size_t args_len;
   uint8_t* kept; /* bytes kept across a continuation (a fetched object's fields, a list) */
   size_t kept_len;
-  char* text;    /* a string kept across a continuation (an id) */
+  char* text;    /* a string kept across a continuation (an id), NUL-terminated; it may hold NULs */
+  size_t text_len;
   size_t next;   /* the next element of a list walked one fetch at a time */
+  size_t at;     /* where that element starts, in bytes from the list's start (0: not yet found) */
   int64_t number;
   arena_bag* bags;
   size_t bag_count;
@@ -53,13 +55,24 @@ void write_field(gsf_mp_writer* w, gsf_type_borrowed_bytes map, const char* key)
 /** Keeps a copy of bytes / a string on the request. */
 int keep_bytes(arena_req* r, gsf_type_borrowed_bytes bytes);
 int keep_text(arena_req* r, gsf_type_borrowed_str text);
+/** The string kept by keep_text, with its length. */
+gsf_type_borrowed_str kept_text(const arena_req* r);
 /** Whether a borrowed string equals a C string. */
 int str_is(gsf_type_borrowed_str s, const char* c);
 /** A whole number in decimal digits (1 to 15 of them), or -1. */
 int64_t parse_count(gsf_type_borrowed_str s);
 
-/** Fails the request (answer_error with a formatted message) and frees it. */
-void fail(arena_req* r, gsf_type_status status, const char* format, ...);
+#if defined(__GNUC__)
+#define ARENA_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define ARENA_PRINTF(f, a)
+#endif
+/**
+ * Fails the request (answer_error with a formatted message) and frees it. The format takes
+ * printf's %.*s (the bytes of a length and pointer, NULs included), %s, %d, %u, %lld and %%;
+ * the message has no length limit.
+ */
+void fail(arena_req* r, gsf_type_status status, const char* format, ...) ARENA_PRINTF(3, 4);
 /** Answers with the JSON value in `w` (a map or array), then frees the writer and the request. */
 void answer_json(arena_req* r, gsf_mp_writer* w);
 void answer_void(arena_req* r);

@@ -275,13 +275,33 @@ static void add_items(arena_req* r, arena_bag* b) {
   }
 }
 
-/* The n-th string of a msgpack array (the request's `users`, or the kept roster names). */
-static int nth_name(gsf_mp_reader list, size_t index, gsf_type_borrowed_str* out) {
+/* The list a gift walks: the request's `users`, or the roster names kept (gift to all). */
+static gsf_type_borrowed_bytes gift_list(const arena_req* r) {
+  gsf_mp_reader list;
+  if (r->number == 2) return gsf_bytes(r->kept, r->kept_len);
+  if (!field(gsf_bytes(r->args, r->args_len), "users", &list)) return gsf_bytes(NULL, 0);
+  return gsf_bytes(list.p, (size_t)(list.end - list.p));
+}
+
+/* The list's element r->next, read where it starts (r->at): a long list is walked once, not once per element. */
+static int gift_target(arena_req* r, gsf_type_borrowed_str* out) {
+  gsf_type_borrowed_bytes list = gift_list(r);
+  gsf_mp_reader rd;
   uint32_t n = 0;
-  size_t i;
-  if (!gsf_mp_read_array(&list, &n) || index >= n) return 0;
-  for (i = 0; i < index; i++) gsf_mp_skip(&list);
-  return gsf_mp_read_str(&list, out);
+  gsf_mp_reader_init(&rd, list.ptr, list.len);
+  if (!gsf_mp_read_array(&rd, &n) || r->next >= n) return 0;
+  if (r->at == 0) r->at = (size_t)(rd.p - list.ptr);
+  gsf_mp_reader_init(&rd, list.ptr + r->at, list.len - r->at);
+  return gsf_mp_read_str(&rd, out);
+}
+
+static void gift_advance(arena_req* r) {
+  gsf_type_borrowed_bytes list = gift_list(r);
+  gsf_mp_reader rd;
+  gsf_mp_reader_init(&rd, list.ptr + r->at, list.len - r->at);
+  gsf_mp_skip(&rd);
+  r->at = (size_t)(rd.p - list.ptr);
+  r->next++;
 }
 
 static gsf_type_status gift_next(gsf_type_call call, arena_req* r);
@@ -290,16 +310,17 @@ static gsf_type_status on_gift_player(gsf_type_call call, int32_t found, gsf_typ
                                       void* user_data) {
   arena_req* r = (arena_req*)user_data;
   if (found) {
-    add_items(r, load_bag(r, id, fields));
+    size_t known = r->bag_count;
+    arena_bag* b = load_bag(r, id, fields);
+    /* An account listed again (by name, or through its character) is gifted once. */
+    if (r->bag_count > known) add_items(r, b);
   } else if (r->number != 2) { /* gift to all: players missing from the roster are skipped */
-    gsf_mp_reader users;
     gsf_type_borrowed_str name;
-    field(gsf_bytes(r->args, r->args_len), "users", &users);
-    nth_name(users, r->next, &name);
+    gift_target(r, &name);
     fail(r, GSF_STATUS_NOT_FOUND, r->number == 0 ? "no account '%.*s'" : "no account owns character '%.*s'", (int)name.len, name.ptr);
     return GSF_STATUS_OK;
   }
-  r->next++;
+  gift_advance(r);
   return gift_next(call, r);
 }
 
@@ -308,10 +329,8 @@ static gsf_type_status on_gift_character(gsf_type_call call, int32_t found, gsf_
   arena_req* r = (arena_req*)user_data;
   gsf_type_borrowed_str owner;
   if (!found) {
-    gsf_mp_reader users;
     gsf_type_borrowed_str name;
-    field(gsf_bytes(r->args, r->args_len), "users", &users);
-    nth_name(users, r->next, &name);
+    gift_target(r, &name);
     fail(r, GSF_STATUS_NOT_FOUND, "no character '%.*s'", (int)name.len, name.ptr);
     return GSF_STATUS_OK;
   }
@@ -321,11 +340,8 @@ static gsf_type_status on_gift_character(gsf_type_call call, int32_t found, gsf_
 
 /* `number`: 0 gift to accounts, 1 to characters, 2 to everyone on the roster (kept). */
 static gsf_type_status gift_next(gsf_type_call call, arena_req* r) {
-  gsf_mp_reader list;
   gsf_type_borrowed_str name;
-  if (r->number == 2) gsf_mp_reader_init(&list, r->kept, r->kept_len);
-  else field(gsf_bytes(r->args, r->args_len), "users", &list);
-  if (!nth_name(list, r->next, &name)) return commit_bags(call, r);
+  if (!gift_target(r, &name)) return commit_bags(call, r);
   if (r->number == 1) return fetch_id(call, r, "ArenaCharacter", name, GSF_OBJECT_READ, on_gift_character);
   return fetch_player(call, r, name, GSF_OBJECT_WRITE, on_gift_player);
 }

@@ -135,7 +135,7 @@ static gsf_type_status set_character(gsf_type_call call, arena_req* r, const cha
   gsf_mp_write_cstr(&set, field_name);
   gsf_mp_write_raw(&set, gsf_mp_writer_bytes(value));
   gsf_mp_writer_free(value);
-  status = host->object_set(call, gsf_str("ArenaCharacter"), gsf_str(r->text), gsf_mp_writer_bytes(&set));
+  status = host->object_set(call, gsf_str("ArenaCharacter"), kept_text(r), gsf_mp_writer_bytes(&set));
   gsf_mp_writer_free(&set);
   if (status != GSF_STATUS_OK) {
     req_free(r);
@@ -149,11 +149,11 @@ static gsf_type_status set_character(gsf_type_call call, arena_req* r, const cha
 static gsf_type_status on_nickname_holder(gsf_type_call call, int32_t found, gsf_type_borrowed_str id, gsf_type_borrowed_bytes fields,
                                           void* user_data) {
   arena_req* r = (arena_req*)user_data;
-  gsf_type_borrowed_str value;
+  gsf_type_borrowed_str value, mine = kept_text(r);
   gsf_mp_writer v;
   (void)fields;
   arg_str(r, "value", &value);
-  if (found && !str_is(id, r->text)) {
+  if (found && (id.len != mine.len || memcmp(id.ptr, mine.ptr, id.len) != 0)) {
     fail(r, GSF_STATUS_CONFLICT, "nickname '%.*s' is taken", (int)value.len, value.ptr);
     return GSF_STATUS_OK;
   }

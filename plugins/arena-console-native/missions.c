@@ -224,16 +224,17 @@ gsf_type_status campaign_end(gsf_type_call call, const gsf_type_api_request* req
 static gsf_type_status on_query_player(gsf_type_call call, int32_t found, gsf_type_borrowed_str id, gsf_type_borrowed_bytes fields,
                                        void* user_data) {
   arena_req* r = (arena_req*)user_data;
+  gsf_type_borrowed_str name = kept_text(r);
   gsf_mp_writer w;
   (void)call, (void)id;
   if (!found) {
-    fail(r, GSF_STATUS_NOT_FOUND, "no account '%s'", r->text);
+    fail(r, GSF_STATUS_NOT_FOUND, "no account '%.*s'", (int)name.len, name.ptr);
     return GSF_STATUS_OK;
   }
   gsf_mp_writer_init(&w);
   gsf_mp_write_map(&w, 3);
   gsf_mp_write_cstr(&w, "name");
-  gsf_mp_write_cstr(&w, r->text);
+  gsf_mp_write_str(&w, name.ptr, name.len);
   gsf_mp_write_cstr(&w, "score");
   write_field(&w, fields, "score");
   gsf_mp_write_cstr(&w, "banned");

@@ -106,7 +106,15 @@ int keep_text(arena_req* r, gsf_type_borrowed_str text) {
   copy[text.len] = '\0';
   free(r->text);
   r->text = copy;
+  r->text_len = text.len;
   return 1;
+}
+
+gsf_type_borrowed_str kept_text(const arena_req* r) {
+  gsf_type_borrowed_str s;
+  s.ptr = r->text ? r->text : "";
+  s.len = r->text ? r->text_len : 0;
+  return s;
 }
 
 int str_is(gsf_type_borrowed_str s, const char* c) {
@@ -124,13 +132,71 @@ int64_t parse_count(gsf_type_borrowed_str s) {
   return n;
 }
 
+/* A message being formatted; `ok` is 0 once memory ran out. */
+typedef struct text {
+  char* p;
+  size_t len, cap;
+  int ok;
+} text;
+
+static void put(text* t, const char* s, size_t n) {
+  if (!t->ok || n == 0) return;
+  if (t->len + n > t->cap) {
+    size_t cap = t->cap ? t->cap : 128;
+    char* p;
+    while (cap < t->len + n) cap *= 2;
+    p = (char*)realloc(t->p, cap);
+    if (!p) {
+      t->ok = 0;
+      return;
+    }
+    t->p = p;
+    t->cap = cap;
+  }
+  memcpy(t->p + t->len, s, n);
+  t->len += n;
+}
+
+/* vsnprintf stops a %.*s at a NUL byte and needs a buffer size: this keeps every byte. */
 void fail(arena_req* r, gsf_type_status status, const char* format, ...) {
-  char message[512];
+  text t = {NULL, 0, 0, 1};
+  char number[32];
+  const char* f = format;
   va_list args;
   va_start(args, format);
-  vsnprintf(message, sizeof message, format, args);
+  while (*f) {
+    const char* run = f;
+    while (*f && *f != '%') f++;
+    put(&t, run, (size_t)(f - run));
+    if (!*f) break;
+    f++;
+    if (f[0] == '.' && f[1] == '*' && f[2] == 's') {
+      int n = va_arg(args, int);
+      const char* s = va_arg(args, const char*);
+      put(&t, s, n > 0 ? (size_t)n : 0);
+      f += 3;
+    } else if (f[0] == 's') {
+      const char* s = va_arg(args, const char*);
+      put(&t, s, strlen(s));
+      f += 1;
+    } else if (f[0] == 'd') {
+      put(&t, number, (size_t)snprintf(number, sizeof number, "%d", va_arg(args, int)));
+      f += 1;
+    } else if (f[0] == 'u') {
+      put(&t, number, (size_t)snprintf(number, sizeof number, "%u", va_arg(args, unsigned)));
+      f += 1;
+    } else if (f[0] == 'l' && f[1] == 'l' && f[2] == 'd') {
+      put(&t, number, (size_t)snprintf(number, sizeof number, "%lld", va_arg(args, long long)));
+      f += 3;
+    } else { /* %% (and any conversion this plugin does not use, written as it is) */
+      put(&t, "%", 1);
+      if (f[0] == '%') f++;
+    }
+  }
   va_end(args);
-  host->answer_error(r->writer, status, gsf_str(message));
+  if (t.ok) host->answer_error(r->writer, status, (gsf_type_borrowed_str){t.p ? t.p : "", t.len});
+  else host->answer_error(r->writer, GSF_STATUS_RESOURCE_EXHAUSTED, gsf_str("out of memory"));
+  free(t.p);
   req_free(r);
 }
 

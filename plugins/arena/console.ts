@@ -183,21 +183,22 @@ export function registerConsole(api: PluginApi): void {
       await reclaimAll(inventories, res);
     },
     async giveGift({ target_type, items, users }, res) {
-      const targets: Player[] = [];
+      // An account listed again (by name, or through its character) is gifted once.
+      const targets = new Map<string, Player>();
       for (const user of users) {
         if (target_type === 'account') {
           const p = await player(user, res, 'write');
           if (!p) return;
-          targets.push(p);
+          targets.set(p.id, p);
           continue;
         }
         const c = await character(user, res);
         if (!c) return;
         const p = await ownerOf(c, 'write');
         if (!p) return res.fail('NOT_FOUND', `no account owns character '${user}'`);
-        targets.push(p);
+        targets.set(p.id, p);
       }
-      for (const p of targets) give(p, items);
+      for (const p of targets.values()) give(p, items);
       res.ok();
     },
     async giveGiftToAll({ items }, res) {
