@@ -57,7 +57,7 @@ for (const managed of [true, false]) {
   const side = managed ? 'managed' : 'native';
   test.serial(`[${side}] an operator finds a player, bans them, gifts, sends a notice and reads the audit trail`, async (t) => {
     const s = await startConsoleServer(managed, managed ? { ApiService: { api_service_token: TOKEN } } : {});
-    const auth = managed ? { Authorization: `Bearer ${TOKEN}` } : {};
+    const auth: Record<string, string> = managed ? { Authorization: `Bearer ${TOKEN}` } : {};
     const clients: GsfClient[] = [];
     const { page, errors } = await openTab();
     try {
