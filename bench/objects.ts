@@ -6,7 +6,9 @@
  * - through events (each worker awaits its event's commit before its next event) and with
  *   many commits in flight (transactions of their own from one event, as events that wait);
  * - a conflict run: 10% of events touch one hot account; every event completes and the coin
- *   total never changes;
+ *   total never changes; its reruns per event;
+ * - concurrent writers of one object: 50, 200 and 400 gifts to one account at once, their
+ *   reruns (each event should rerun about once, not once per event ahead of it) and time;
  * - a cached fetch inside a handler, awaited (`fetch`) and without waiting (`fetchCached`).
  */
 import fs from 'node:fs';
@@ -175,6 +177,29 @@ async function postgresBaseline(url: string, list: Transfer[]): Promise<number> 
   return rate;
 }
 
+/** One run of concurrent writers of one object. */
+interface HotRun {
+  writers: number;
+  reruns: number;
+  ms: number;
+  exact: boolean;
+}
+
+const HOT_WRITERS = [50, 200, 400];
+
+/** `writers` gifts of 1 coin to one account at once: their reruns and time; the coins must all arrive. */
+async function hotRun(server: GsfServer, writers: number): Promise<HotRun> {
+  const id = 'a1';
+  const coins = async (): Promise<number> => transact(async (tx) => (await tx.fetch('BenchAccount', id))!.get('coins'));
+  const before = await coins();
+  const reruns = native.counterValue('object', 'event_reruns') ?? 0;
+  const start = performance.now();
+  for (let i = 0; i < writers; i++) server.invoke('bench.gift', { id, amount: 1 });
+  await idle();
+  const ms = performance.now() - start;
+  return { writers, reruns: (native.counterValue('object', 'event_reruns') ?? 0) - reruns, ms, exact: (await coins()) === before + writers };
+}
+
 interface BackendFigures {
   events: number;
   pipeline: number;
@@ -182,6 +207,8 @@ interface BackendFigures {
   conflict: number;
   conflictTotalKept: boolean;
   reruns: number;
+  conflictEvents: number;
+  hot: HotRun[];
 }
 
 async function measure(backend: 'sqlite' | 'postgresql', dir: string, url: string, baseline: () => Promise<number> | number,
@@ -221,9 +248,12 @@ async function measure(backend: 'sqlite' | 'postgresql', dir: string, url: strin
     while ((native.counterValue('object', 'outstanding_update_query') ?? 0) > 0) await new Promise((r) => setTimeout(r, 10));
     const total = await totalCoins();
     if (total !== ACCOUNTS * START_COINS) console.error(`${backend}: the coin total is ${total}, not ${ACCOUNTS * START_COINS}`);
+    const conflictReruns = (native.counterValue('object', 'event_reruns') ?? 0) - reruns;
+    const hot: HotRun[] = [];
+    for (const writers of HOT_WRITERS) hot.push(await hotRun(server, writers));
     return {
       events, pipeline, baseline: base, conflict, conflictTotalKept: total === ACCOUNTS * START_COINS,
-      reruns: (native.counterValue('object', 'event_reruns') ?? 0) - reruns, fetchUs, fetchNowUs,
+      reruns: conflictReruns, conflictEvents: sizes.conflict, hot, fetchUs, fetchNowUs,
     };
   } finally {
     await server.stop();
@@ -258,6 +288,11 @@ export async function run(): Promise<void> {
         { label: `${name}: ratio, many in flight`, value: f.pipeline / f.baseline, unit: 'x' },
         { label: `${name}: ratio, through events`, value: f.events / f.baseline, unit: 'x' },
         { label: `${name}: conflict run (10% on one account)`, value: f.conflict, unit: 'events/s' },
+        { label: `${name}: conflict run, reruns per event`, value: f.reruns / f.conflictEvents, unit: 'reruns/event' },
+        ...f.hot.flatMap((h) => [
+          { label: `${name}: ${h.writers} concurrent writers of one object, reruns`, value: h.reruns, unit: 'reruns' },
+          { label: `${name}: ${h.writers} concurrent writers of one object, time`, value: h.ms, unit: 'ms' },
+        ]),
         { label: `${name}: cached fetch inside a handler (await fetch)`, value: f.fetchUs, unit: 'µs/msg' },
         { label: `${name}: cached fetch inside a handler (fetchCached, no wait)`, value: f.fetchNowUs, unit: 'µs/msg' },
       );
@@ -269,6 +304,9 @@ export async function run(): Promise<void> {
         ratio_events: +(f.events / f.baseline).toFixed(2),
         conflict_run_events_per_sec: Math.round(f.conflict),
         conflict_run_reruns: f.reruns,
+        conflict_run_reruns_per_event: +(f.reruns / f.conflictEvents).toFixed(4),
+        hot_object: Object.fromEntries(f.hot.map((h) => [`writers_${h.writers}`,
+          { reruns: h.reruns, reruns_per_event: +(h.reruns / h.writers).toFixed(2), ms: Math.round(h.ms), exact: h.exact }])),
         conflict_run_total_kept: f.conflictTotalKept,
         cached_fetch_us: +f.fetchUs.toFixed(3),
         cached_fetch_now_us: +f.fetchNowUs.toFixed(3),

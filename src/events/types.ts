@@ -89,6 +89,11 @@ export interface EventObjects {
   commit(event: EventContext & { tx?: unknown; timedOut?: boolean }, record: Float64Array, rerun: () => unknown): Promise<void>;
   /** Object-commit conflicts on this thread so far (each one runs its event again). */
   readonly conflicts: number;
+  /**
+   * Commits of this thread waiting for the writer's answer: also those of events that timed
+   * out, which must hear it (a conflict's answer gives them a turn they must let go of).
+   */
+  readonly inFlight: number;
   /** Whether the event's transaction has changes to commit (read-only events have none). */
   changed(event: EventContext & { tx?: unknown }): boolean;
   /**

@@ -326,7 +326,8 @@ async function serveLoop(task: ServeTask): Promise<ServeResult> {
       continue;
     }
     if (awaiting.flushDue) flushEffects();
-    await idle.wait(room > 0, awaiting.size > 0 || awaiting.flushDue);
+    // Commits in flight keep the loop too: their answers must be heard (those of timed-out events included).
+    await idle.wait(room > 0, awaiting.size > 0 || awaiting.flushDue || (runtime.objects?.inFlight ?? 0) > 0);
     awaiting.turn++;
     lastYield = clock.now();
     if (awaiting.flushDue) flushEffects();

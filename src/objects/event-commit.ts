@@ -10,6 +10,7 @@ import { gsfError } from '../errors.ts';
 import type { EventObjects } from '../events/types.ts';
 import type { Transaction } from './transaction.ts';
 import { OBJECT, ObjectCounter } from './stats.ts';
+import { commitsInFlight } from './thread-store.ts';
 
 const F_ROLLBACKS = CompleteField.rollbacks, F_CREATE = CompleteField.objectCreateCount, F_COUNT = CompleteField.objectCount;
 const F_HIT = CompleteField.objectCacheHitRate, F_NOLOCK = CompleteField.objectNolockRate, F_NULL = CompleteField.objectNullRate;
@@ -38,42 +39,61 @@ function dropTimedOut(ev: Holder): boolean {
 const MAX_BACKOFF_EXPONENT = 6;
 
 /** Commits, and reruns on conflicts, until the changes are durable or the limit is reached. */
-async function commit(ev: Holder, timings: Float64Array, rerun: () => unknown): Promise<void> {
-  // Reruns after waiting for an older event's reservation are the order at work, not a
-  // livelock: they do not count toward max_event_reruns (`limited`).
-  for (let reruns = 0, limited = 0; ; reruns++) {
-    const tx = ev.tx as Transaction | undefined;
-    if (tx === undefined || dropTimedOut(ev)) return;
-    record(tx, timings);
-    timings[F_ROLLBACKS] = reruns;
-    if (!tx.dirty) {
-      tx.discard();
-      return;
+async function commit(ev: Holder & { id?: number }, timings: Float64Array, rerun: () => unknown): Promise<void> {
+  // The writer answered a conflict: this event has the turn on the object (writer-turns.ts)
+  // until its next commit; leaving without one lets the turn go at once.
+  let turn: Transaction | null = null;
+  try {
+    // Reruns after waiting for their turn or an older event's reservation are the order at
+    // work, not a livelock: they do not count toward max_event_reruns (`limited`).
+    for (let reruns = 0, limited = 0; ; reruns++) {
+      const tx = ev.tx as Transaction | undefined;
+      if (tx === undefined || dropTimedOut(ev)) return;
+      record(tx, timings);
+      timings[F_ROLLBACKS] = reruns;
+      if (!tx.dirty) {
+        tx.discard();
+        return;
+      }
+      turn = null;
+      const result = await tx.commit();
+      if (result.ok) return;
+      turn = tx;
+      eventObjects.conflicts++;
+      timings[F_ROLLBACKS] = reruns + 1;
+      if (!result.waited && limited++ >= tx.store.config.maxReruns) {
+        native.counterIncrease(OBJECT, ObjectCounter.failedAfterReruns, 1);
+        // `ev.tx` stays: the event failed with object changes, so what its last run held is dropped.
+        throw gsfError('GSF_ERR_OBJECT_CONFLICT', reruns, result.reason);
+      }
+      ev.tx = undefined;
+      native.counterIncrease(OBJECT, ObjectCounter.reruns, 1);
+      // An answer that waited for its turn reruns at once: the objects are its now. Otherwise
+      // (its first conflict, nobody in line, or a commit from another server) events that
+      // collided are likely to collide again if they all rerun at once: each waits a random
+      // time that doubles with its unlimited reruns (1, 2, 4, … ms at most, never over 64 ms:
+      // an unbounded doubling would sleep past any event timeout) before it tries again.
+      if (!result.waited) await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(limited - 1, MAX_BACKOFF_EXPONENT)));
+      if (dropTimedOut(ev)) return;
+      await rerun();
     }
-    const result = await tx.commit();
-    if (result.ok) return;
-    eventObjects.conflicts++;
-    timings[F_ROLLBACKS] = reruns + 1;
-    if (!result.waited && limited++ >= tx.store.config.maxReruns) {
-      native.counterIncrease(OBJECT, ObjectCounter.failedAfterReruns, 1);
-      // `ev.tx` stays: the event failed with object changes, so what its last run held is dropped.
-      throw gsfError('GSF_ERR_OBJECT_CONFLICT', reruns, result.reason);
-    }
-    ev.tx = undefined;
-    native.counterIncrease(OBJECT, ObjectCounter.reruns, 1);
-    // Events that collided are likely to collide again if they all rerun at once: each waits
-    // a random time that doubles with its reruns (1, 2, 4, … ms at most, never over 64 ms:
-    // reruns after waiting for a reservation are not limited, and an unbounded doubling would
-    // sleep past any event timeout) before it tries again.
-    await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(reruns, MAX_BACKOFF_EXPONENT)));
-    if (dropTimedOut(ev)) return;
-    await rerun();
+  } finally {
+    if (turn !== null) letGo(turn, ev.id);
   }
+}
+
+/** Tells the writer that event `owner` will not commit again: the turns it held pass on. */
+function letGo(tx: Transaction, owner: number | undefined): void {
+  if (owner === undefined || owner === 0) return;
+  tx.store.writer().commit([], owner).catch(() => undefined);
 }
 
 /** The object model's side of the event runtime (`EventRuntime.objects`). */
 export const eventObjects: EventObjects & { conflicts: number } = {
   conflicts: 0,
+  get inFlight() {
+    return commitsInFlight();
+  },
   commit: (ev, timings, rerun) => commit(ev, timings, rerun),
   changed: (ev) => (ev.tx as Transaction | undefined)?.dirty === true,
   finishClean(ev, timings, at) {

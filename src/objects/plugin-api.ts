@@ -47,22 +47,32 @@ export async function transact<T>(fn: (tx: ObjectAccess) => T | Promise<T>): Pro
   // writer reserves the objects for the oldest transaction, as it does for events, so many
   // transactions racing for the same objects converge instead of rerunning each other out.
   const owner = { ioWaitMs: 0, id: native.reserveEventId() };
-  for (let reruns = 0; ; reruns++) {
-    const tx = new Transaction(store, owner);
-    let value: T;
-    try {
-      value = await fn(typedAccess(tx));
-    } catch (err) {
-      tx.discard();
-      throw err;
+  // After a conflict it has the turn on the object (writer-turns.ts) until it commits again.
+  let turn = false;
+  try {
+    for (let reruns = 0, limited = 0; ; reruns++) {
+      const tx = new Transaction(store, owner);
+      let value: T;
+      try {
+        value = await fn(typedAccess(tx));
+      } catch (err) {
+        tx.discard();
+        throw err;
+      }
+      turn = false;
+      const result = await tx.commit();
+      if (result.ok) return value;
+      turn = true;
+      // A conflict answered after waiting for its turn is the order at work, not a livelock.
+      if (!result.waited && limited++ >= store.config.maxReruns) {
+        native.counterIncrease(OBJECT, ObjectCounter.failedAfterReruns, 1);
+        throw gsfError('GSF_ERR_OBJECT_CONFLICT', reruns, result.reason);
+      }
+      native.counterIncrease(OBJECT, ObjectCounter.reruns, 1);
     }
-    const result = await tx.commit();
-    if (result.ok) return value;
-    if (reruns >= store.config.maxReruns) {
-      native.counterIncrease(OBJECT, ObjectCounter.failedAfterReruns, 1);
-      throw gsfError('GSF_ERR_OBJECT_CONFLICT', reruns, result.reason);
-    }
-    native.counterIncrease(OBJECT, ObjectCounter.reruns, 1);
+  } finally {
+    // Leaving without committing again: the turn passes on at once.
+    if (turn) store.writer().commit([], owner.id).catch(() => undefined);
   }
 }
 

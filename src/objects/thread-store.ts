@@ -134,6 +134,11 @@ export class ThreadStore {
     return done(result);
   }
 
+  /** Commits of this thread waiting for the writer's answer. */
+  get inFlight(): number {
+    return this.writerClient?.outstanding ?? 0;
+  }
+
   /** This thread's link to the writer. */
   writer(): WriterClient {
     return this.writerClient ??= new WriterClient(this.config.instance);
@@ -161,6 +166,11 @@ export function threadStore(): ThreadStore {
   if (config === null) throw gsfError('GSF_ERR_OBJECT_STATE', 'this server has no object store: no object types are declared (objects/*.json)');
   current = new ThreadStore(config, publishedConfigVersion());
   return current;
+}
+
+/** Commits of this thread waiting for the writer's answer (0 without a store). */
+export function commitsInFlight(): number {
+  return current?.inFlight ?? 0;
 }
 
 /** Closes this thread's store (a stopping server's main thread). */

@@ -16,6 +16,7 @@ import { OpKind, Status, type CommitOp, type CommitReply, type CommitRequest, ty
 import { SqliteWriter } from './sqlite-store.ts';
 import { PostgresWriter } from './postgres-store.ts';
 import { GroupStats } from './stats.ts';
+import { ObjectTurns, type Waiting } from './writer-turns.ts';
 
 /** workerData of the writer thread. */
 export interface WriterInit {
@@ -113,28 +114,56 @@ function publish(group: readonly Pending[], outcomes: readonly Outcome[]): void 
   if (committed !== null && committed.length > 0) port.postMessage({ committed } satisfies WriterEvent);
 }
 
-function reply(group: readonly Pending[], outcomes: readonly Outcome[]): void {
+function reply(answers: ReadonlyArray<Waiting<Pending>>): void {
   const byChannel = new Map<BroadcastChannel, CommitReply[]>();
-  for (let i = 0; i < group.length; i++) {
-    const { request, channel } = group[i]!;
-    let list = byChannel.get(channel);
-    if (!list) byChannel.set(channel, list = []);
-    list.push([request.id, outcomes[i]!.status, outcomes[i]!.reason, group[i]!.waited === true ? 1 : 0]);
+  for (const { p, outcome } of answers) {
+    let list = byChannel.get(p.channel);
+    if (!list) byChannel.set(p.channel, list = []);
+    list.push([p.request.id, outcome.status, outcome.reason, p.waited === true ? 1 : 0]);
   }
   for (const [channel, replies] of byChannel) channel.postMessage(replies);
 }
 
 /**
- * Conflicts converge: an event whose commit conflicted gets the objects it wanted reserved for
- * its next attempt, and until then (or `RESERVE_MS`) younger events' commits on them conflict
- * instead. The older event (smaller id) always wins a reservation, so no two events can hold
- * each other up, and the oldest one that conflicted always gets through. Without this, many
- * events racing for one hot object can rerun past their limit. `api.objects.transact` takes
- * its owner id from the same sequence; a commit with owner 0 neither waits for reservations
- * nor takes them.
+ * Conflicts converge. Events whose commits conflicted on one object take turns on it
+ * (writer-turns.ts): one reruns at a time, the others' conflict answers wait in line. The event
+ * whose turn it is gets the objects it wanted reserved for its next attempt, and until then
+ * (or `RESERVE_MS`) younger events' commits on them wait here, then conflict and join the line.
+ * The older event (smaller id) always wins a reservation, so no two events can hold each other
+ * up. Without this, many events racing for one hot object rerun quadratically, and past their
+ * limit. `api.objects.transact` takes its owner id from the same sequence; a commit with owner
+ * 0 neither waits nor takes turns or reservations.
  */
 const RESERVE_MS = 250;
 const reservations = new Map<string, { owner: number; until: number }>();
+const turns = new ObjectTurns<Pending>(RESERVE_MS);
+let turnTimer: NodeJS.Timeout | null = null;
+
+/** The object a conflict is about (its turn), or null. */
+function turnKey(outcome: Outcome): string | null {
+  return outcome.status === Status.conflict && outcome.stale !== undefined ? objectKey(outcome.stale) : null;
+}
+
+/** Answers whose turn came: their events rerun now, with what they wanted reserved. */
+function grant(granted: ReadonlyArray<Waiting<Pending>>, now: number): void {
+  if (granted.length === 0) return;
+  for (const { p } of granted) reserveFor(p.request, now);
+  reply(granted);
+}
+
+/** Passes the turns of events that did not come back in time, while answers wait for them. */
+function watchTurns(): void {
+  if (turns.waiting === 0 || turnTimer !== null) return;
+  turnTimer = setTimeout(() => {
+    turnTimer = null;
+    const granted: Array<Waiting<Pending>> = [];
+    const now = Date.now();
+    turns.expire(now, granted);
+    grant(granted, now);
+    if (granted.length > 0) stats.queued(pending.length + blocked.length + turns.waiting);
+    watchTurns();
+  }, RESERVE_MS / 2);
+}
 
 function objectKey(op: CommitOp): string {
   return `${op[1]}:${op[2]}`;
@@ -174,22 +203,71 @@ function watchBlocked(): void {
   }, RESERVE_MS);
 }
 
-/** After a group: conflicting events reserve what they wanted; committed ones free theirs. */
-function reserve(group: readonly Pending[], outcomes: readonly Outcome[], now: number): void {
-  for (let i = 0; i < group.length; i++) {
-    const { request } = group[i]!;
-    if (request.owner === 0) continue;
-    for (const op of request.ops) {
-      const key = objectKey(op);
-      const r = reservations.get(key);
-      if (outcomes[i]!.status === Status.conflict) {
-        if (r === undefined || r.until <= now || r.owner >= request.owner) reservations.set(key, { owner: request.owner, until: now + RESERVE_MS });
-      } else if (r?.owner === request.owner) {
-        reservations.delete(key);
-      }
-    }
+/** The event whose turn it is reserves what it wanted, unless an older event holds it. */
+function reserveFor(request: CommitRequest, now: number): void {
+  for (const op of request.ops) {
+    const key = objectKey(op);
+    const r = reservations.get(key);
+    if (r === undefined || r.until <= now || r.owner >= request.owner) reservations.set(key, { owner: request.owner, until: now + RESERVE_MS });
   }
+}
+
+/** Frees what the event of `request` reserved among its objects. */
+function unreserve(request: CommitRequest): void {
+  for (const op of request.ops) {
+    const key = objectKey(op);
+    if (reservations.get(key)?.owner === request.owner) reservations.delete(key);
+  }
+}
+
+/**
+ * After a group: events that committed (or failed) free their reservations and turns; each
+ * conflict is answered now (its event has the turn, and reserves what it wanted) or waits in
+ * line. Returns the answers that go now, those whose turn came included.
+ */
+function settle(group: readonly Pending[], outcomes: readonly Outcome[], now: number): Array<Waiting<Pending>> {
+  const answers: Array<Waiting<Pending>> = [];
+  const granted: Array<Waiting<Pending>> = [];
+  for (let i = 0; i < group.length; i++) {
+    const p = group[i]!;
+    const outcome = outcomes[i]!;
+    const { request } = p;
+    if (request.owner === 0) {
+      answers.push({ p, outcome });
+      continue;
+    }
+    if (outcome.status !== Status.conflict) unreserve(request);
+    if (!turns.settle(p, outcome, stopping ? null : turnKey(outcome), now, granted)) {
+      // In line, it will not commit before its turn: what it reserved would only hold up the
+      // events ahead of it (the one whose turn it is may need the same objects).
+      unreserve(request);
+      continue;
+    }
+    if (outcome.status === Status.conflict) reserveFor(request, now);
+    answers.push({ p, outcome });
+  }
+  turns.expire(now, granted);
+  for (const { p } of granted) reserveFor(p.request, now);
   if (reservations.size > 10_000) for (const [key, r] of reservations) if (r.until <= now) reservations.delete(key);
+  watchTurns();
+  return granted.length === 0 ? answers : [...answers, ...granted];
+}
+
+const NOTHING: Outcome = { status: Status.ok, reason: '' };
+
+/** Applies a group; requests without operations (an event letting go of its turn) touch no database. */
+async function apply(admitted: readonly Pending[]): Promise<Outcome[]> {
+  const work = admitted.filter((p) => p.request.ops.length > 0);
+  if (work.length === 0) return admitted.map(() => NOTHING);
+  try {
+    const done = await backend.applyGroup(work.map((p) => p.request), types);
+    if (work.length === admitted.length) return done;
+    let k = 0;
+    return admitted.map((p) => (p.request.ops.length > 0 ? done[k++]! : NOTHING));
+  } catch (err) {
+    const failed: Outcome = { status: Status.error, reason: describeError(err) };
+    return admitted.map((p) => (p.request.ops.length > 0 ? failed : NOTHING));
+  }
 }
 
 async function runGroups(): Promise<void> {
@@ -199,7 +277,6 @@ async function runGroups(): Promise<void> {
       const group = pending.length <= config.groupMaxEvents ? pending : pending.slice(0, config.groupMaxEvents);
       pending = group === pending ? [] : pending.slice(group.length);
       const start = performance.now();
-      let outcomes: Outcome[];
       const now = Date.now();
       const admitted = group.filter((p) => !isBlocked(p.request, now));
       if (admitted.length < group.length) {
@@ -211,19 +288,17 @@ async function runGroups(): Promise<void> {
         watchBlocked();
         if (admitted.length === 0) continue;
       }
-      try {
-        outcomes = await backend.applyGroup(admitted.map((p) => p.request), types);
-      } catch (err) {
-        const failed: Outcome = { status: Status.error, reason: describeError(err) };
-        outcomes = admitted.map(() => failed);
-      }
-      reserve(admitted, outcomes, Date.now());
+      const outcomes = await apply(admitted);
+      const answers = settle(admitted, outcomes, Date.now());
       unblock(Date.now());
       const seconds = (performance.now() - start) / 1000;
       const slow = seconds > config.slowQuerySec;
       publish(admitted, outcomes);
-      stats.group(admitted.length, seconds, outcomes, pending.length + blocked.length, slow);
-      reply(admitted, outcomes);
+      // Requests without operations (an event letting go of its turn) are no commits.
+      const counted = outcomes.filter((_, i) => admitted[i]!.request.ops.length > 0);
+      if (counted.length > 0) stats.group(counted.length, seconds, counted, pending.length + blocked.length + turns.waiting, slow);
+      else stats.queued(pending.length + blocked.length + turns.waiting);
+      reply(answers);
       if (slow) {
         log.warn(`Slow query: database=${databaseLabel(config)}, query=commit of ${admitted.length} event(s), time=${seconds.toFixed(3)}s`);
       }
@@ -238,7 +313,15 @@ async function runGroups(): Promise<void> {
 }
 
 async function finish(): Promise<void> {
-  // Stopping: requests that wait for a reservation go now (nothing waits any more).
+  // Stopping: conflicts waiting for their turn are answered, and requests that wait for a
+  // reservation go now (nothing waits any more).
+  if (turns.waiting > 0) {
+    const granted: Array<Waiting<Pending>> = [];
+    turns.drain(granted);
+    reply(granted);
+  }
+  if (turnTimer !== null) clearTimeout(turnTimer);
+  turnTimer = null;
   if (blocked.length > 0) {
     pending = [...blocked, ...pending];
     blocked = [];

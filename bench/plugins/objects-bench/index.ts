@@ -1,7 +1,7 @@
 /**
- * Handlers of bench/objects: a transfer between two accounts (two objects written), a batch
- * of transfers in transactions of their own (many commits in flight from one event), and a
- * loop of cached fetches timed inside the handler.
+ * Handlers of bench/objects: a transfer between two accounts (two objects written), a gift
+ * to one account, a batch of transfers in transactions of their own (many commits in flight
+ * from one event), and a loop of cached fetches timed inside the handler.
  */
 import { definePlugin, type ObjectAccess } from '../../../src/index.ts';
 
@@ -25,6 +25,12 @@ export default definePlugin({
   register(api) {
     // Declared async: its awaits (inside move) keep the event, and with it its transaction.
     api.event<Transfer>('bench.transfer', async (t) => move(api.objects, t));
+
+    // A gift to one account: many at once are concurrent writers of one object.
+    api.event<{ id: string; amount: number }>('bench.gift', async (p) => {
+      const account = await api.objects.fetch('BenchAccount', p.id, 'write');
+      if (account) account.set('coins', account.get('coins') + p.amount);
+    });
 
     api.event<{ transfers: Transfer[] }>('bench.transfers', async (p) => {
       await Promise.all(p.transfers.map((t) => api.objects.transact((tx) => move(tx, t))));
