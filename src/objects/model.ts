@@ -127,9 +127,14 @@ export class Model {
 
 const ID_MAX = 255;
 
+/** True for a string an object may have as its id: non-empty, at most ID_MAX characters, no NUL. */
+export function storableId(id: string): boolean {
+  return id !== '' && id.length <= ID_MAX && !id.includes('\0');
+}
+
 /** Checks an object id given by a caller. */
 export function checkId(type: string, id: unknown): string {
-  if (typeof id !== 'string' || id === '' || id.length > ID_MAX || id.includes('\0')) {
+  if (typeof id !== 'string' || !storableId(id)) {
     throw gsfError('GSF_ERR_OBJECT_VALUE', `${type} id must be a non-empty string of at most ${ID_MAX} characters without NUL, got ${JSON.stringify(id)}`);
   }
   return id;

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { gsfError } from '../errors.ts';
-import { checkId, encodeFields, type FieldInfo, type Fields, type TypeInfo } from './model.ts';
+import { checkId, storableId, encodeFields, type FieldInfo, type Fields, type TypeInfo } from './model.ts';
 import { ObjectHandle, ObjectState } from './object-handle.ts';
 import { OpKind, Status, type CommitOp, type Row } from './storage.ts';
 import type { ThreadStore } from './thread-store.ts';
@@ -95,6 +95,7 @@ export class Transaction {
   fetchNow(typeName: string, id: string, mode?: FetchMode): ObjectHandle | null | Promise<ObjectHandle | null> {
     const type = this.byIdType('fetch', typeName, id);
     const forWrite = checkMode(mode);
+    if (!storableId(id)) return null;
     const hit = this.known(type, id, forWrite);
     return hit !== undefined ? hit : this.afterRead(type, this.store.load(type, id), forWrite);
   }
@@ -105,7 +106,8 @@ export class Transaction {
    */
   fetchCached(typeName: string, id: string, mode?: FetchMode): ObjectHandle | null | undefined {
     const type = this.byIdType('fetchCached', typeName, id);
-    return this.known(type, id, checkMode(mode));
+    const forWrite = checkMode(mode);
+    return storableId(id) ? this.known(type, id, forWrite) : null;
   }
 
   /** Fetches by a unique key: this transaction's own objects, the cache, then the database. */
@@ -142,11 +144,15 @@ export class Transaction {
     return this.knownBy(type, f, key, forWrite);
   }
 
-  /** The type of a fetch by id, once the transaction and the id are checked. */
+  /**
+   * The type of a fetch by id, once the transaction and the id are checked. An id that is not a
+   * string is a mistake in the handler; a string no object can have as id (empty, too long, with
+   * a NUL: a client's input, say) names no object, and its fetch finds none.
+   */
   private byIdType(what: string, typeName: string, id: string): TypeInfo {
     this.assertOpen(what, typeName);
     const type = this.store.model.type(typeName);
-    checkId(type.name, id);
+    if (typeof id !== 'string') checkId(type.name, id);
     return type;
   }
 

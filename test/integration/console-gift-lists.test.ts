@@ -62,6 +62,12 @@ for (const managed of [true, false]) {
     // A long id is quoted whole, too.
     const long = 'x'.repeat(2000);
     t.deepEqual(await send('GET', `${V1}/account/${long}/`), [404, failure('GSF_ERR_RESOURCE_NOT_FOUND', `no account '${long}'`)]);
+    // A character id no object can have (a NUL, too long) names no character: 404, not 500.
+    for (const id of ['nope\u0000x', 'c'.repeat(300)]) {
+      const [status, body] = await send('GET', `${V1}/character/${encodeURIComponent(id)}/`);
+      t.is(status, 404, JSON.stringify(body));
+      t.is((body as { error: string }).error, 'GSF_ERR_RESOURCE_NOT_FOUND');
+    }
 
     await ada.close();
     await grace.close();

@@ -86,6 +86,11 @@ for (const backend of BACKENDS) {
       t.is(err(() => (a.get('tags') as string[]).push('z')), 'Cannot add property 0, object is not extensible');
       await t.throwsAsync(tx.fetchBy('ProbeAccount', 'coins', 1), { message: 'ProbeAccount.coins is not a unique key (keys: name)' });
       await t.throwsAsync(tx.fetch('ProbeAccount', 'id', 'lock' as never), { message: "fetch mode must be 'read' or 'write', got \"lock\"" });
+      // An id no object can have (a client's input, say) finds nothing; one that is no string is a mistake.
+      t.is(await tx.fetch('ProbeAccount', 'a\u0000b'), null);
+      t.is(await tx.fetch('ProbeAccount', 'x'.repeat(256), 'write'), null);
+      t.is(tx.fetchCached('ProbeAccount', ''), null);
+      await t.throwsAsync(tx.fetch('ProbeAccount', 7 as never), { message: 'ProbeAccount id must be a non-empty string of at most 255 characters without NUL, got 7' });
       const other = new Transaction(threadStore());
       t.is(err(() => other.delete(a)), 'delete: the object must come from this event (fetch or create it here)');
       t.deepEqual(await tx.commit(), { ok: true });
