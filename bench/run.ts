@@ -9,6 +9,7 @@ const BENCHES: Record<string, () => Promise<{ run(flags: string[]): Promise<void
   io: () => import('./io.ts'),
   'cs-api': () => import('./cs-api.ts'),
   reload: () => import('./reload.ts'),
+  'reload-memory': () => import('./reload-memory.ts'),
   cluster: () => import('./cluster.ts'),
 };
 

@@ -53,11 +53,13 @@ function clusterOps(thread: ThreadContext, cluster: Cluster | null): (op: Cluste
 export const clusterFeature: Feature = {
   name: 'cluster',
   async start({ manifest, thread, api, dispatcher }) {
-    const ports: Array<{ close(): void }> = [];
+    const ports = new Set<{ close(): void }>();
     const serveWorkers = (run: (op: ClusterOp, args: unknown[]) => Promise<unknown>): void => {
       setMainClusterRunner(run);
       dispatcher.onChannel('cluster', (hello) => {
-        ports.push(hello.port);
+        ports.add(hello.port);
+        // Closed when the worker's thread ends (a reload or resize): let go of it.
+        hello.port.once('close', () => ports.delete(hello.port));
         serveClusterCalls(hello.port, run);
       });
     };

@@ -37,7 +37,7 @@ function notice(state: MaintenanceState): MaintenanceNotice {
 }
 
 /** The running session service of this process (tests and embedders), or null. */
-export let activeSessions: { listener: SessionListener; accounts: AccountManager; maintenance: Maintenance } | null = null;
+export let activeSessions: { listener: SessionListener; accounts: AccountManager; maintenance: Maintenance; reader: OutboundReader } | null = null;
 
 export const sessionFeature: Feature = {
   name: 'sessions',
@@ -102,9 +102,11 @@ export const sessionFeature: Feature = {
     const reader = new OutboundReader(listener);
     dispatcher.onChannel('session-out', (hello) => reader.accept(hello));
     const removeEndHooks = dispatcher.addEndHooks(reader);
-    const accountPorts: Array<{ close(): void }> = [];
+    const accountPorts = new Set<{ close(): void }>();
     dispatcher.onChannel('accounts', (hello) => {
-      accountPorts.push(hello.port);
+      accountPorts.add(hello.port);
+      // Closed when the worker's thread ends (a reload or resize): let go of it.
+      hello.port.once('close', () => accountPorts.delete(hello.port));
       serveAccountCalls(hello.port, (op, a) => accountOp(accounts, op, a));
     });
     setMainSessionTarget({
@@ -132,7 +134,7 @@ export const sessionFeature: Feature = {
     await cluster?.listening(args.websocket_address as string, listener.port);
     setOutboundListening(true);
     maintenance.start(m.under_maintenance as boolean);
-    activeSessions = { listener, accounts, maintenance };
+    activeSessions = { listener, accounts, maintenance, reader };
     return {
       listening: { websocket: `${args.websocket_address as string}:${listener.port}` },
       stop() {

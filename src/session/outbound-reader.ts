@@ -105,11 +105,28 @@ export class OutboundReader implements WorkerEndHooks {
     for (const batch of waiting) this.receive({ ...batch, ring });
   }
 
+  /** Workers whose ring is held (diagnostics and tests): the running pool's, and ended ones not yet let go. */
+  get heldRings(): number {
+    return this.rings.size;
+  }
+
+  /** Ports of workers held (as `heldRings`). */
+  get heldPorts(): number {
+    return this.ports.size;
+  }
+
   /** Takes a worker's session-out channel. */
   accept(hello: ChannelHello): void {
     const port = hello.port;
     this.ports.add(port);
     let ring: Ring | null = null;
+    // The worker's end closes when its thread has ended (a reload or resize retired its pool):
+    // its last records are applied, then its ring and port are let go, or every worker since
+    // the start would keep its ring's shared memory.
+    port.once('close', () => {
+      this.ports.delete(port);
+      this.release(hello.threadId);
+    });
     port.on('message', (m: SessionOutMessage) => {
       if (m.kind === 'ring') {
         ring = new Ring(m.buffer);
@@ -150,6 +167,17 @@ export class OutboundReader implements WorkerEndHooks {
       this.receive({ seq: posting, ring, end: Atomics.load(ring.control, Control.postingEnd) >>> 0 });
     }
     this.receive({ seq, ring, end: Atomics.load(ring.control, Control.committed) >>> 0 });
+  }
+
+  /** Forgets the ring of a worker whose thread has ended, once what it posted is applied. */
+  private release(threadId: number): void {
+    // The thread has stopped: every note it posted is in the mailbox.
+    this.takeNotes();
+    const ring = this.rings.get(threadId);
+    if (ring === undefined) return;
+    ring.ended = true;
+    this.rings.delete(threadId);
+    this.endedThreads.add(threadId);
   }
 
   private receive(batch: Batch): void {
