@@ -34,14 +34,21 @@ export interface TimerApi {
   cancel(id: number): boolean;
 }
 
+/**
+ * Counters shared by every thread. Inside an event, `update`, `updateDouble`, `increase` and
+ * `decrease` are held with the event's effects: during its synchronous run, and while it has
+ * objects until its commit is durable (dropped on a rerun or a failed commit); `increase` and
+ * `readInt` there see the event's own held changes on top of the stored value.
+ */
 export interface CounterApi {
   /** Sets a counter (integer when `value` is an integer, else floating point). */
   update(category: string, name: string, value: number, description?: string): void;
   /** Sets a floating-point counter. */
   updateDouble(category: string, name: string, value: number, description?: string): void;
+  /** Adds `amount` (1); returns the value as this event sees it. */
   increase(category: string, name: string, amount?: number): number;
   decrease(category: string, name: string, amount?: number): number;
-  /** The value as an integer, or null when the counter does not exist. */
+  /** The value as an integer (as this event sees it), or null when the counter does not exist. */
   readInt(category: string, name: string): number | null;
   /** Counter names of a category (empty when it has none); counters are shared by every thread. */
   list(category: string): string[];
