@@ -115,13 +115,14 @@ export class AwaitingEvents {
         }
       }
       ev.tx = undefined;
+      // Its failure line is written before its answer leaves: whoever reads the answer finds the line.
+      this.lines.report(ev, entry, err, queueMs, handlerMs, ioMs, awaitedMs);
       rt.effects?.flush();
       const result = core.finishParked(ev.id, record, 0);
       if (result !== R_REVOKED) {
         if (err !== undefined) core.counterIncrease('engine', 'events_failed', 1);
         core.counterIncrease('engine', 'events_run', 1);
         this.finished(err !== undefined);
-        this.lines.report(ev, entry, err, queueMs, handlerMs, ioMs, awaitedMs);
         if (result === R_MADE_READY) workReady();
       }
     }
