@@ -1,5 +1,26 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import layers from './eslint/layers.js';
+
+/**
+ * The layers of src/, lowest first (docs/architecture.md). A folder (or a file directly in src/)
+ * imports values only from the layers below its own, never from its own layer's other units.
+ */
+const SRC_LAYERS = [
+  ['errors'],
+  ['native', 'log', 'config'],
+  ['counters'],
+  ['events'],
+  ['hooks'],
+  ['api'],
+  ['maintenance', 'objects', 'auth'],
+  ['session', 'console'],
+  ['cluster'],
+  ['plugins'],
+  ['thread-context', 'features', 'objects-command'],
+  ['server'],
+  ['index', 'cli', 'sdk'],
+];
 
 export default tseslint.config(
   { ignores: ['build/**', 'node_modules/**', 'test-output/**'] },
@@ -16,6 +37,11 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  {
+    files: ['src/**/*.ts', 'src/**/*.js', 'src/**/*.mjs'],
+    plugins: { 'gsf-layers': layers },
+    rules: { 'gsf-layers/one-way': ['error', { src: 'src', layers: SRC_LAYERS }] },
   },
   {
     // Layers point one way: the event system knows nothing of the features built on it

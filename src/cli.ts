@@ -85,7 +85,7 @@ async function main(argv: string[]): Promise<void> {
       break;
     }
     case 'objects': {
-      const { runObjectsCommand } = await import('./objects/command.ts');
+      const { runObjectsCommand } = await import('./objects-command.ts');
       process.exitCode = runObjectsCommand(rest, (name) => option(rest, name), (text) => process.stdout.write(text));
       break;
     }

@@ -3,6 +3,7 @@
  * API-service listener → plugins' start hooks. One server per process (the native core is
  * process-global).
  */
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { native } from './native.ts';
 import { ManifestError, loadManifest, parseManifest, secretProblem, type Manifest } from './config/manifest.ts';
@@ -69,6 +70,7 @@ export class GsfServer {
     const init: WorkerInit = {
       manifest: { file: manifest.file, dir: manifest.dir, components: manifest.components, plugins: manifest.plugins, listed: [...manifest.listed] },
       pluginFiles,
+      contextModule: fileURLToPath(new URL('./thread-context.ts', import.meta.url)),
     };
     const dispatcher = new Dispatcher(thread, init);
     const ed = manifest.components.EventDispatcher!;

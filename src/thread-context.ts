@@ -2,11 +2,11 @@
  * One thread's context: flags, logger, event runtime and the registered plugins. The main
  * thread and every event worker build one from the same manifest.
  */
-import path from 'node:path';
 import { ManifestError, type Manifest } from './config/manifest.ts';
 import { buildFlags } from './config/flag-setup.ts';
 import type { FlagRegistry } from './config/flags.ts';
 import { createLogger, type Logger } from './log/logger.ts';
+import { logFileOf } from './log/log-file.ts';
 import { EventRuntime } from './events/runtime.ts';
 import { emptyDeclarations, type Declarations, type RegistrationContext } from './plugins/api.ts';
 import { loadPlugins, type LoadedPlugin } from './plugins/loader.ts';
@@ -22,12 +22,6 @@ export interface ThreadContext {
   plugins: LoadedPlugin[];
   /** Who registered what on this thread (a plugin reload replaces one plugin's part). */
   registration: RegistrationContext;
-}
-
-/** The log file path of a manifest ('' for standard output). */
-export function logFileOf(manifest: ThreadManifest): string {
-  const file = manifest.components.Logging?.log_file as string | undefined;
-  return file ? path.resolve(manifest.dir, file) : '';
 }
 
 /** Builds this thread's context and registers every plugin on it. */

@@ -13,7 +13,7 @@
 import type { FlagRegistry } from '../config/flags.ts';
 import { flagText } from '../config/flags.ts';
 import { GsfError, describeError, gsfError } from '../errors.ts';
-import { clusterRequested } from '../cluster/hooks.ts';
+import { clusterRequested } from '../hooks/cluster-hooks.ts';
 import type { ApiResponse, Router } from './router.ts';
 
 const VERSIONS = 'client_compatible_versions';

@@ -8,8 +8,7 @@ import { native, ProfileOrder } from '../native.ts';
 import type { CounterRegistry } from '../counters/registry.ts';
 import type { Router } from './router.ts';
 import { Exposition, type Labels, type MetricType } from './exposition.ts';
-import { clusterServerLabel } from '../cluster/hooks.ts';
-import { CLUSTER_CATEGORIES, writeClusterMetrics } from '../cluster/metrics.ts';
+import { clusterMetrics, clusterServerLabel } from '../hooks/cluster-hooks.ts';
 
 export { escapeLabel } from './exposition.ts';
 
@@ -77,7 +76,7 @@ const ENGINE: Record<string, Mapping> = {
 
 /** Categories written by their own families (or, for the profiler's, as histograms). */
 const BUILT_IN = new Set(['process', 'os', 'engine', 'event', 'event/performance/queue', 'event/profiling/summary',
-  'event/profiling/all', 'event/profiling/reset', 'event/profiling/outstanding', ...CLUSTER_CATEGORIES]);
+  'event/profiling/all', 'event/profiling/reset', 'event/profiling/outstanding']);
 
 /** With the Cluster component every sample carries `server="<id>"`, so one Prometheus can scrape every server. */
 class ServerExposition extends Exposition {
@@ -184,7 +183,7 @@ function writeProfiler(out: Exposition): void {
   }
 }
 
-function writeOthers(out: Exposition, registry: CounterRegistry): void {
+function writeOthers(out: Exposition, registry: CounterRegistry, written: readonly string[]): void {
   writeMapped(out, registry, 'engine', ENGINE);
   for (const name of registry.list('engine') ?? []) {
     const v = registry.read('engine', name);
@@ -193,7 +192,7 @@ function writeOthers(out: Exposition, registry: CounterRegistry): void {
     out.sample('gsf_engine_value', { name }, v);
   }
   for (const category of registry.categories()) {
-    if (BUILT_IN.has(category)) continue;
+    if (BUILT_IN.has(category) || written.includes(category)) continue;
     for (const name of registry.list(category) ?? []) {
       const v = registry.read(category, name);
       if (typeof v === 'number') {
@@ -214,8 +213,9 @@ export function renderMetrics(registry: CounterRegistry, profilerOn: boolean): s
   writeSystem(out, registry);
   writeQueue(out, registry, profilerOn);
   if (profilerOn) writeProfiler(out);
-  writeClusterMetrics(out, registry);
-  writeOthers(out, registry);
+  const cluster = clusterMetrics();
+  cluster?.write(out, registry);
+  writeOthers(out, registry, cluster?.categories ?? []);
   return out.text();
 }
 

@@ -16,7 +16,7 @@ import { gsfError } from '../errors.ts';
 import type { EventRuntime } from '../events/runtime.ts';
 import { randomTag } from '../events/tags.ts';
 import type { Feature, RunningFeature } from '../features.ts';
-import { onPluginSwap } from '../plugins/reload-hooks.ts';
+import { onPluginSwap } from '../hooks/reload-hooks.ts';
 import { apiTargets, type ApiTarget } from './api-event.ts';
 import { handlerServices, jsonBody, releaseHandlerServices, type HandlerServices } from './dispatch.ts';
 import { overlaps, parsePattern, routeLabel, ROUTE_METHODS, segmentsOf, type RouteMethod } from './route-patterns.ts';

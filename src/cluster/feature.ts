@@ -15,7 +15,8 @@ import type { ThreadContext } from '../thread-context.ts';
 import { Cluster } from './cluster.ts';
 import { serveClusterCalls, type ClusterOp } from './calls.ts';
 import { clusterConfig, defaultServerId } from './config.ts';
-import { setClusterChanges, setSessionJoin } from './hooks.ts';
+import { setClusterChanges, setClusterMetrics, setSessionJoin } from '../hooks/cluster-hooks.ts';
+import { CLUSTER_CATEGORIES, writeClusterMetrics } from './metrics.ts';
 import { setMainClusterRunner, type ClusterServer } from './plugin-api.ts';
 import { registerClusterRoutes } from './routes.ts';
 
@@ -81,6 +82,7 @@ export const clusterFeature: Feature = {
     }
     const cluster = await Cluster.connect(cfg, thread);
     activeCluster = cluster;
+    setClusterMetrics({ categories: CLUSTER_CATEGORIES, write: writeClusterMetrics });
     serveWorkers(clusterOps(thread, cluster));
     const apiArgs = manifest.components.ApiService!;
     const apiAddress = manifest.listed.has('ApiService') ? `${apiArgs.api_service_address as string}:${api.port}` : null;
@@ -106,6 +108,7 @@ export const clusterFeature: Feature = {
       async stop() {
         setSessionJoin(null);
         setClusterChanges(null);
+        setClusterMetrics(null);
         stopWorkers();
         activeCluster = null;
         if (registered) await cluster.stop(drainMs);

@@ -21,7 +21,7 @@ import { handlerServices, jsonBody, releaseHandlerServices, type HandlerServices
 import { LaterResponse, type ApiRequest, type ApiResponse, type RouteHandler, type Router } from '../api/router.ts';
 import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
 import { DEFAULT_NOTICE_CATEGORY, OPERATIONS, type ArgsContext, type ConsoleOperation } from './operations.ts';
-import { onPluginSwap } from '../plugins/reload-hooks.ts';
+import { onPluginSwap } from '../hooks/reload-hooks.ts';
 import { consoleRegistry, operationKey, type ConsoleSide, type CustomQuery } from './registry.ts';
 import { bad, bodyObject, Fields } from './requests.ts';
 import { AuditTrail, auditRoute, isChange, operatorOf } from './audit-trail.ts';

@@ -68,3 +68,15 @@ export class CounterMonitor {
     }
   }
 }
+
+let active: CounterMonitor | null = null;
+
+/** Set by the API feature while the server runs, so plugins can add monitors at run time. */
+export function setActiveMonitor(monitor: CounterMonitor | null): void {
+  active = monitor;
+}
+
+/** The running server's monitor, or null before it starts. */
+export function activeMonitor(): CounterMonitor | null {
+  return active;
+}

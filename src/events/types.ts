@@ -2,6 +2,7 @@
  * Named, typed messages between the dispatcher (main thread) and event workers, and the
  * shapes plugin handlers see.
  */
+import type { ThreadContext } from '../thread-context.ts';
 import type { MessagePort } from 'node:worker_threads';
 import type { Manifest } from '../config/manifest.ts';
 
@@ -13,6 +14,17 @@ export interface WorkerInit {
   manifest: Pick<Manifest, 'file' | 'dir' | 'components' | 'plugins'> & { listed: string[] };
   /** Resolved plugin module files, in load order. */
   pluginFiles: string[];
+  /**
+   * The module that builds a worker's thread context and loads the plugins on it (it exports
+   * `createThreadContext`, as `WorkerContextModule` types it): the layer above the event system,
+   * named here by the server so that events/ imports none of it.
+   */
+  contextModule: string;
+}
+
+/** What `WorkerInit.contextModule` exports. */
+export interface WorkerContextModule {
+  createThreadContext(manifest: WorkerInit['manifest'], role: 'worker', pluginFiles: string[]): Promise<ThreadContext>;
 }
 
 /**

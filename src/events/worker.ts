@@ -8,12 +8,13 @@
  * runs) but frees the worker, which goes on with other tags' events. When the handler's promise
  * settles the event finishes on its own.
  */
+import { createRequire } from 'node:module';
 import { threadId, workerData } from 'node:worker_threads';
 import {
   native, COMPLETE_STRIDE, CompleteField, CompleteFlag, CompleteResult, EventKind, PROGRESS_STRIDE, ProgressField,
   TAKE_STRIDE, TakeField,
 } from '../native.ts';
-import { createThreadContext, type ThreadContext } from '../thread-context.ts';
+import type { ThreadContext } from '../thread-context.ts';
 import { describeError } from '../errors.ts';
 import type { ArgValue } from '../config/manifest.ts';
 import { decodePayload } from './codec.ts';
@@ -23,7 +24,7 @@ import { AwaitCap } from './await-cap.ts';
 import { AwaitingEvents } from './worker-awaiting.ts';
 import { IdleWaiter, yieldToLoop } from './worker-idle.ts';
 import { EventLines } from './worker-lines.ts';
-import type { NetworkFrame, ServeResult, ServeTask, WorkerEffects, WorkerInit } from './types.ts';
+import type { NetworkFrame, ServeResult, ServeTask, WorkerContextModule, WorkerEffects, WorkerInit } from './types.ts';
 
 // Local copies: module exports are live bindings (getters) under the CommonJS transform
 // workers load with, too slow to read per event.
@@ -56,6 +57,8 @@ let idle!: IdleWaiter;
 /** The progress cells; this worker's start at `cell`. */
 const progress = new Int32Array(native.slotProgressView());
 let cell = -1;
+// Through require: on Node 20 the TypeScript loader's CommonJS hook reaches worker threads.
+const { createThreadContext } = createRequire(import.meta.url)(init.contextModule) as WorkerContextModule;
 const ready = createThreadContext(init.manifest, 'worker', init.pluginFiles).then((t) => {
   thread = t;
   ({ runtime, flags, log } = t);

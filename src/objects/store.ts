@@ -10,7 +10,7 @@ import { native } from '../native.ts';
 import { gsfError } from '../errors.ts';
 import type { Manifest } from '../config/manifest.ts';
 import type { Logger } from '../log/logger.ts';
-import { logFileOf } from '../thread-context.ts';
+import { logFileOf } from '../log/log-file.ts';
 import { workerExecArgv } from '../events/dispatcher.ts';
 import { counterRegistry } from '../counters/registry.ts';
 import { declarationFiles, loadSchema } from './schema.ts';

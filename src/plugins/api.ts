@@ -18,14 +18,8 @@ import { createObjectsApi } from '../objects/plugin-api.ts';
 import { createHttpApi } from '../api/plugin-routes.ts';
 import { createConsoleApi } from '../console/plugin-api.ts';
 import { createClusterApi } from '../cluster/plugin-api.ts';
-import type { CounterMonitor } from '../counters/monitor.ts';
+import { activeMonitor } from '../counters/monitor.ts';
 
-let activeMonitor: CounterMonitor | null = null;
-
-/** Set by the API feature while the server runs, so plugins can add monitors at run time. */
-export function setActiveMonitor(monitor: CounterMonitor | null): void {
-  activeMonitor = monitor;
-}
 
 export interface TimerDeclaration {
   plugin: string;
@@ -144,8 +138,9 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
         checkName('counter name', name);
         if (reg.registering) reg.declarations.monitors.push({ plugin, category, name, threshold });
         else if (isMain) {
-          if (!activeMonitor) throw gsfError('GSF_ERR_NOT_ON_WORKER', 'counter monitoring before the server started');
-          activeMonitor.add(category, name, threshold);
+          const monitor = activeMonitor();
+          if (!monitor) throw gsfError('GSF_ERR_NOT_ON_WORKER', 'counter monitoring before the server started');
+          monitor.add(category, name, threshold);
         } else throw gsfError('GSF_ERR_NOT_ON_WORKER', 'counters.monitor');
       },
       define(category, name, description, initial = 0) {

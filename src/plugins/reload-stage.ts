@@ -21,7 +21,7 @@ import type { EventHandler } from '../events/types.ts';
 import { sessionHandlers, type SessionHandlers } from '../session/message-event.ts';
 import type { ThreadContext } from '../thread-context.ts';
 import { createPluginApi, emptyDeclarations, type Declarations, type RegistrationContext } from './api.ts';
-import { declarationsOf, type PluginDeclarations } from './reload-hooks.ts';
+import { declarationsOf, type PluginDeclarations } from '../hooks/reload-hooks.ts';
 import { commitApi, stagedApi, type StagedApi } from './reload-api.ts';
 import type { PluginDefinition } from './types.ts';
 

@@ -17,7 +17,7 @@ import { sessionOps } from '../session/ops.ts';
 import type { ThreadContext } from '../thread-context.ts';
 import { importPlugin } from './loader.ts';
 import { applyInitEffects, declareNativeTargets, isNativeLibrary, nativePluginDefinition } from './native-loader.ts';
-import { announcePluginSwap } from './reload-hooks.ts';
+import { announcePluginSwap } from '../hooks/reload-hooks.ts';
 import { checkStaged } from './reload-checks.ts';
 import { isDeadline, reloadDeadline, type ReloadProgress } from './reload-deadline.ts';
 import {

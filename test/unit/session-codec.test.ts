@@ -2,7 +2,7 @@ import test from 'ava';
 import { Packr, Unpackr } from 'msgpackr';
 import { checkEnvelope, decodeCanonicalJson, decodeCanonicalMsgpack, decodeFrame, DecodeError, encodeFrame, peekType, sessionCodec, withCodecBit } from '../../src/session/codec.ts';
 import { ProtocolError } from '../../src/session/protocol.ts';
-import { checkRecord, parseMaintenanceDate } from '../../src/session/maintenance.ts';
+import { checkRecord, parseMaintenanceDate } from '../../src/maintenance/state.ts';
 
 const text = (s: string) => new TextEncoder().encode(s);
 const packr = new Packr({ useRecords: false });

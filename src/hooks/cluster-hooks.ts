@@ -1,11 +1,14 @@
 /**
  * What the rest of gsf asks of the Cluster component without importing it: the server label
- * of `/metrics`, and cluster-wide maintenance and configuration changes (`?cluster=true` on
- * their REST routes). Everything here answers "no cluster" while the component is not running.
+ * and the cluster's families of `/metrics`, and cluster-wide maintenance and configuration
+ * changes (`?cluster=true` on their REST routes). Everything here answers "no cluster" while the
+ * component is not running.
  */
 import { gsfError } from '../errors.ts';
 import type { ApiRequest } from '../api/router.ts';
-import type { MaintenanceRecord, MaintenanceState } from '../session/maintenance.ts';
+import type { Exposition } from '../api/exposition.ts';
+import type { CounterRegistry } from '../counters/registry.ts';
+import type { MaintenanceRecord, MaintenanceState } from '../maintenance/state.ts';
 import type { SessionListener } from '../session/listener.ts';
 import type { AccountManager } from '../session/accounts.ts';
 
@@ -36,6 +39,25 @@ export function setClusterChanges(changes: ClusterChanges | null): void {
 /** The `server` label value of `/metrics`, or null without the Cluster component. */
 export function clusterServerLabel(): string | null {
   return active?.serverId ?? null;
+}
+
+/** The cluster's own families of `/metrics`. */
+export interface ClusterMetrics {
+  /** Counter categories these families write (the generic families leave them out). */
+  readonly categories: readonly string[];
+  write(out: Exposition, registry: CounterRegistry): void;
+}
+
+let metrics: ClusterMetrics | null = null;
+
+/** Set by the Cluster component while it runs. */
+export function setClusterMetrics(m: ClusterMetrics | null): void {
+  metrics = m;
+}
+
+/** The cluster's families of `/metrics`, or null without the Cluster component. */
+export function clusterMetrics(): ClusterMetrics | null {
+  return metrics;
 }
 
 /**

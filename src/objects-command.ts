@@ -4,10 +4,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadManifest } from '../config/manifest.ts';
-import { resolvePluginFiles } from '../plugins/loader.ts';
-import { declarationFiles } from './schema.ts';
-import { generateDeclarations } from './typegen.ts';
+import { loadManifest } from './config/manifest.ts';
+import { resolvePluginFiles } from './plugins/loader.ts';
+import { declarationFiles } from './objects/schema.ts';
+import { generateDeclarations } from './objects/typegen.ts';
 
 export const OBJECTS_USAGE = `usage: gsf objects types [--manifest PATH] [--out FILE] [--check]
   writes gsf-objects.d.ts into every objects/ folder of the manifest and its plugins

@@ -14,7 +14,7 @@
  */
 import type { Logger } from '../log/logger.ts';
 import { describeError } from '../errors.ts';
-import type { Declarations } from './api.ts';
+import type { Declarations } from '../plugins/api.ts';
 
 /** One plugin's part of the main thread's registrations. */
 export interface PluginDeclarations {
