@@ -18,7 +18,7 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { workerExecArgv } from '../src/events/dispatcher.ts';
+import { workerExecArgv } from '../src/events/main/dispatcher.ts';
 import { printReport } from './report.ts';
 import { freePort, processCpuMs, processRunQueueMs, stopProcess } from './processes.ts';
 import { median } from './session-load.ts';

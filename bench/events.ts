@@ -17,7 +17,7 @@ import { Piscina } from 'piscina';
 import { native } from '../src/native.ts';
 import { startServer, type GsfServer } from '../src/index.ts';
 import { calibrate, cpuWork } from './cpu-work.ts';
-import { workerExecArgv } from '../src/events/dispatcher.ts';
+import { workerExecArgv } from '../src/events/main/dispatcher.ts';
 import { printReport, type BenchRow } from './report.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

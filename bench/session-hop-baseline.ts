@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import uWS from 'uWebSockets.js';
-import { workerExecArgv } from '../src/events/dispatcher.ts';
+import { workerExecArgv } from '../src/events/main/dispatcher.ts';
 import { HEAD, type Reply, SLEEPING, SLOT_BYTES, SLOT_HEADER, SLOTS, TAIL } from './session-hop-worker.ts';
 
 /** Starts the echo on 127.0.0.1; resolves with its port. */

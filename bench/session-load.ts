@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { Packr } from 'msgpackr';
-import { workerExecArgv } from '../src/events/dispatcher.ts';
+import { workerExecArgv } from '../src/events/main/dispatcher.ts';
 import type { LoadResult, LoadTask } from './ws-load-worker.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

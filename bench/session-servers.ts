@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
-import { workerExecArgv } from '../src/events/dispatcher.ts';
+import { workerExecArgv } from '../src/events/main/dispatcher.ts';
 import { startProcess } from './processes.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -5,12 +5,12 @@
  */
 import type { Manifest } from './config/manifest.ts';
 import type { ThreadContext } from './thread-context.ts';
-import type { Dispatcher } from './events/dispatcher.ts';
-import type { Watchdog } from './events/watchdog.ts';
+import type { Dispatcher } from './events/main/dispatcher.ts';
+import type { Watchdog } from './events/main/watchdog.ts';
 import type { ApiServer } from './api/server.ts';
 import { dashboardFeature } from './api/dashboard.ts';
 import { apiFeature } from './api/feature.ts';
-import { sessionFeature } from './session/feature.ts';
+import { sessionFeature } from './session/main/feature.ts';
 import { authFeature } from './auth/client/feature.ts';
 import { consoleFeature } from './console/feature.ts';
 import { consolePageFeature } from './api/console-page.ts';

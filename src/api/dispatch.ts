@@ -5,7 +5,7 @@
  */
 import { GsfError, describeError, gsfError } from '../errors.ts';
 import type { EventRuntime } from '../events/runtime.ts';
-import type { Dispatcher } from '../events/dispatcher.ts';
+import type { Dispatcher } from '../events/main/dispatcher.ts';
 import type { Logger } from '../log/logger.ts';
 import { encodePayload } from '../events/codec.ts';
 import { API_EVENT, apiTargets, type ApiPayload } from './api-event.ts';

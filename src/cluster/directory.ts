@@ -4,7 +4,7 @@
  * holds the account (a live server that still holds the session) and either refuses, or takes
  * it and tells the holder's server, which closes that session with 4009.
  */
-import type { AccountDirectory } from '../session/accounts.ts';
+import type { AccountDirectory } from '../session/main/accounts.ts';
 import type { Cluster } from './cluster.ts';
 
 export class ClusterDirectory implements AccountDirectory {

@@ -10,7 +10,7 @@ import { gsfError } from '../errors.ts';
 import type { Feature } from '../features.ts';
 import { publishedConfig } from '../objects/config.ts';
 import { encodeFrame, sessionCodec } from '../session/codec.ts';
-import { activeSessions } from '../session/feature.ts';
+import { activeSessions } from '../session/main/feature.ts';
 import type { ThreadContext } from '../thread-context.ts';
 import { Cluster } from './cluster.ts';
 import { serveClusterCalls, type ClusterOp } from './calls.ts';

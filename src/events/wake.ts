@@ -1,7 +1,7 @@
 /**
  * Wake-ups between threads, in one SharedArrayBuffer every thread of the process shares.
  *
- * Event workers run a serve loop (`worker.ts`); a worker with nothing to do may spin briefly on
+ * Event workers run a serve loop (`worker/serve.ts`); a worker with nothing to do may spin briefly on
  * its own cell (seeking), then sleeps on it. Whoever makes events ready (the main thread's push
  * stage and timers, a worker that invoked events or completed a claim) calls `workReady()`,
  * which hands the work to one idle worker: a seeking one (its cell changes, no system call), or

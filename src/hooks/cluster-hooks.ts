@@ -9,8 +9,8 @@ import type { ApiRequest } from '../api/router.ts';
 import type { Exposition } from '../api/exposition.ts';
 import type { CounterRegistry } from '../counters/registry.ts';
 import type { MaintenanceRecord, MaintenanceState } from '../maintenance/state.ts';
-import type { SessionListener } from '../session/listener.ts';
-import type { AccountManager } from '../session/accounts.ts';
+import type { SessionListener } from '../session/main/listener.ts';
+import type { AccountManager } from '../session/main/accounts.ts';
 
 /** The outcome of a change sent to the other servers: who applied it, who did not and why. */
 export interface ClusterOutcome {

@@ -11,7 +11,7 @@ import { gsfError } from '../errors.ts';
 import type { Manifest } from '../config/manifest.ts';
 import type { Logger } from '../log/logger.ts';
 import { logFileOf } from '../log/log-file.ts';
-import { workerExecArgv } from '../events/dispatcher.ts';
+import { workerExecArgv } from '../events/main/dispatcher.ts';
 import { counterRegistry } from '../counters/registry.ts';
 import { declarationFiles, loadSchema } from './schema.ts';
 import { databaseLabel, publishConfig, storeConfig, type StoreConfig } from './config.ts';

@@ -17,9 +17,9 @@ import { takesRawPayload, type EventRuntime, type RunningEvent } from '../events
 import type { EventContext, NetworkFrame } from '../events/types.ts';
 import type { Logger } from '../log/logger.ts';
 import { DecodeError, decodeFrame, sessionCodec } from '../session/codec.ts';
-import { addRawMessageHandler } from '../session/message-event.ts';
+import { addRawMessageHandler } from '../session/worker/message-event.ts';
 import { sessionOps, type SessionOps } from '../session/ops.ts';
-import { OutboundWriter } from '../session/outbound-writer.ts';
+import { OutboundWriter } from '../session/worker/outbound-writer.ts';
 import { EngineType, ProtocolError, protocolErrorBody, type ProtocolErrorBody } from '../session/protocol.ts';
 import type { PluginDefinition } from './types.ts';
 import { contextCells, countCachedReads, settleNativeCall, writeLine, type NativeCallEnv } from './native-calls.ts';

@@ -18,7 +18,7 @@ import type { FlagRegistry } from '../config/flags.ts';
 import { counterRegistry } from '../counters/registry.ts';
 import { EventRuntime, type HandlerEntry } from '../events/runtime.ts';
 import type { EventHandler } from '../events/types.ts';
-import { sessionHandlers, type SessionHandlers } from '../session/message-event.ts';
+import { sessionHandlers, type SessionHandlers } from '../session/worker/message-event.ts';
 import type { ThreadContext } from '../thread-context.ts';
 import { createPluginApi, emptyDeclarations, type Declarations, type RegistrationContext } from './api.ts';
 import { declarationsOf, type PluginDeclarations } from '../hooks/reload-hooks.ts';

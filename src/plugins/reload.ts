@@ -11,7 +11,7 @@
 import { native } from '../native.ts';
 import { abortable } from '../events/abortable.ts';
 import { GsfError, PluginError, describeError, gsfError } from '../errors.ts';
-import type { Dispatcher } from '../events/dispatcher.ts';
+import type { Dispatcher } from '../events/main/dispatcher.ts';
 import type { WorkerInit } from '../events/types.ts';
 import { sessionOps } from '../session/ops.ts';
 import type { ThreadContext } from '../thread-context.ts';

@@ -1,7 +1,7 @@
 /** `api.sessions` and `api.accounts` of one plugin (see `src/session/types.ts`). */
 import type { EventRuntime } from '../events/runtime.ts';
 import { gsfError } from '../errors.ts';
-import { messageEntry, sessionHandlers } from './message-event.ts';
+import { messageEntry, sessionHandlers } from './worker/message-event.ts';
 import { sessionOps } from './ops.ts';
 import { CloseCode } from './protocol.ts';
 import type { AccountApi, LoginResult, SessionApi } from './types.ts';

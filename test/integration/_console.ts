@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, type GsfServer } from '../../src/index.ts';
 import { GsfClient } from '../../src/sdk/index.ts';
-import { activeSessions } from '../../src/session/feature.ts';
+import { activeSessions } from '../../src/session/main/feature.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const ARENA = path.join(root, 'plugins', 'arena');

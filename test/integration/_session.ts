@@ -1,6 +1,6 @@
 /** Helpers for session tests: a server with a SessionService on port 0 and SDK clients. */
 import { GsfClient, type CodecName } from '../../src/sdk/index.ts';
-import { activeSessions } from '../../src/session/feature.ts';
+import { activeSessions } from '../../src/session/main/feature.ts';
 import { startTestServer, type Components, type TestServer } from './_server.ts';
 
 export interface SessionServer extends TestServer {

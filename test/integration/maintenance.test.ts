@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { native } from '../../src/native.ts';
 import { startServer } from '../../src/index.ts';
-import { activeSessions } from '../../src/session/feature.ts';
+import { activeSessions } from '../../src/session/main/feature.ts';
 import { waitFor } from './_server.ts';
 import { apiUrl, startSessionServer, type SessionServer } from './_session.ts';
 

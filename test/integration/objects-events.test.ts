@@ -9,7 +9,7 @@ import path from 'node:path';
 import { native } from '../../src/native.ts';
 import { transact } from '../../src/objects/plugin-api.ts';
 import { GsfClient, GsfRequestError, ProtocolError } from '../../src/sdk/index.ts';
-import { activeSessions } from '../../src/session/feature.ts';
+import { activeSessions } from '../../src/session/main/feature.ts';
 import { waitFor } from './_server.ts';
 import { BACKENDS, counter, idle, readNotes, startObjectServer, stopPostgres, storeArgs } from './_objects.ts';
 import type { ObjectNote } from '../fixtures/plugins/objects-probe/index.ts';

@@ -7,7 +7,7 @@
 import test from 'ava';
 import { GsfClient } from '../../src/sdk/index.ts';
 import { native } from '../../src/native.ts';
-import { activeSessions } from '../../src/session/feature.ts';
+import { activeSessions } from '../../src/session/main/feature.ts';
 import { startSessionServer } from './_session.ts';
 import { newPluginDir, post, writePlugin, type Pong } from './_reload.ts';
 

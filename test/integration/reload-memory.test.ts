@@ -4,7 +4,7 @@
  * reloads do not pile them up. bench/reload-memory measures the process's RSS over many reloads.
  */
 import test from 'ava';
-import { activeSessions } from '../../src/session/feature.ts';
+import { activeSessions } from '../../src/session/main/feature.ts';
 import { waitFor } from './_server.ts';
 import { startSessionServer } from './_session.ts';
 import { PLUGIN, newPluginDir, post } from './_reload.ts';

@@ -1,7 +1,7 @@
 import test from 'ava';
 import WebSocket from 'ws';
 import { native } from '../../src/native.ts';
-import { activeSessions } from '../../src/session/feature.ts';
+import { activeSessions } from '../../src/session/main/feature.ts';
 import { CloseCode } from '../../src/sdk/index.ts';
 import { waitFor } from './_server.ts';
 import { startSessionServer } from './_session.ts';

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { Packr } from 'msgpackr';
 import { GsfClient, GsfRequestError, CloseCode, ProtocolError } from '../../src/sdk/index.ts';
-import { activeSessions } from '../../src/session/feature.ts';
+import { activeSessions } from '../../src/session/main/feature.ts';
 import { startSessionServer, type SessionServer } from './_session.ts';
 
 const packr = new Packr({ useRecords: false });

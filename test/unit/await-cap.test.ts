@@ -1,5 +1,5 @@
 import test from 'ava';
-import { AwaitCap } from '../../src/events/await-cap.ts';
+import { AwaitCap } from '../../src/events/worker/await-cap.ts';
 
 /** A thread's conflicts and its cap: `window(reruns)` finishes 64 events that reran `reruns` times in all. */
 function thread(max: number): { cap: AwaitCap; window(reruns: number, times?: number): number } {

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { Packr } from 'msgpackr';
 import { native, ContextCell, EffectKind, EventKind, NativeStatus, type NativeCallResult } from '../../src/native.ts';
-import { OutboundWriter, setOutboundListening } from '../../src/session/outbound-writer.ts';
+import { OutboundWriter, setOutboundListening } from '../../src/session/worker/outbound-writer.ts';
 import { CONTROL_BYTES, Control, HEADER_BYTES, RingOp, FLAG_BINARY } from '../../src/session/outbound-ring.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

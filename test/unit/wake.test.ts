@@ -2,7 +2,7 @@ import test from 'ava';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { workerExecArgv } from '../../src/events/dispatcher.ts';
+import { workerExecArgv } from '../../src/events/main/dispatcher.ts';
 import { sleepingWorkers, wakeAll, workReady } from '../../src/events/wake.ts';
 
 const sleeper = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'wake', 'sleeper.ts');

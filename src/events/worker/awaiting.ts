@@ -4,10 +4,10 @@
  * queue but frees the worker, and it finishes here when that settles: its commit (and reruns),
  * its profiler sample, its tag, and what it produced, which was held meanwhile.
  */
-import { native, COMPLETE_STRIDE, CompleteField, CompleteFlag, CompleteResult } from '../native.ts';
-import type { EventRuntime, HandlerEntry, RunningEvent } from './runtime.ts';
-import { parkedGeneration, wakeSelf, workReady } from './wake.ts';
-import type { EventLines } from './worker-lines.ts';
+import { native, COMPLETE_STRIDE, CompleteField, CompleteFlag, CompleteResult } from '../../native.ts';
+import type { EventRuntime, HandlerEntry, RunningEvent } from '../runtime.ts';
+import { parkedGeneration, wakeSelf, workReady } from '../wake.ts';
+import type { EventLines } from './lines.ts';
 
 // Local copies: module exports are getters under the CommonJS transform workers load with.
 const F_HANDLER = CompleteField.handlerMs, F_IO = CompleteField.ioWaitMs, F_NAME = CompleteField.nameId;

@@ -6,8 +6,8 @@
  * the cheapest there is); with awaiting events it keeps the event loop running.
  */
 import os from 'node:os';
-import { native } from '../native.ts';
-import { seek, sleep } from './wake.ts';
+import { native } from '../../native.ts';
+import { seek, sleep } from '../wake.ts';
 
 /** Longest a worker sleeps without looking at the queue (a safety net; wake-ups are explicit). */
 const MAX_SLEEP_MS = 1000;

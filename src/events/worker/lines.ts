@@ -4,11 +4,11 @@
  * takes. Each kind is written at most 10 times per event name and second; then one line says
  * how many were left out.
  */
-import { native } from '../native.ts';
-import type { Logger } from '../log/logger.ts';
-import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
-import { pluginFailure, pluginStack } from './failure.ts';
-import type { HandlerEntry, RunningEvent } from './runtime.ts';
+import { native } from '../../native.ts';
+import type { Logger } from '../../log/logger.ts';
+import { createLineLimiter, type LineLimiter } from '../../log/rate-limit.ts';
+import { pluginFailure, pluginStack } from '../failure.ts';
+import type { HandlerEntry, RunningEvent } from '../runtime.ts';
 
 export class EventLines {
   /** slow_event_log_threshold_in_ms. */

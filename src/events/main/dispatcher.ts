@@ -12,17 +12,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { Piscina } from 'piscina';
-import { native } from '../native.ts';
-import { describeError, gsfError } from '../errors.ts';
-import type { ThreadContext } from '../thread-context.ts';
-import { abortable, deadline } from './abortable.ts';
-import { currentEpoch, nextEpoch, stopAllEpochs, workReady } from './wake.ts';
+import { native } from '../../native.ts';
+import { describeError, gsfError } from '../../errors.ts';
+import type { ThreadContext } from '../../thread-context.ts';
+import { abortable, deadline } from '../abortable.ts';
+import { currentEpoch, nextEpoch, stopAllEpochs, workReady } from '../wake.ts';
 import type {
   ChannelHello, ChannelName, ServeTask, WorkerEndHooks, WorkerInit, WorkerMessage,
-} from './types.ts';
+} from '../types.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const WORKER_FILE = path.join(here, 'worker.ts');
+const WORKER_FILE = path.join(here, '..', 'worker', 'serve.ts');
 
 /** execArgv for workers: ours, plus the TypeScript loader if the main thread got it another way. */
 export function workerExecArgv(): string[] {

@@ -13,22 +13,22 @@
  * same check: past `max_backpressure_bytes` of unsent data the session is closed with 4008.
  */
 import uWS from 'uWebSockets.js';
-import { listenUws, type Listening } from '../api/listen.ts';
-import { native, EventKind } from '../native.ts';
-import { intern } from '../events/runtime.ts';
-import { randomTag } from '../events/tags.ts';
-import { encodePayload } from '../events/codec.ts';
-import type { ThreadContext } from '../thread-context.ts';
-import { DecodeError, decodeFrame, encodeFrame, peekTypeSpan, TYPE_SPAN, withCodecBit } from './codec.ts';
-import { logSessionMessage } from './message-log.ts';
-import { CLOSED_EVENT, MESSAGE_EVENT, OPENED_EVENT, sessionHandlers, type SessionHandlers } from './message-event.ts';
+import { listenUws, type Listening } from '../../api/listen.ts';
+import { native, EventKind } from '../../native.ts';
+import { intern } from '../../events/runtime.ts';
+import { randomTag } from '../../events/tags.ts';
+import { encodePayload } from '../../events/codec.ts';
+import type { ThreadContext } from '../../thread-context.ts';
+import { DecodeError, decodeFrame, encodeFrame, peekTypeSpan, TYPE_SPAN, withCodecBit } from '../codec.ts';
+import { logSessionMessage } from '../message-log.ts';
+import { CLOSED_EVENT, MESSAGE_EVENT, OPENED_EVENT, sessionHandlers, type SessionHandlers } from '../worker/message-event.ts';
 import type { OutboundTarget } from './outbound-reader.ts';
 import { PushStage } from './push-stage.ts';
 import { SessionGroups } from './groups.ts';
-import { MessageTypes } from './message-types.ts';
-import { closeReason, CODECS, CloseCode, EngineType, ProtocolError, protocolErrorBody, type CodecName, type ProtocolErrorBody } from './protocol.ts';
-import { checkClientVersion } from './version-gate.ts';
-import type { SessionClosedInfo, SessionOpenedInfo } from './types.ts';
+import { MessageTypes } from '../message-types.ts';
+import { closeReason, CODECS, CloseCode, EngineType, ProtocolError, protocolErrorBody, type CodecName, type ProtocolErrorBody } from '../protocol.ts';
+import { checkClientVersion } from '../version-gate.ts';
+import type { SessionClosedInfo, SessionOpenedInfo } from '../types.ts';
 
 export interface SessionServiceOptions {
   address: string;

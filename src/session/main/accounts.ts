@@ -7,9 +7,9 @@
  * With the `Cluster` component a directory (`src/cluster/directory.ts`) makes the rule hold
  * across servers: a login is claimed in Redis first, and the calls become asynchronous.
  */
-import { native } from '../native.ts';
-import { CloseCode } from './protocol.ts';
-import type { LoginResult } from './types.ts';
+import { native } from '../../native.ts';
+import { CloseCode } from '../protocol.ts';
+import type { LoginResult } from '../types.ts';
 
 export type LoginPolicy = 'replace' | 'refuse';
 

@@ -6,13 +6,13 @@
  * - `_session.opened` / `_session.closed` (engine events, session tag): run every plugin's
  *   opened or closed handler, in plugin order.
  */
-import { isAsyncFunction, type EventRuntime, type RunningEvent } from '../events/runtime.ts';
-import { PluginError, gsfError } from '../errors.ts';
-import type { EventContext, NetworkFrame } from '../events/types.ts';
-import { DecodeError, decodeCanonicalJson, decodeCanonicalMsgpack, decodeFrame, decodeMsgpackFrame, sessionCodec } from './codec.ts';
-import { EngineType, ProtocolError, protocolErrorBody, type ProtocolErrorBody } from './protocol.ts';
-import { sessionOps, type SessionOps } from './ops.ts';
-import type { MessageHandler, SessionClosedInfo, SessionHandler, SessionOpenedInfo, SessionMessage } from './types.ts';
+import { isAsyncFunction, type EventRuntime, type RunningEvent } from '../../events/runtime.ts';
+import { PluginError, gsfError } from '../../errors.ts';
+import type { EventContext, NetworkFrame } from '../../events/types.ts';
+import { DecodeError, decodeCanonicalJson, decodeCanonicalMsgpack, decodeFrame, decodeMsgpackFrame, sessionCodec } from '../codec.ts';
+import { EngineType, ProtocolError, protocolErrorBody, type ProtocolErrorBody } from '../protocol.ts';
+import { sessionOps, type SessionOps } from '../ops.ts';
+import type { MessageHandler, SessionClosedInfo, SessionHandler, SessionOpenedInfo, SessionMessage } from '../types.ts';
 
 // Module bindings are getters under the CommonJS transform event workers load with: the ones
 // used per message are read once.

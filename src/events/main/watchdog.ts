@@ -3,12 +3,12 @@
  * event-thread hang checker. Workers publish what they run in the native slot table, so
  * this needs no message from a stuck worker.
  */
-import { native, type SlotState, type TimeoutOutcome } from '../native.ts';
-import { describeError } from '../errors.ts';
-import type { ThreadContext } from '../thread-context.ts';
+import { native, type SlotState, type TimeoutOutcome } from '../../native.ts';
+import { describeError } from '../../errors.ts';
+import type { ThreadContext } from '../../thread-context.ts';
 import type { Dispatcher } from './dispatcher.ts';
-import type { TimeoutHandler } from './types.ts';
-import { parkedEventGone, workReady } from './wake.ts';
+import type { TimeoutHandler } from '../types.ts';
+import { parkedEventGone, workReady } from '../wake.ts';
 
 export interface WatchdogSettings {
   timeoutMs: number;

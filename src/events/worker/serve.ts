@@ -13,18 +13,18 @@ import { threadId, workerData } from 'node:worker_threads';
 import {
   native, COMPLETE_STRIDE, CompleteField, CompleteFlag, CompleteResult, EventKind, PROGRESS_STRIDE, ProgressField,
   TAKE_STRIDE, TakeField,
-} from '../native.ts';
-import type { ThreadContext } from '../thread-context.ts';
-import { describeError } from '../errors.ts';
-import type { ArgValue } from '../config/manifest.ts';
-import { decodePayload } from './codec.ts';
-import { RunningEvent, nameOf, type HandlerEntry } from './runtime.ts';
-import { currentEpoch, workReady } from './wake.ts';
+} from '../../native.ts';
+import type { ThreadContext } from '../../thread-context.ts';
+import { describeError } from '../../errors.ts';
+import type { ArgValue } from '../../config/manifest.ts';
+import { decodePayload } from '../codec.ts';
+import { RunningEvent, nameOf, type HandlerEntry } from '../runtime.ts';
+import { currentEpoch, workReady } from '../wake.ts';
 import { AwaitCap } from './await-cap.ts';
-import { AwaitingEvents } from './worker-awaiting.ts';
-import { IdleWaiter, yieldToLoop } from './worker-idle.ts';
-import { EventLines } from './worker-lines.ts';
-import type { NetworkFrame, ServeResult, ServeTask, WorkerContextModule, WorkerEffects, WorkerInit } from './types.ts';
+import { AwaitingEvents } from './awaiting.ts';
+import { IdleWaiter, yieldToLoop } from './idle.ts';
+import { EventLines } from './lines.ts';
+import type { NetworkFrame, ServeResult, ServeTask, WorkerContextModule, WorkerEffects, WorkerInit } from '../types.ts';
 
 // Local copies: module exports are live bindings (getters) under the CommonJS transform
 // workers load with, too slow to read per event.

@@ -7,11 +7,11 @@
  * dropped when it times out.
  */
 import { MessageChannel, parentPort, threadId, type MessagePort } from 'node:worker_threads';
-import { featureCell } from '../events/wake.ts';
-import { native } from '../native.ts';
-import type { ChannelHello, HeldEffects, WorkerEffects } from '../events/types.ts';
-import * as ring from './outbound-ring.ts';
-import type { OutboundFlush, RingHello } from './outbound-ring.ts';
+import { featureCell } from '../../events/wake.ts';
+import { native } from '../../native.ts';
+import type { ChannelHello, HeldEffects, WorkerEffects } from '../../events/types.ts';
+import * as ring from '../outbound-ring.ts';
+import type { OutboundFlush, RingHello } from '../outbound-ring.ts';
 
 // Local copies: module bindings are getters under the CommonJS transform event workers load
 // with, too slow to read per record.

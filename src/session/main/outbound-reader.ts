@@ -9,13 +9,13 @@
  * arrives (its worker was ended between numbering and posting) is applied after `gapMs`.
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { ChannelHello, WorkerEndHooks } from '../events/types.ts';
+import type { ChannelHello, WorkerEndHooks } from '../../events/types.ts';
 import {
   Control, CONTROL_BYTES, distance, FLAG_ALL, FLAG_BINARY, FLAG_JOIN, HEADER_BYTES, RingOp,
   type OutboundFlush, type SessionOutMessage,
-} from './outbound-ring.ts';
-import { currentFlushSeq, nextFlushSeq } from './outbound-writer.ts';
-import { native } from '../native.ts';
+} from '../outbound-ring.ts';
+import { currentFlushSeq, nextFlushSeq } from '../worker/outbound-writer.ts';
+import { native } from '../../native.ts';
 
 /** What applying records does: the session listener implements it. */
 export interface OutboundTarget {

@@ -4,22 +4,22 @@
  * outbound path from event workers, and closing sessions after event timeouts.
  */
 import path from 'node:path';
-import { native } from '../native.ts';
-import { ManifestError } from '../config/manifest.ts';
-import { registerMaintenanceRoutes } from '../maintenance/routes.ts';
-import type { Feature } from '../features.ts';
-import type { TimeoutHandler } from '../events/types.ts';
+import { native } from '../../native.ts';
+import { ManifestError } from '../../config/manifest.ts';
+import { registerMaintenanceRoutes } from '../../maintenance/routes.ts';
+import type { Feature } from '../../features.ts';
+import type { TimeoutHandler } from '../../events/types.ts';
 import { AccountManager, type LoginPolicy } from './accounts.ts';
-import { serveAccountCalls, type AccountOp } from './account-calls.ts';
-import { encodeFrame } from './codec.ts';
-import { loadMaintenanceFile, Maintenance, type MaintenanceState } from '../maintenance/state.ts';
+import { serveAccountCalls, type AccountOp } from '../account-calls.ts';
+import { encodeFrame } from '../codec.ts';
+import { loadMaintenanceFile, Maintenance, type MaintenanceState } from '../../maintenance/state.ts';
 import { setMainSessionTarget } from './ops.ts';
 import { OutboundReader } from './outbound-reader.ts';
-import { setOutboundListening } from './outbound-writer.ts';
-import { CloseCode, EngineType, type MaintenanceNotice } from './protocol.ts';
+import { setOutboundListening } from '../worker/outbound-writer.ts';
+import { CloseCode, EngineType, type MaintenanceNotice } from '../protocol.ts';
 import { SessionListener } from './listener.ts';
-import { onPluginSwap } from '../hooks/reload-hooks.ts';
-import { clusterSessionJoin } from '../hooks/cluster-hooks.ts';
+import { onPluginSwap } from '../../hooks/reload-hooks.ts';
+import { clusterSessionJoin } from '../../hooks/cluster-hooks.ts';
 
 /** Runs one account operation on the main thread. */
 function accountOp(accounts: AccountManager, op: AccountOp, args: unknown[]): unknown {
