@@ -10,6 +10,22 @@ import { logFileOf } from './log/log-file.ts';
 import { EventRuntime } from './events/runtime.ts';
 import { emptyDeclarations, type Declarations, type RegistrationContext } from './plugins/api.ts';
 import { loadPlugins, type LoadedPlugin } from './plugins/loader.ts';
+import { registerPluginApiPart } from './hooks/plugin-api-parts.ts';
+import { createAccountApi, createSessionApi } from './session/plugin-api.ts';
+import { createAuthApi } from './auth/client/plugin-api.ts';
+import { createObjectsApi } from './objects/plugin-api.ts';
+import { createHttpApi } from './api/plugin-routes.ts';
+import { createConsoleApi } from './console/plugin-api.ts';
+import { createClusterApi } from './cluster/plugin-api.ts';
+
+// The features hand their parts of the plugin API over here, on every thread, before any plugin loads.
+registerPluginApiPart('sessions', createSessionApi);
+registerPluginApiPart('accounts', (_plugin, rt) => createAccountApi(rt));
+registerPluginApiPart('auth', (_plugin, rt) => createAuthApi(rt));
+registerPluginApiPart('objects', (_plugin, rt) => createObjectsApi(rt));
+registerPluginApiPart('http', createHttpApi);
+registerPluginApiPart('console', createConsoleApi);
+registerPluginApiPart('cluster', (_plugin, rt) => createClusterApi(rt));
 
 export type ThreadManifest = Pick<Manifest, 'file' | 'dir' | 'components' | 'plugins'>;
 

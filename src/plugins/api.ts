@@ -12,13 +12,8 @@ import type { TimeoutHandler } from '../events/types.ts';
 import { namedTag, randomTag, TIMER_TAG } from '../events/tags.ts';
 import type { FlagSpec, PluginApi, TimerOptions } from './types.ts';
 import { counterRegistry, type CounterCallback } from '../counters/registry.ts';
-import { createAccountApi, createSessionApi } from '../session/plugin-api.ts';
-import { createAuthApi } from '../auth/client/plugin-api.ts';
-import { createObjectsApi } from '../objects/plugin-api.ts';
-import { createHttpApi } from '../api/plugin-routes.ts';
-import { createConsoleApi } from '../console/plugin-api.ts';
-import { createClusterApi } from '../cluster/plugin-api.ts';
 import { activeMonitor } from '../counters/monitor.ts';
+import { pluginApiPart } from '../hooks/plugin-api-parts.ts';
 
 
 export interface TimerDeclaration {
@@ -166,13 +161,14 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
       get: (name) => rt.flags.get(name),
     },
     tags: { random: randomTag, named: namedTag, timer: TIMER_TAG },
-    sessions: createSessionApi(plugin, rt),
-    accounts: createAccountApi(rt),
-    auth: createAuthApi(rt),
-    objects: createObjectsApi(rt),
-    http: createHttpApi(plugin, rt),
-    console: createConsoleApi(plugin, rt),
-    cluster: createClusterApi(rt),
+    // The features' parts, as the thread registered them (hooks/plugin-api-parts.ts).
+    sessions: pluginApiPart('sessions', plugin, rt),
+    accounts: pluginApiPart('accounts', plugin, rt),
+    auth: pluginApiPart('auth', plugin, rt),
+    objects: pluginApiPart('objects', plugin, rt),
+    http: pluginApiPart('http', plugin, rt),
+    console: pluginApiPart('console', plugin, rt),
+    cluster: pluginApiPart('cluster', plugin, rt),
     onEventTimeout(fn) {
       mainOnly('onEventTimeout');
       reg.declarations.timeoutHandlers.push({ plugin, fn });
