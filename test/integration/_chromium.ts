@@ -4,7 +4,10 @@
  * then a system Chromium. If neither starts, the error names the commands that install one.
  */
 import fs from 'node:fs';
-import { chromium, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestFn } from 'ava';
+import { chromium, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 
 /** System browsers tried after the npm one; `GSF_CHROMIUM` names another. */
 const SYSTEM_CHROMIUMS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -64,4 +67,33 @@ export async function launchChromium(userDataDir: string, options: BrowserContex
   }
   if (failures.length === 1) failures.push(`no system Chromium at ${SYSTEM_CHROMIUMS.join(', ')} (or GSF_CHROMIUM)`);
   throw new Error(`no headless Chromium could start (${failures.join('; ')}). Install one with: ${INSTALL_CHROMIUM}`);
+}
+
+/**
+ * One Chromium for a test file: started before its tests, closed (its profile removed) after.
+ * `openTab` opens a tab that records page errors and console errors, less those `ignore` accepts.
+ */
+export function chromiumForFile(test: TestFn, options: BrowserContextOptions, ignore: (text: string) => boolean = () => false):
+  { openTab(): Promise<{ page: Page; errors: string[] }> } {
+  let userDataDir = '';
+  let context: BrowserContext | null = null;
+  test.before(async () => {
+    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-chromium-'));
+    context = (await launchChromium(userDataDir, options)).context;
+  });
+  test.after.always(async () => {
+    await context?.close();
+    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
+  });
+  return {
+    async openTab() {
+      const page = await context!.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+      page.on('console', (msg) => {
+        if (msg.type() === 'error' && !ignore(msg.text())) errors.push(`console: ${msg.text()}`);
+      });
+      return { page, errors };
+    },
+  };
 }

@@ -10,12 +10,11 @@
  */
 import test from 'ava';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { GsfClient } from '../../src/sdk/index.ts';
-import { launchChromium } from './_chromium.ts';
+import { chromiumForFile } from './_chromium.ts';
 import { failure, startConsoleServer } from './_console.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -23,29 +22,8 @@ const outputDir = path.join(root, 'test-output');
 const V1 = '/cs-api/v1';
 const TOKEN = 'console-page-token-0123';
 
-let userDataDir = '';
-let browser: BrowserContext | null = null;
-
-test.before(async () => {
-  userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-chromium-'));
-  browser = (await launchChromium(userDataDir, { viewport: { width: 1280, height: 1000 } })).context;
-});
-
-test.after.always(async () => {
-  await browser?.close();
-  if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
-});
-
-/** A new tab that records page errors and console errors (a refused call's 4xx is expected, not a page error). */
-async function openTab(): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser!.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) errors.push(`console: ${msg.text()}`);
-  });
-  return { page, errors };
-}
+// A refused call's 4xx is expected, not a page error.
+const { openTab } = chromiumForFile(test, { viewport: { width: 1280, height: 1000 } }, (text) => text.startsWith('Failed to load resource'));
 
 /** Clicks `name` and confirms the change in the dialog. */
 async function confirmed(page: Page, name: string): Promise<void> {

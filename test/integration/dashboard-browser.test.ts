@@ -6,14 +6,12 @@
  */
 import test from 'ava';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { BrowserContext, Page } from 'playwright-core';
 import { native } from '../../src/native.ts';
 import { startTestServer, waitFor, type TestServer } from './_server.ts';
-import { launchChromium } from './_chromium.ts';
+import { chromiumForFile } from './_chromium.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const outputDir = path.join(root, 'test-output');
@@ -32,29 +30,7 @@ interface DashboardView {
 }
 declare const gsfDashboard: DashboardView;
 
-let userDataDir = '';
-let browser: BrowserContext | null = null;
-
-test.before(async () => {
-  userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-chromium-'));
-  browser = (await launchChromium(userDataDir, { viewport: { width: 1280, height: 900 } })).context;
-});
-
-test.after.always(async () => {
-  await browser?.close();
-  if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
-});
-
-/** A new tab that records page errors and console errors. */
-async function openTab(): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser!.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') errors.push(`console: ${msg.text()}`);
-  });
-  return { page, errors };
-}
+const { openTab } = chromiumForFile(test, { viewport: { width: 1280, height: 900 } });
 
 /** Queues `count` probe events from outside any event, spread over `seconds`. */
 async function generateEvents(s: TestServer, count: number, seconds: number): Promise<void> {
