@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { apiUrl } from './_session.ts';
-import type { TestServer } from './_server.ts';
+import { execFileSync } from 'node:child_process';
+import { fixtures, type TestServer } from './_server.ts';
 
 export const PLUGIN = 'reloadable';
 
@@ -82,4 +83,23 @@ export interface Pong {
   seq: number;
   version: string;
   label: string;
+}
+
+/** The native plugin the reload tests rebuild (test/fixtures/native-reload). */
+export const NATIVE_RELOADABLE = 'native-reloadable';
+
+/** Configures and builds the native-reload fixture in `dir` with these CMake cache values. */
+export function buildNativeReloadable(dir: string, generation: number, name = NATIVE_RELOADABLE): void {
+  const root = path.join(fixtures, '..', '..');
+  execFileSync('cmake', ['-S', dir, '-B', path.join(dir, 'out'), `-DGSF_ROOT=${root}`, `-DRELOAD_GENERATION=${generation}`,
+    `-DRELOAD_NAME=${name}`], { stdio: 'pipe' });
+  execFileSync('cmake', ['--build', path.join(dir, 'out')], { stdio: 'pipe' });
+}
+
+/** A copy of the native-reload fixture in a fresh temporary folder, built as generation 1. */
+export function nativeReloadableCopy(): { dir: string; library: string } {
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-native-reload-test-')), NATIVE_RELOADABLE);
+  fs.cpSync(path.join(fixtures, 'native-reload'), dir, { recursive: true });
+  buildNativeReloadable(dir, 1);
+  return { dir, library: path.join(dir, 'build', `${NATIVE_RELOADABLE}.so`) };
 }

@@ -5,28 +5,15 @@
  */
 import test from 'ava';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { fixtures } from './_server.ts';
 import { startSessionServer } from './_session.ts';
-import { post } from './_reload.ts';
+import { post, buildNativeReloadable, nativeReloadableCopy, NATIVE_RELOADABLE } from './_reload.ts';
 
-const root = path.join(fixtures, '..', '..');
-const NAME = 'native-reloadable';
-
-/** Configures and builds the fixture in `dir` with this generation. */
-function build(dir: string, generation: number): void {
-  execFileSync('cmake', ['-S', dir, '-B', path.join(dir, 'out'), `-DGSF_ROOT=${root}`, `-DRELOAD_GENERATION=${generation}`,
-    `-DRELOAD_NAME=${NAME}`], { stdio: 'pipe' });
-  execFileSync('cmake', ['--build', path.join(dir, 'out')], { stdio: 'pipe' });
-}
+const NAME = NATIVE_RELOADABLE;
+const build = buildNativeReloadable;
 
 test('a library cut short swapped in for a live reload is refused with 422; the running copy keeps serving', async (t) => {
-  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-native-reload-test-')), NAME);
-  fs.cpSync(path.join(fixtures, 'native-reload'), dir, { recursive: true });
-  build(dir, 1);
-  const library = path.join(dir, 'build', `${NAME}.so`);
+  const { dir, library } = nativeReloadableCopy();
   const s = await startSessionServer({}, [dir]);
   const c = await s.connect('msgpack');
   try {
