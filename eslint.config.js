@@ -17,7 +17,7 @@ const SRC_LAYERS = [
   ['session', 'console'],
   ['cluster'],
   ['plugins'],
-  ['thread-context', 'features', 'objects-command'],
+  ['thread-setup', 'features', 'objects-command'],
   ['server'],
   ['index', 'cli', 'sdk'],
 ];

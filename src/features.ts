@@ -4,16 +4,16 @@
  * reverse order, before the event queue drains.
  */
 import type { Manifest } from './config/manifest.ts';
-import type { ThreadContext } from './thread-context.ts';
+import type { ThreadContext } from './hooks/thread-context.ts';
 import type { Dispatcher } from './events/main/dispatcher.ts';
 import type { Watchdog } from './events/main/watchdog.ts';
-import type { ApiServer } from './api/server.ts';
-import { dashboardFeature } from './api/dashboard.ts';
-import { apiFeature } from './api/feature.ts';
+import type { ApiServer } from './api/main/server.ts';
+import { dashboardFeature } from './api/main/dashboard.ts';
+import { apiFeature } from './api/main/feature.ts';
 import { sessionFeature } from './session/main/feature.ts';
 import { authFeature } from './auth/client/feature.ts';
 import { consoleFeature } from './console/feature.ts';
-import { consolePageFeature } from './api/console-page.ts';
+import { consolePageFeature } from './api/main/console-page.ts';
 import { pluginRoutesFeature } from './api/plugin-routes.ts';
 import { clusterFeature } from './cluster/feature.ts';
 

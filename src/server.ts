@@ -7,18 +7,19 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { native } from './native.ts';
 import { ManifestError, loadManifest, parseManifest, secretProblem, type Manifest } from './config/manifest.ts';
-import { createThreadContext, type ThreadContext } from './thread-context.ts';
+import { createThreadContext } from './thread-setup.ts';
+import type { ThreadContext } from './hooks/thread-context.ts';
 import { resolvePluginFiles } from './plugins/loader.ts';
 import { Dispatcher } from './events/main/dispatcher.ts';
 import { Watchdog, type OutstandingEvents } from './events/main/watchdog.ts';
-import { ApiServer } from './api/server.ts';
+import { ApiServer } from './api/main/server.ts';
 import { GsfError, PluginError, describeError, gsfError } from './errors.ts';
 import { FEATURES, type RunningFeature } from './features.ts';
 import type { InvokeOptions } from './events/types.ts';
 import type { WorkerInit } from './events/types.ts';
 import { startObjectStore, type ObjectStore } from './objects/store.ts';
 import { PluginReloader, type ReloadOutcome } from './plugins/reload.ts';
-import { registerPluginRoutes } from './api/plugins.ts';
+import { registerPluginRoutes } from './api/main/plugins.ts';
 import type { PluginSource } from './plugins/reload-source.ts';
 
 export interface StartOptions {
@@ -70,7 +71,7 @@ export class GsfServer {
     const init: WorkerInit = {
       manifest: { file: manifest.file, dir: manifest.dir, components: manifest.components, plugins: manifest.plugins, listed: [...manifest.listed] },
       pluginFiles,
-      contextModule: fileURLToPath(new URL('./thread-context.ts', import.meta.url)),
+      contextModule: fileURLToPath(new URL('./thread-setup.ts', import.meta.url)),
     };
     const dispatcher = new Dispatcher(thread, init);
     const ed = manifest.components.EventDispatcher!;

@@ -11,7 +11,7 @@
  */
 import { PluginError } from '../errors.ts';
 import type { EventRuntime, RunningEvent } from '../events/runtime.ts';
-import { answerSink, type ApiCall, type AnswerSink } from './answer-sink.ts';
+import { answerSink, type ApiCall, type AnswerSink } from './worker/answer-sink.ts';
 import { ResponseWriter, thrownAnswer } from './writer.ts';
 
 export const API_EVENT = '_gsf.api';

@@ -18,7 +18,7 @@ import { randomTag } from '../events/tags.ts';
 import type { Feature, RunningFeature } from '../features.ts';
 import { onPluginSwap } from '../hooks/reload-hooks.ts';
 import { apiTargets, type ApiTarget } from './api-event.ts';
-import { handlerServices, jsonBody, releaseHandlerServices, type HandlerServices } from './dispatch.ts';
+import { handlerServices, jsonBody, releaseHandlerServices, type HandlerServices } from './main/dispatch.ts';
 import { overlaps, parsePattern, routeLabel, ROUTE_METHODS, segmentsOf, type RouteMethod } from './route-patterns.ts';
 import { AnswerKind } from './writer.ts';
 import type { EventContext } from '../events/types.ts';

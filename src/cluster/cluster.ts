@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describeError } from '../errors.ts';
-import type { ThreadContext } from '../thread-context.ts';
+import type { ThreadContext } from '../hooks/thread-context.ts';
 import { counterRegistry } from '../counters/registry.ts';
 import type { AccountManager } from '../session/main/accounts.ts';
 import type { SessionListener } from '../session/main/listener.ts';

@@ -11,7 +11,7 @@ import type { Feature } from '../features.ts';
 import { publishedConfig } from '../objects/config.ts';
 import { encodeFrame, sessionCodec } from '../session/codec.ts';
 import { activeSessions } from '../session/main/feature.ts';
-import type { ThreadContext } from '../thread-context.ts';
+import type { ThreadContext } from '../hooks/thread-context.ts';
 import { Cluster } from './cluster.ts';
 import { serveClusterCalls, type ClusterOp } from './calls.ts';
 import { clusterConfig, defaultServerId } from './config.ts';

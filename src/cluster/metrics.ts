@@ -4,7 +4,7 @@
  * values are `_total` counters, times are seconds.
  */
 import type { CounterRegistry } from '../counters/registry.ts';
-import type { Exposition, Labels } from '../api/exposition.ts';
+import type { Exposition, Labels } from '../api/main/exposition.ts';
 import { Coord, COORD, Rpc, RPC } from './stats.ts';
 
 export const CLUSTER_CATEGORIES = [RPC, COORD] as const;

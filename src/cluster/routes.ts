@@ -7,7 +7,7 @@
  *   GET /v1/cluster/sessions/{session}          {session, server, account} | 404
  */
 import { gsfError } from '../errors.ts';
-import type { Router } from '../api/router.ts';
+import type { Router } from '../api/main/router.ts';
 import { AGGREGATES, combine, defaultAggregate, type Aggregate, type CounterAnswer } from './aggregate.ts';
 import type { Cluster } from './cluster.ts';
 

@@ -10,7 +10,7 @@
  * caller's word, not an identity gsf checked.
  */
 import { gsfError } from '../errors.ts';
-import type { ApiRequest, ApiResponse } from '../api/router.ts';
+import type { ApiRequest, ApiResponse } from '../api/main/router.ts';
 import { pageOf } from './requests.ts';
 
 /** Entries kept. */

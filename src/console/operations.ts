@@ -5,7 +5,7 @@
  *
  * `native` is the operation's place in `gsf_type_console_handlers` (gsf_plugin.h), 1-based.
  */
-import type { ApiRequest } from '../api/router.ts';
+import type { ApiRequest } from '../api/main/router.ts';
 import { AnswerKind } from '../api/writer.ts';
 import type { DeployApiHandler } from './types.ts';
 import { bad, bodyObject, dateQuery, Fields, oneOfQuery, pageOf, requiredQuery } from './requests.ts';

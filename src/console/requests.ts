@@ -4,8 +4,8 @@
  * the handler is not called.
  */
 import { gsfError } from '../errors.ts';
-import type { ApiRequest } from '../api/router.ts';
-import { jsonBody } from '../api/dispatch.ts';
+import type { ApiRequest } from '../api/main/router.ts';
+import { jsonBody } from '../api/main/dispatch.ts';
 
 /** Default `page_size` when a paged request gives none. */
 export const DEFAULT_PAGE_SIZE = 20;

@@ -74,7 +74,7 @@ export class RunningEvent implements EventContext, HeldEffects {
    * Per-event state of the features built on events, kept here rather than in WeakMaps keyed by
    * the event: a short-lived key makes every young-generation collection trace the map.
    * `call`: the request an API or console event answers, and `heldAnswers` the answers that
-   * wait for the event to finish (src/api/answer-sink.ts).
+   * wait for the event to finish (src/api/worker/answer-sink.ts).
    * `nativeObjects`: the objects a native handler fetched (src/plugins/native-calls.ts).
    */
   call: unknown = undefined;

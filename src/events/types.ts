@@ -2,7 +2,7 @@
  * Named, typed messages between the dispatcher (main thread) and event workers, and the
  * shapes plugin handlers see.
  */
-import type { ThreadContext } from '../thread-context.ts';
+import type { ThreadContext } from '../hooks/thread-context.ts';
 import type { MessagePort } from 'node:worker_threads';
 import type { Manifest } from '../config/manifest.ts';
 
@@ -121,9 +121,9 @@ export interface EventObjects {
 /** Effects an awaiting event produced, held until it finishes (kept on the running event). */
 export interface HeldEffects {
   held: unknown[] | null;
-  /** The request the event answers, if it is an API or console event (src/api/answer-sink.ts). */
+  /** The request the event answers, if it is an API or console event (src/api/worker/answer-sink.ts). */
   call?: unknown;
-  /** Answers it gave that wait for it to finish (src/api/answer-sink.ts). */
+  /** Answers it gave that wait for it to finish (src/api/worker/answer-sink.ts). */
   heldAnswers?: unknown[];
 }
 

@@ -5,8 +5,8 @@
  * component is not running.
  */
 import { gsfError } from '../errors.ts';
-import type { ApiRequest } from '../api/router.ts';
-import type { Exposition } from '../api/exposition.ts';
+import type { ApiRequest } from '../api/main/router.ts';
+import type { Exposition } from '../api/main/exposition.ts';
 import type { CounterRegistry } from '../counters/registry.ts';
 import type { MaintenanceRecord, MaintenanceState } from '../maintenance/state.ts';
 import type { SessionListener } from '../session/main/listener.ts';

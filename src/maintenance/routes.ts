@@ -8,7 +8,7 @@
  * With `?cluster=true` (and the Cluster component) the change is made on every server and the
  * answer adds `cluster: {applied, failed}`.
  */
-import type { Router } from '../api/router.ts';
+import type { Router } from '../api/main/router.ts';
 import { GsfError, gsfError } from '../errors.ts';
 import { checkRecord, type Maintenance, type MaintenanceRecord } from './state.ts';
 import { clusterRequested, setMaintenanceTarget } from '../hooks/cluster-hooks.ts';

@@ -40,7 +40,7 @@ const MAX_BACKOFF_EXPONENT = 6;
 
 /** Commits, and reruns on conflicts, until the changes are durable or the limit is reached. */
 async function commit(ev: Holder & { id?: number }, timings: Float64Array, rerun: () => unknown): Promise<void> {
-  // The writer answered a conflict: this event has the turn on the object (writer-turns.ts)
+  // The writer answered a conflict: this event has the turn on the object (writer/turns.ts)
   // until its next commit; leaving without one lets the turn go at once.
   let turn: Transaction | null = null;
   try {

@@ -47,7 +47,7 @@ export async function transact<T>(fn: (tx: ObjectAccess) => T | Promise<T>): Pro
   // writer reserves the objects for the oldest transaction, as it does for events, so many
   // transactions racing for the same objects converge instead of rerunning each other out.
   const owner = { ioWaitMs: 0, id: native.reserveEventId() };
-  // After a conflict it has the turn on the object (writer-turns.ts) until it commits again.
+  // After a conflict it has the turn on the object (writer/turns.ts) until it commits again.
   let turn = false;
   try {
     for (let reruns = 0, limited = 0; ; reruns++) {

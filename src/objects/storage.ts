@@ -46,7 +46,7 @@ export interface Outcome {
 /**
  * Writer → event thread: [request id, status, reason, waited]. `waited` is 1 when the request
  * first waited for an older event's reservation (its conflict is the price of the order, not
- * a sign of a livelock: see writer-thread.ts).
+ * a sign of a livelock: see writer/thread.ts).
  */
 export type CommitReply = [number, StatusValue, string, number];
 

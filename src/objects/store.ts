@@ -20,10 +20,10 @@ import { syncPostgresSchema } from './postgres-store.ts';
 import { defineStoredCounters } from './stats.ts';
 import { registerObjectCounters } from './counters.ts';
 import { closeThreadStore } from './thread-store.ts';
-import type { CommittedObjects, WriterEvent, WriterInit } from './writer-thread.ts';
+import type { CommittedObjects, WriterEvent, WriterInit } from './writer/thread.ts';
 
-const WRITER_FILE = fileURLToPath(new URL('./writer-thread.ts', import.meta.url));
-const WRITER_BOOT = fileURLToPath(new URL('./writer-boot.mjs', import.meta.url));
+const WRITER_FILE = fileURLToPath(new URL('./writer/thread.ts', import.meta.url));
+const WRITER_BOOT = fileURLToPath(new URL('./writer/boot.mjs', import.meta.url));
 
 export interface ObjectStore {
   readonly config: StoreConfig;

@@ -11,7 +11,7 @@ import { apiTargets, type ApiTarget } from '../api/api-event.ts';
 import { routeClash, routesOf, type RouteEntry } from '../api/plugin-routes.ts';
 import { consoleRegistry, type ConsoleRegistry } from '../console/registry.ts';
 import { consoleClash, replaceConsole } from '../console/registry-swap.ts';
-import type { ThreadContext } from '../thread-context.ts';
+import type { ThreadContext } from '../hooks/thread-context.ts';
 
 /** What the new version of one plugin registered for the API service, not yet in effect. */
 export interface StagedApi {

@@ -3,7 +3,7 @@
  * start would refuse, refused before the switch instead of failing after it.
  */
 import { counterRegistry } from '../counters/registry.ts';
-import type { ThreadContext } from '../thread-context.ts';
+import type { ThreadContext } from '../hooks/thread-context.ts';
 import type { StagedPlugin, StagingOwners } from './reload-stage.ts';
 import { apiClash } from './reload-api.ts';
 

@@ -19,7 +19,7 @@ import { counterRegistry } from '../counters/registry.ts';
 import { EventRuntime, type HandlerEntry } from '../events/runtime.ts';
 import type { EventHandler } from '../events/types.ts';
 import { sessionHandlers, type SessionHandlers } from '../session/worker/message-event.ts';
-import type { ThreadContext } from '../thread-context.ts';
+import type { ThreadContext } from '../hooks/thread-context.ts';
 import { createPluginApi, emptyDeclarations, type Declarations, type RegistrationContext } from './api.ts';
 import { declarationsOf, type PluginDeclarations } from '../hooks/reload-hooks.ts';
 import { commitApi, stagedApi, type StagedApi } from './reload-api.ts';

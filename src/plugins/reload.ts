@@ -14,7 +14,7 @@ import { GsfError, PluginError, describeError, gsfError } from '../errors.ts';
 import type { Dispatcher } from '../events/main/dispatcher.ts';
 import type { WorkerInit } from '../events/types.ts';
 import { sessionOps } from '../session/ops.ts';
-import type { ThreadContext } from '../thread-context.ts';
+import type { ThreadContext } from '../hooks/thread-context.ts';
 import { importPlugin } from './loader.ts';
 import { applyInitEffects, declareNativeTargets, isNativeLibrary, nativePluginDefinition } from './native-loader.ts';
 import { announcePluginSwap } from '../hooks/reload-hooks.ts';

@@ -4,7 +4,7 @@
  * (the README's "Requests gsf cannot answer").
  */
 import test from 'ava';
-import { ApiServer, MAX_PATH_BYTES } from '../../src/api/server.ts';
+import { ApiServer, MAX_PATH_BYTES } from '../../src/api/main/server.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { gsfError } from '../../src/errors.ts';
 import { hasResponses, parseResponses, rawExchange } from './_raw-http.ts';

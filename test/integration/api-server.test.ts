@@ -1,5 +1,5 @@
 import test from 'ava';
-import { ApiServer } from '../../src/api/server.ts';
+import { ApiServer } from '../../src/api/main/server.ts';
 import { createLogger } from '../../src/log/logger.ts';
 
 async function withServer(setup: (api: ApiServer) => void, run: (base: string) => Promise<void>): Promise<void> {

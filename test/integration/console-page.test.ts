@@ -149,7 +149,7 @@ test.serial('the page is served without the token; the audit route pages newest 
       const r = await fetch(`${base}/console/assets/${name}`);
       t.is(r.status, 200, name);
       t.is(r.headers.get('content-type'), name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8');
-      t.is(await r.text(), fs.readFileSync(path.join(root, 'src', 'api', 'console-page', name), 'utf8'));
+      t.is(await r.text(), fs.readFileSync(path.join(root, 'src', 'api', 'main', 'console-page', name), 'utf8'));
     }
     t.deepEqual((await s.call('GET', '/console/assets/nope.js')).body, failure('GSF_ERR_NOT_FOUND', 'no route for GET /console/assets/nope.js'));
     // Only the page is public: the API, other methods and look-alike paths still need the token.

@@ -66,7 +66,7 @@ test.serial('gsf serves the page and its assets itself; an unknown asset is a JS
     for (const name of ['dashboard.js', 'dashboard-view.js', 'dashboard.css']) {
       const r = await fetch(`${base}/dashboard/assets/${name}`);
       t.is(r.status, 200, name);
-      t.is(await r.text(), fs.readFileSync(path.join(root, 'src', 'api', 'dashboard', name), 'utf8'));
+      t.is(await r.text(), fs.readFileSync(path.join(root, 'src', 'api', 'main', 'dashboard', name), 'utf8'));
     }
 
     const missing = await fetch(`${base}/dashboard/assets/nope.js`);

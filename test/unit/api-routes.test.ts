@@ -11,7 +11,7 @@ import { namedTag } from '../../src/events/tags.ts';
 import { OPERATIONS } from '../../src/console/operations.ts';
 import { operationTag } from '../../src/console/feature.ts';
 import { pageOf } from '../../src/console/requests.ts';
-import type { ApiRequest } from '../../src/api/router.ts';
+import type { ApiRequest } from '../../src/api/main/router.ts';
 import type { Logger } from '../../src/log/logger.ts';
 
 const seg = (p: string): string[] => segmentsOf(p);

@@ -1,7 +1,7 @@
 /** The console's audit trail: a ring of the newest changes, paged newest first; operator names. */
 import test from 'ava';
 import { AuditTrail, operatorOf } from '../../src/console/audit-trail.ts';
-import type { ApiRequest } from '../../src/api/router.ts';
+import type { ApiRequest } from '../../src/api/main/router.ts';
 
 const paths = (entries: Array<{ path: string }>): string[] => entries.map((e) => e.path);
 

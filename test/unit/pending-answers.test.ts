@@ -5,8 +5,8 @@
  */
 import test from 'ava';
 import { native } from '../../src/native.ts';
-import { PendingRequests } from '../../src/api/pending.ts';
-import { LaterResponse, type ApiResponse } from '../../src/api/router.ts';
+import { PendingRequests } from '../../src/api/main/pending.ts';
+import { LaterResponse, type ApiResponse } from '../../src/api/main/router.ts';
 import type { Logger } from '../../src/log/logger.ts';
 
 function recordingLog(lines: string[]): Logger {

@@ -3,7 +3,7 @@ import test from 'ava';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createThreadContext } from '../../src/thread-context.ts';
+import { createThreadContext } from '../../src/thread-setup.ts';
 import { emptyManifest } from '../../src/config/manifest.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-bad-plugins-'));

@@ -1,7 +1,7 @@
 import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createThreadContext } from '../../src/thread-context.ts';
+import { createThreadContext } from '../../src/thread-setup.ts';
 import { emptyManifest } from '../../src/config/manifest.ts';
 import { resolvePluginFiles } from '../../src/plugins/loader.ts';
 import { PluginError } from '../../src/errors.ts';

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { Router } from '../../src/api/router.ts';
+import { Router } from '../../src/api/main/router.ts';
 
 const ok = () => ({ status: 200 });
 

@@ -4,11 +4,11 @@
  * 404, other methods 405, bodies over `max_body_bytes` 413, each with a JSON error body.
  */
 import uWS from 'uWebSockets.js';
-import { listenUws } from '../../api/listen.ts';
+import { listenUws } from '../../api/main/listen.ts';
 import path from 'node:path';
 import { createLogger, type Logger } from '../../log/logger.ts';
 import { describeError } from '../../errors.ts';
-import { errorBody } from '../../api/router.ts';
+import { errorBody } from '../../api/main/router.ts';
 import type { AgentConfig } from './agent-config.ts';
 import { AuthService } from './service.ts';
 import { SocialnetAdapter } from './socialnet.ts';

@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { Piscina } from 'piscina';
 import { native } from '../../native.ts';
 import { describeError, gsfError } from '../../errors.ts';
-import type { ThreadContext } from '../../thread-context.ts';
+import type { ThreadContext } from '../../hooks/thread-context.ts';
 import { abortable, deadline } from '../abortable.ts';
 import { currentEpoch, nextEpoch, stopAllEpochs, workReady } from '../wake.ts';
 import type {

@@ -5,7 +5,7 @@
  */
 import { native, type SlotState, type TimeoutOutcome } from '../../native.ts';
 import { describeError } from '../../errors.ts';
-import type { ThreadContext } from '../../thread-context.ts';
+import type { ThreadContext } from '../../hooks/thread-context.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import type { TimeoutHandler } from '../types.ts';
 import { parkedEventGone, workReady } from '../wake.ts';

@@ -14,7 +14,7 @@ import {
   native, COMPLETE_STRIDE, CompleteField, CompleteFlag, CompleteResult, EventKind, PROGRESS_STRIDE, ProgressField,
   TAKE_STRIDE, TakeField,
 } from '../../native.ts';
-import type { ThreadContext } from '../../thread-context.ts';
+import type { ThreadContext } from '../../hooks/thread-context.ts';
 import { describeError } from '../../errors.ts';
 import type { ArgValue } from '../../config/manifest.ts';
 import { decodePayload } from '../codec.ts';

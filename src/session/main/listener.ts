@@ -13,12 +13,12 @@
  * same check: past `max_backpressure_bytes` of unsent data the session is closed with 4008.
  */
 import uWS from 'uWebSockets.js';
-import { listenUws, type Listening } from '../../api/listen.ts';
+import { listenUws, type Listening } from '../../api/main/listen.ts';
 import { native, EventKind } from '../../native.ts';
 import { intern } from '../../events/runtime.ts';
 import { randomTag } from '../../events/tags.ts';
 import { encodePayload } from '../../events/codec.ts';
-import type { ThreadContext } from '../../thread-context.ts';
+import type { ThreadContext } from '../../hooks/thread-context.ts';
 import { DecodeError, decodeFrame, encodeFrame, peekTypeSpan, TYPE_SPAN, withCodecBit } from '../codec.ts';
 import { logSessionMessage } from '../message-log.ts';
 import { CLOSED_EVENT, MESSAGE_EVENT, OPENED_EVENT, sessionHandlers, type SessionHandlers } from '../worker/message-event.ts';

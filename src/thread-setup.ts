@@ -1,15 +1,16 @@
 /**
- * One thread's context: flags, logger, event runtime and the registered plugins. The main
- * thread and every event worker build one from the same manifest.
+ * Builds one thread's context (src/hooks/thread-context.ts): flags, logger, event runtime and the
+ * registered plugins. The main thread and every event worker build one from the same manifest;
+ * this file is the composition of a thread, so it sits above the features it registers.
  */
-import { ManifestError, type Manifest } from './config/manifest.ts';
+import { ManifestError } from './config/manifest.ts';
 import { buildFlags } from './config/flag-setup.ts';
-import type { FlagRegistry } from './config/flags.ts';
-import { createLogger, type Logger } from './log/logger.ts';
+import { createLogger } from './log/logger.ts';
 import { logFileOf } from './log/log-file.ts';
 import { EventRuntime } from './events/runtime.ts';
-import { emptyDeclarations, type Declarations, type RegistrationContext } from './plugins/api.ts';
-import { loadPlugins, type LoadedPlugin } from './plugins/loader.ts';
+import { emptyDeclarations, type RegistrationContext } from './plugins/api.ts';
+import { loadPlugins } from './plugins/loader.ts';
+import type { ThreadContext, ThreadManifest } from './hooks/thread-context.ts';
 import { registerPluginApiPart } from './hooks/plugin-api-parts.ts';
 import { createAccountApi, createSessionApi } from './session/plugin-api.ts';
 import { createAuthApi } from './auth/client/plugin-api.ts';
@@ -26,19 +27,6 @@ registerPluginApiPart('objects', (_plugin, rt) => createObjectsApi(rt));
 registerPluginApiPart('http', createHttpApi);
 registerPluginApiPart('console', createConsoleApi);
 registerPluginApiPart('cluster', (_plugin, rt) => createClusterApi(rt));
-
-export type ThreadManifest = Pick<Manifest, 'file' | 'dir' | 'components' | 'plugins'>;
-
-export interface ThreadContext {
-  manifest: ThreadManifest;
-  flags: FlagRegistry;
-  log: Logger;
-  runtime: EventRuntime;
-  declarations: Declarations;
-  plugins: LoadedPlugin[];
-  /** Who registered what on this thread (a plugin reload replaces one plugin's part). */
-  registration: RegistrationContext;
-}
 
 /** Builds this thread's context and registers every plugin on it. */
 export async function createThreadContext(manifest: ThreadManifest, role: 'main' | 'worker', pluginFiles: string[]): Promise<ThreadContext> {

@@ -4,11 +4,11 @@
  * growing values are `_total` counters, every family has HELP text, and the per-event times
  * are histograms. docs/reference/metrics.md lists every name written here.
  */
-import { native, ProfileOrder } from '../native.ts';
-import type { CounterRegistry } from '../counters/registry.ts';
+import { native, ProfileOrder } from '../../native.ts';
+import type { CounterRegistry } from '../../counters/registry.ts';
 import type { Router } from './router.ts';
 import { Exposition, type Labels, type MetricType } from './exposition.ts';
-import { clusterMetrics, clusterServerLabel } from '../hooks/cluster-hooks.ts';
+import { clusterMetrics, clusterServerLabel } from '../../hooks/cluster-hooks.ts';
 
 export { escapeLabel } from './exposition.ts';
 

@@ -8,7 +8,7 @@
  * version its predecessor committed, so N events racing for one object rerun about N times in
  * all rather than N²/2 (each rerun of all of them used to let one through).
  */
-import type { CommitRequest, Outcome } from './storage.ts';
+import type { CommitRequest, Outcome } from '../storage.ts';
 
 export interface Waiting<P> {
   p: P;

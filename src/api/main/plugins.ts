@@ -11,8 +11,8 @@
  * reload runs, 422 when the new code cannot go in (the old version keeps serving), 503 while
  * the server stops.
  */
-import { gsfError } from '../errors.ts';
-import type { PluginReloader } from '../plugins/reload.ts';
+import { gsfError } from '../../errors.ts';
+import type { PluginReloader } from '../../plugins/reload.ts';
 import type { ApiRequest, ApiResponse, Router } from './router.ts';
 
 /** `?force=`: true, false or absent. */

@@ -6,9 +6,9 @@
  *   GET /v1/counters/{category}/{counter}/description/  {"category", "counter", "description"}
  * Category and counter names may contain `/`: the longest known category prefix wins.
  */
-import { gsfError } from '../errors.ts';
+import { gsfError } from '../../errors.ts';
 import type { ApiResponse, Router } from './router.ts';
-import type { CounterReading, CounterRegistry, LayoutStamp } from '../counters/registry.ts';
+import type { CounterReading, CounterRegistry, LayoutStamp } from '../../counters/registry.ts';
 
 /** How a counter path splits into category and counter, with the JSON text before the value. */
 interface Resolved {

@@ -1,6 +1,6 @@
 /**
  * The operator console page at `GET /console/` on the API-service port: one HTML page, its
- * browser modules and stylesheet from `src/api/console-page/`, served by gsf itself (no CDN, no
+ * browser modules and stylesheet from `src/api/main/console-page/`, served by gsf itself (no CDN, no
  * build step). It drives `/cs-api/v1/` and nothing else, so it comes with `DeployApiService`.
  *
  * The page and its assets hold no data: they are served without the API token, and the page
@@ -8,8 +8,8 @@
  */
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Feature } from '../features.ts';
-import { gsfError } from '../errors.ts';
+import type { Feature } from '../../features.ts';
+import { gsfError } from '../../errors.ts';
 import type { ApiResponse, Router } from './router.ts';
 import type { ApiServer } from './server.ts';
 

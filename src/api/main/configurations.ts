@@ -10,10 +10,10 @@
  * The two changes take `?cluster=true` (with the Cluster component): made here first, then on
  * every other server; the answer adds `cluster: {applied, failed}`.
  */
-import type { FlagRegistry } from '../config/flags.ts';
-import { flagText } from '../config/flags.ts';
-import { GsfError, describeError, gsfError } from '../errors.ts';
-import { clusterRequested } from '../hooks/cluster-hooks.ts';
+import type { FlagRegistry } from '../../config/flags.ts';
+import { flagText } from '../../config/flags.ts';
+import { GsfError, describeError, gsfError } from '../../errors.ts';
+import { clusterRequested } from '../../hooks/cluster-hooks.ts';
 import type { ApiResponse, Router } from './router.ts';
 
 const VERSIONS = 'client_compatible_versions';

@@ -4,23 +4,23 @@
  * durable and answers each request then.
  */
 import { BroadcastChannel, parentPort, workerData } from 'node:worker_threads';
-import { native } from '../native.ts';
-import { describeError } from '../errors.ts';
-import { buildFlags } from '../config/flag-setup.ts';
-import { createLogger } from '../log/logger.ts';
-import type { ComponentArgs } from '../config/manifest.ts';
-import { databaseLabel, type StoreConfig } from './config.ts';
-import { Model, type TypeInfo } from './model.ts';
-import { helloChannelName, type HelloMessage } from './channel.ts';
-import { OpKind, Status, type CommitOp, type CommitReply, type CommitRequest, type GroupWriter, type Outcome } from './storage.ts';
-import { SqliteWriter } from './sqlite-store.ts';
-import { PostgresWriter } from './postgres-store.ts';
-import { GroupStats } from './stats.ts';
-import { ObjectTurns, type Waiting } from './writer-turns.ts';
+import { native } from '../../native.ts';
+import { describeError } from '../../errors.ts';
+import { buildFlags } from '../../config/flag-setup.ts';
+import { createLogger } from '../../log/logger.ts';
+import type { ComponentArgs } from '../../config/manifest.ts';
+import { databaseLabel, type StoreConfig } from '../config.ts';
+import { Model, type TypeInfo } from '../model.ts';
+import { helloChannelName, type HelloMessage } from '../channel.ts';
+import { OpKind, Status, type CommitOp, type CommitReply, type CommitRequest, type GroupWriter, type Outcome } from '../storage.ts';
+import { SqliteWriter } from '../sqlite-store.ts';
+import { PostgresWriter } from '../postgres-store.ts';
+import { GroupStats } from '../stats.ts';
+import { ObjectTurns, type Waiting } from './turns.ts';
 
 /** workerData of the writer thread. */
 export interface WriterInit {
-  /** This file (loaded by writer-boot.mjs). */
+  /** This file (loaded by boot.mjs). */
   entry: string;
   config: StoreConfig;
   components: Record<string, ComponentArgs>;
@@ -126,7 +126,7 @@ function reply(answers: ReadonlyArray<Waiting<Pending>>): void {
 
 /**
  * Conflicts converge. Events whose commits conflicted on one object take turns on it
- * (writer-turns.ts): one reruns at a time, the others' conflict answers wait in line. The event
+ * (turns.ts): one reruns at a time, the others' conflict answers wait in line. The event
  * whose turn it is gets the objects it wanted reserved for its next attempt, and until then
  * (or `RESERVE_MS`) younger events' commits on them wait here, then conflict and join the line.
  * The older event (smaller id) always wins a reservation, so no two events can hold each other

@@ -3,7 +3,7 @@
  * final `{name*}` for the rest of the path (counter names may contain `/`). Every GET route
  * also answers HEAD (the server sends its status and headers without the body).
  */
-import { GsfError } from '../errors.ts';
+import { GsfError } from '../../errors.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 

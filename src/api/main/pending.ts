@@ -7,12 +7,12 @@
  * requests and threads cost one wake-up. Every request writes one audit line:
  * method, path, status, duration (and the operator a console change names); never a body.
  */
-import { native } from '../native.ts';
-import { describeError, gsfError } from '../errors.ts';
-import { groupLines, type Logger } from '../log/logger.ts';
-import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
+import { native } from '../../native.ts';
+import { describeError, gsfError } from '../../errors.ts';
+import { groupLines, type Logger } from '../../log/logger.ts';
+import { createLineLimiter, type LineLimiter } from '../../log/rate-limit.ts';
 import { LaterResponse, type ApiResponse } from './router.ts';
-import { nativeAnswer } from './writer.ts';
+import { nativeAnswer } from '../writer.ts';
 
 interface Pending {
   method: string;

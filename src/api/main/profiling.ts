@@ -6,10 +6,10 @@
  *   GET  /v1/counters/engine/event/profiling/order_by_*      [{"event_name", "all_time", "last1min"}, ...]
  *   POST /v1/counters/engine/event/profiling/reset           {"reset": true}
  */
-import { native, ProfileOrder, type ProfileOrderValue } from '../native.ts';
-import { gsfError } from '../errors.ts';
+import { native, ProfileOrder, type ProfileOrderValue } from '../../native.ts';
+import { gsfError } from '../../errors.ts';
 import type { ApiResponse, RouteHandler, Router } from './router.ts';
-import type { FlagRegistry } from '../config/flags.ts';
+import type { FlagRegistry } from '../../config/flags.ts';
 
 const BASE = '/v1/counters/engine/event/profiling';
 

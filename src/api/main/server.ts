@@ -8,9 +8,9 @@
 import uWS from 'uWebSockets.js';
 import { timingSafeEqual } from 'node:crypto';
 import { listenUws, type Listening } from './listen.ts';
-import { GsfError, describeError, gsfError } from '../errors.ts';
-import type { Logger } from '../log/logger.ts';
-import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
+import { GsfError, describeError, gsfError } from '../../errors.ts';
+import type { Logger } from '../../log/logger.ts';
+import { createLineLimiter, type LineLimiter } from '../../log/rate-limit.ts';
 import { LaterResponse, Router, errorResponse, type ApiRequest, type ApiResponse, type RouteHandler } from './router.ts';
 
 const STATUS_TEXT: Record<number, string> = {

@@ -8,10 +8,10 @@
  * The sink joins the worker's `WorkerEffects` (next to the session ring's), so the serve loop
  * tells it when events park, finish, fail or time out.
  */
-import { native } from '../native.ts';
-import type { EventRuntime } from '../events/runtime.ts';
-import type { HeldEffects, WorkerEffects } from '../events/types.ts';
-import type { AnswerRecord, AnswerTarget, WriterCall } from './writer.ts';
+import { native } from '../../native.ts';
+import type { EventRuntime } from '../../events/runtime.ts';
+import type { HeldEffects, WorkerEffects } from '../../events/types.ts';
+import type { AnswerRecord, AnswerTarget, WriterCall } from '../writer.ts';
 
 /** A request being handled on this worker: its event and whether that event has finished. */
 export interface ApiCall extends WriterCall {

@@ -3,12 +3,12 @@
  * in the server's `PendingRequests` (its answer, deadline and audit line), then queued as an
  * `_gsf.api` event of kind `api` with the given tag and name.
  */
-import { GsfError, describeError, gsfError } from '../errors.ts';
-import type { EventRuntime } from '../events/runtime.ts';
-import type { Dispatcher } from '../events/main/dispatcher.ts';
-import type { Logger } from '../log/logger.ts';
-import { encodePayload } from '../events/codec.ts';
-import { API_EVENT, apiTargets, type ApiPayload } from './api-event.ts';
+import { GsfError, describeError, gsfError } from '../../errors.ts';
+import type { EventRuntime } from '../../events/runtime.ts';
+import type { Dispatcher } from '../../events/main/dispatcher.ts';
+import type { Logger } from '../../log/logger.ts';
+import { encodePayload } from '../../events/codec.ts';
+import { API_EVENT, apiTargets, type ApiPayload } from '../api-event.ts';
 import { PendingRequests } from './pending.ts';
 import { LaterResponse, errorResponse, type ApiRequest } from './router.ts';
 

@@ -6,13 +6,13 @@
  *   RuntimeConfiguration  runtime configuration (SPEC 4.2)
  * The manifest check makes sure the last two are listed only with ApiService.
  */
-import { PluginError } from '../errors.ts';
-import { ManifestError } from '../config/manifest.ts';
-import { counterRegistry } from '../counters/registry.ts';
-import { registerBuiltinCounters } from '../counters/builtins.ts';
-import { CounterMonitor, setActiveMonitor } from '../counters/monitor.ts';
-import { onPluginSwap } from '../hooks/reload-hooks.ts';
-import type { Feature, FeatureContext, RunningFeature } from '../features.ts';
+import { PluginError } from '../../errors.ts';
+import { ManifestError } from '../../config/manifest.ts';
+import { counterRegistry } from '../../counters/registry.ts';
+import { registerBuiltinCounters } from '../../counters/builtins.ts';
+import { CounterMonitor, setActiveMonitor } from '../../counters/monitor.ts';
+import { onPluginSwap } from '../../hooks/reload-hooks.ts';
+import type { Feature, FeatureContext, RunningFeature } from '../../features.ts';
 import { registerCounterRoutes } from './counters.ts';
 import { registerProfilingRoutes } from './profiling.ts';
 import { registerConfigurationRoutes } from './configurations.ts';

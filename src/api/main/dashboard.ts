@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { Feature } from '../features.ts';
-import { gsfError } from '../errors.ts';
+import type { Feature } from '../../features.ts';
+import { gsfError } from '../../errors.ts';
 import type { ApiRequest, ApiResponse, Router } from './router.ts';
 
 /** One file the dashboard serves, read once when the feature starts. */
