@@ -306,6 +306,13 @@ enum { GSF_OBJECT_READ = 0, GSF_OBJECT_WRITE = 1 };
 typedef gsf_type_status (*gsf_on_object)(gsf_type_call call, int32_t found, gsf_type_borrowed_str id,
                                          gsf_type_borrowed_bytes fields, void* user_data);
 
+/**
+ * Releases user data gsf held for the plugin (a continuation's or a timer's `user_data`). gsf
+ * calls it exactly once per piece of user data: after the continuation ran, or when it failed,
+ * timed out or was dropped without running. NULL: nothing to release. @since 1.2
+ */
+typedef void (*gsf_on_drop)(void* user_data);
+
 /* ---- hooks the plugin implements ------------------------------------------------------------ */
 
 struct gsf_type_host_api;
@@ -528,6 +535,14 @@ typedef struct gsf_type_host_api {
    */
   gsf_type_status (*object_set)(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str id,
                                 gsf_type_borrowed_bytes fields);
+
+  /* ---- sessions and accounts (@since 1.2) ---- */
+
+  /* ---- lifecycle, destructors and timeouts (@since 1.2) ---- */
+
+  /* ---- objects outside events, flags, callable counters and monitors (@since 1.2) ---- */
+
+  /* ---- cluster and authenticator calls (@since 1.2) ---- */
 } gsf_type_host_api;
 
 #ifdef __cplusplus
