@@ -115,6 +115,11 @@ class PluginHost {
   bool Revoke(uint64_t event_id) { return RevokeEventCall(event_id); }
 
   const gsf_type_host_api* Api() const { return &api_; }
+  /**
+   * Testing only: checks descriptors as a gsf of ABI minor `minor` would (an older host), to
+   * prove that plugins targeting an older minor load there and newer ones are refused.
+   */
+  void SetHostMinorForTesting(uint16_t minor) { host_minor_ = minor; }
   Runtime& runtime() const { return *runtime_; }
   /** Where lines logged outside a running call go. */
   PluginEffects& fallback() { return fallback_; }
@@ -130,6 +135,7 @@ class PluginHost {
 
   Runtime* runtime_;
   gsf_type_host_api api_;
+  uint16_t host_minor_ = GSF_PLUGIN_ABI_MINOR;
   StderrEffects fallback_;
   std::mutex load_mu_;
   std::deque<NativePlugin> plugins_;

@@ -18,8 +18,8 @@ namespace gsf {
 
 namespace {
 
-// The size of gsf_type_plugin in ABI 1.0: the smallest descriptor this host accepts.
-constexpr uint32_t kDescriptorSize10 = static_cast<uint32_t>(sizeof(gsf_type_plugin));
+// The size of gsf_type_plugin in ABI 1.0 (and 1.1): the smallest descriptor this host accepts.
+constexpr uint32_t kDescriptorSize10 = GSF_PLUGIN_DESCRIPTOR_SIZE_1_0;
 
 [[noreturn]] void Fail(LoadFailure failure, const std::string& path, const std::string& reason) {
   throw PluginLoadError(failure, path + ": " + reason);
@@ -234,12 +234,12 @@ const NativePlugin& PluginHost::Load(std::string_view path_view, PluginEffects* 
 void PluginHost::CheckDescriptor(const std::string& path, const gsf_type_plugin* d) {
   // struct_size, abi_major and abi_minor sit at the same offsets in every version.
   std::string built = std::to_string(d->abi_major) + "." + std::to_string(d->abi_minor);
-  std::string here = std::to_string(GSF_PLUGIN_ABI_MAJOR) + "." + std::to_string(GSF_PLUGIN_ABI_MINOR);
+  std::string here = std::to_string(GSF_PLUGIN_ABI_MAJOR) + "." + std::to_string(host_minor_);
   if (d->abi_major != GSF_PLUGIN_ABI_MAJOR) {
     Fail(LoadFailure::kAbiMajor, path, "built for plugin ABI " + built + ", this gsf speaks ABI " + here +
                                            " (the major version must match: rebuild the plugin)");
   }
-  if (d->abi_minor > GSF_PLUGIN_ABI_MINOR) {
+  if (d->abi_minor > host_minor_) {
     Fail(LoadFailure::kAbiMinor, path, "built for plugin ABI " + built + ", newer than this gsf's " + here +
                                            " (update gsf or build against its header)");
   }

@@ -17,6 +17,12 @@
  * new interfaces go at the end, never in the middle). gsf loads a plugin when its major equals
  * gsf's and its minor is not newer than gsf's. Every field says since which version it exists.
  *
+ * Targeting an older minor (as Node-API's NAPI_VERSION): define GSF_TARGET_ABI_MINOR before
+ * including this header (or with -DGSF_TARGET_ABI_MINOR=0). GSF_PLUGIN_DEFINE then stamps that
+ * minor, and the descriptor's size of that minor, so the plugin loads on every gsf of that minor
+ * or later; the host-table fields of newer minors are hidden, so using one fails to compile.
+ * Without it the plugin targets this header's minor.
+ *
  * Ownership is in the type names:
  *   gsf_type_borrowed_*  a pointer and a length, valid during the call it is passed to only.
  *                        Both directions: gsf copies what it keeps of the plugin's borrowed
@@ -53,7 +59,19 @@ extern "C" {
 /* ---- versions ------------------------------------------------------------------------------ */
 
 #define GSF_PLUGIN_ABI_MAJOR 1
-#define GSF_PLUGIN_ABI_MINOR 1
+#define GSF_PLUGIN_ABI_MINOR 2
+
+/**
+ * The minor a plugin is built for: the oldest gsf it loads on is 1.GSF_TARGET_ABI_MINOR. It
+ * defaults to this header's minor; set it lower to run on older gsf (fields of newer minors are
+ * then hidden). @since 1.2
+ */
+#ifndef GSF_TARGET_ABI_MINOR
+#define GSF_TARGET_ABI_MINOR GSF_PLUGIN_ABI_MINOR
+#endif
+#if GSF_TARGET_ABI_MINOR < 0 || GSF_TARGET_ABI_MINOR > GSF_PLUGIN_ABI_MINOR
+#error "GSF_TARGET_ABI_MINOR must lie between 0 and GSF_PLUGIN_ABI_MINOR (this header's minor)"
+#endif
 
 /** The exported descriptor's name: "gsf_plugin_entry_v" followed by the major version. */
 #define GSF_PLUGIN_ENTRY_SYMBOL "gsf_plugin_entry_v1"
@@ -313,6 +331,22 @@ typedef gsf_type_status (*gsf_on_object)(gsf_type_call call, int32_t found, gsf_
  */
 typedef void (*gsf_on_drop)(void* user_data);
 
+/* ---- lifecycle, timers with user data and timeout handlers (@since 1.2) ---------------------- */
+
+/**
+ * Runs a timer started with host->timer_start, as an event of kind GSF_EVENT_TIMER on the timer
+ * tag (one run per firing). Effects as in any event hook; a status other than OK is logged with
+ * the plugin and the timer's event name. @since 1.2
+ */
+typedef gsf_type_status (*gsf_on_timer)(gsf_type_call call, const gsf_type_event_info* event, void* user_data);
+
+/**
+ * Called on gsf's main thread (never an event thread) when an event times out, with the event's
+ * name, id, tag and session (0: none; `kind` is GSF_EVENT_USER, unknown there): what a managed
+ * plugin's onEventTimeout gets. To act on an event thread, invoke an event with `call`. @since 1.2
+ */
+typedef void (*gsf_on_event_timeout)(gsf_type_call call, const gsf_type_event_info* event, void* user_data);
+
 /* ---- hooks the plugin implements ------------------------------------------------------------ */
 
 struct gsf_type_host_api;
@@ -340,6 +374,29 @@ typedef gsf_type_status (*gsf_on_event)(gsf_type_call call, const gsf_type_event
 typedef gsf_type_status (*gsf_on_message)(gsf_type_call call, const gsf_type_event_info* event,
                                           gsf_type_borrowed_bytes body, void* user_data);
 
+/**
+ * Runs once the server serves: after every plugin's init and gsf's own start, on the main
+ * thread, as a managed plugin's onStart (and after a reload switched to this copy). `call` is a
+ * call of no event: log, invoke, start timers. A status other than OK stops the start (a reload
+ * reports it as a warning), with set_error's message. @since 1.2
+ */
+typedef gsf_type_status (*gsf_on_start)(const struct gsf_type_host_api* host, gsf_type_call call);
+
+/**
+ * Runs when the server stops (before the queue drains) and before a reload replaces this copy,
+ * as a managed plugin's onStop, on a thread of its own. Finish by `deadline_ms` (milliseconds
+ * since the Unix epoch, the clock of CLOCK_REALTIME and Date.now()): past it gsf logs that the
+ * hook overran and goes on without waiting. A status other than OK is logged. @since 1.2
+ */
+typedef gsf_type_status (*gsf_on_stop)(const struct gsf_type_host_api* host, gsf_type_call call, int64_t deadline_ms);
+
+/**
+ * Runs before a reload retires this copy of the library (after its last event ended) and when
+ * the server stops, last of all its hooks: stop the copy's own threads here. gsf has already
+ * ended the copy's timers and released the user data it held for it (gsf_on_drop). @since 1.2
+ */
+typedef void (*gsf_on_unload)(const struct gsf_type_host_api* host, gsf_type_call call);
+
 /* ---- the plugin descriptor ------------------------------------------------------------------ */
 
 /**
@@ -353,7 +410,21 @@ typedef struct gsf_type_plugin {
   const char* name;     /* NUL-terminated, unique among the server's plugins; @since 1.0 */
   const char* version;  /* NUL-terminated; @since 1.0 */
   gsf_on_init init;     /* @since 1.0 */
+  /* The lifecycle extension: read only within struct_size (a plugin of an older minor has none). */
+  gsf_on_start on_start;   /* NULL: none; @since 1.2 */
+  gsf_on_stop on_stop;     /* NULL: none; @since 1.2 */
+  gsf_on_unload on_unload; /* NULL: none; @since 1.2 */
 } gsf_type_plugin;
+
+/** The descriptor's size in ABI 1.0 and 1.1 (before the lifecycle extension). @since 1.2 */
+#define GSF_PLUGIN_DESCRIPTOR_SIZE_1_0 ((uint32_t)offsetof(gsf_type_plugin, on_start))
+
+/** The descriptor's size of the targeted minor: what GSF_PLUGIN_DEFINE stamps. @since 1.2 */
+#if GSF_TARGET_ABI_MINOR >= 2
+#define GSF_PLUGIN_DESCRIPTOR_SIZE ((uint32_t)sizeof(gsf_type_plugin))
+#else
+#define GSF_PLUGIN_DESCRIPTOR_SIZE GSF_PLUGIN_DESCRIPTOR_SIZE_1_0
+#endif
 
 #ifdef __cplusplus
 #define GSF_PLUGIN_EXTERN_C extern "C"
@@ -361,11 +432,26 @@ typedef struct gsf_type_plugin {
 #define GSF_PLUGIN_EXTERN_C
 #endif
 
-/** Defines the plugin's descriptor: GSF_PLUGIN_DEFINE("name", "1.0.0", init_function) */
-#define GSF_PLUGIN_DEFINE(name, version, init)                                                    \
-  GSF_PLUGIN_EXTERN_C GSF_PLUGIN_EXPORT const gsf_type_plugin gsf_plugin_entry_v1 = {             \
-      (uint32_t)sizeof(gsf_type_plugin), GSF_PLUGIN_ABI_MAJOR, GSF_PLUGIN_ABI_MINOR, name, version, \
-      init}
+/**
+ * Defines the plugin's descriptor: GSF_PLUGIN_DEFINE("name", "1.0.0", init_function). It stamps
+ * GSF_TARGET_ABI_MINOR and that minor's descriptor size.
+ */
+#define GSF_PLUGIN_DEFINE(name, version, init)                                                         \
+  GSF_PLUGIN_EXTERN_C GSF_PLUGIN_EXPORT const gsf_type_plugin gsf_plugin_entry_v1 = {                  \
+      GSF_PLUGIN_DESCRIPTOR_SIZE, GSF_PLUGIN_ABI_MAJOR, GSF_TARGET_ABI_MINOR, name, version, init, NULL, \
+      NULL, NULL}
+
+#if GSF_TARGET_ABI_MINOR >= 2
+/**
+ * GSF_PLUGIN_DEFINE with the lifecycle hooks (each may be NULL):
+ * GSF_PLUGIN_DEFINE_LIFECYCLE("name", "1.0.0", init, on_start, on_stop, on_unload). Needs a
+ * target of 1.2 or later. @since 1.2
+ */
+#define GSF_PLUGIN_DEFINE_LIFECYCLE(name, version, init, on_start, on_stop, on_unload)                   \
+  GSF_PLUGIN_EXTERN_C GSF_PLUGIN_EXPORT const gsf_type_plugin gsf_plugin_entry_v1 = {                  \
+      GSF_PLUGIN_DESCRIPTOR_SIZE, GSF_PLUGIN_ABI_MAJOR, GSF_TARGET_ABI_MINOR, name, version, init, on_start, \
+      on_stop, on_unload}
+#endif
 
 /* ---- callbacks gsf implements ---------------------------------------------------------------- */
 
@@ -461,6 +547,7 @@ typedef struct gsf_type_host_api {
   /** Cancels a timer; GSF_STATUS_NOT_FOUND if it is unknown or a one-shot that fired. @since 1.0 */
   gsf_type_status (*timer_cancel)(uint64_t timer_id);
 
+#if GSF_TARGET_ABI_MINOR >= 1
   /* ---- API-service routes (@since 1.1) ---- */
 
   /**
@@ -536,13 +623,44 @@ typedef struct gsf_type_host_api {
   gsf_type_status (*object_set)(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str id,
                                 gsf_type_borrowed_bytes fields);
 
+#endif /* GSF_TARGET_ABI_MINOR >= 1 */
+
+#if GSF_TARGET_ABI_MINOR >= 2
   /* ---- sessions and accounts (@since 1.2) ---- */
 
   /* ---- lifecycle, destructors and timeouts (@since 1.2) ---- */
 
+  /**
+   * object_fetch with a destructor: `drop` (may be NULL) releases `user_data` exactly once, after
+   * `then` ran, or when the event failed, timed out or ended without running it (then `then`
+   * never runs). On a status other than OK nothing was kept: `drop` is not called. @since 1.2
+   */
+  gsf_type_status (*object_fetch_v2)(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str id, uint32_t mode,
+                                     gsf_on_object then, void* user_data, gsf_on_drop drop);
+  /** object_fetch_by with a destructor, as object_fetch_v2. @since 1.2 */
+  gsf_type_status (*object_fetch_by_v2)(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str field,
+                                        gsf_type_borrowed_bytes key, uint32_t mode, gsf_on_object then, void* user_data,
+                                        gsf_on_drop drop);
+  /**
+   * Starts a timer that runs `fn` with `user_data` after `delay_ms`, then every `interval_ms` if
+   * > 0, as an event named `name` (empty: "timer.<plugin>") on the timer tag. `drop` (may be
+   * NULL) releases `user_data` exactly once: after a one-shot's run, at timer_cancel, or when gsf
+   * ends the timer (a reload retires the copy that started it, or the server stops). `timer_id`
+   * may be NULL. On a status other than OK nothing was kept. @since 1.2
+   */
+  gsf_type_status (*timer_start)(gsf_type_call call, double delay_ms, double interval_ms, gsf_type_borrowed_str name,
+                                 gsf_on_timer fn, void* user_data, gsf_on_drop drop, uint64_t* timer_id);
+  /**
+   * Registers a handler called when any event times out (init only; see gsf_on_event_timeout),
+   * as a managed onEventTimeout. `drop` (may be NULL) releases `user_data` when the copy is
+   * retired or the server stops. @since 1.2
+   */
+  gsf_type_status (*register_timeout_handler)(gsf_type_call init, gsf_on_event_timeout fn, void* user_data, gsf_on_drop drop);
+
   /* ---- objects outside events, flags, callable counters and monitors (@since 1.2) ---- */
 
   /* ---- cluster and authenticator calls (@since 1.2) ---- */
+#endif /* GSF_TARGET_ABI_MINOR >= 2 */
 } gsf_type_host_api;
 
 #ifdef __cplusplus

@@ -51,12 +51,12 @@ TEST(plugin_load_entry_missing) {
 }
 
 TEST(plugin_load_abi_major_mismatch) {
-  CHECK(Contains(LoadFailure("abi_major_field", "abi_major"), "built for plugin ABI 2.0, this gsf speaks ABI 1.1"));
+  CHECK(Contains(LoadFailure("abi_major_field", "abi_major"), "built for plugin ABI 2.0, this gsf speaks ABI 1.2"));
   CHECK(Contains(LoadFailure("abi_major_symbol", "abi_major"), "exports gsf_plugin_entry_v2"));
 }
 
 TEST(plugin_load_abi_minor_newer) {
-  CHECK(Contains(LoadFailure("abi_minor_newer", "abi_minor"), "built for plugin ABI 1.2, newer than this gsf's 1.1"));
+  CHECK(Contains(LoadFailure("abi_minor_newer", "abi_minor"), "built for plugin ABI 1.3, newer than this gsf's 1.2"));
 }
 
 TEST(plugin_load_struct_size_oversized) {
