@@ -347,6 +347,70 @@ typedef gsf_type_status (*gsf_on_timer)(gsf_type_call call, const gsf_type_event
  */
 typedef void (*gsf_on_event_timeout)(gsf_type_call call, const gsf_type_event_info* event, void* user_data);
 
+/* ---- sessions and accounts (@since 1.2) ---------------------------------------------------- */
+
+/**
+ * A session as its opened and closed hooks see it; borrowed, valid during the hook only. What a
+ * managed plugin's onOpen / onClose handler receives.
+ * @since 1.2
+ */
+typedef struct gsf_type_session_info {
+  uint32_t struct_size;          /* @since 1.2 */
+  uint32_t close_code;           /* closed: the WebSocket close code (4009, 4010, 1006, ...); opened: 0; @since 1.2 */
+  uint64_t session_id;           /* @since 1.2 */
+  gsf_type_borrowed_str version; /* opened: the client version from the URL; closed: empty; @since 1.2 */
+  gsf_type_borrowed_str codec;   /* opened: "json" or "msgpack"; closed: empty; @since 1.2 */
+  gsf_type_borrowed_str address; /* opened: the client's address as text; closed: empty; @since 1.2 */
+  gsf_type_borrowed_str reason;  /* closed: the close reason (may be empty); opened: empty; @since 1.2 */
+  gsf_type_borrowed_str account; /* closed: the account it was logged in as (empty: none); opened: empty; @since 1.2 */
+} gsf_type_session_info;
+
+/**
+ * Runs when a session opens (before any of its messages) or has closed (after its last), as an
+ * event of kind GSF_EVENT_ENGINE on the session's tag, named "_session.opened" or
+ * "_session.closed", with every plugin's hooks of that kind (managed and native) in plugin order.
+ * Effects as in any event hook; a status other than OK is logged with the plugin and the session.
+ * @since 1.2
+ */
+typedef gsf_type_status (*gsf_on_session)(gsf_type_call call, const gsf_type_event_info* event,
+                                          const gsf_type_session_info* session, void* user_data);
+
+/** Which account call a result answers. @since 1.2 */
+enum { GSF_ACCOUNT_LOGIN = 0, GSF_ACCOUNT_LOGOUT = 1, GSF_ACCOUNT_LOCATE = 2, GSF_ACCOUNT_OF_SESSION = 3 };
+
+/** The outcome of a login (a managed login's {ok, reason}). @since 1.2 */
+enum {
+  GSF_LOGIN_OK = 0,                /* logged in; session_id: the session it replaced (closed with 4009), 0 none */
+  GSF_LOGIN_ALREADY_LOGGED_IN = 1, /* refused (account_login_policy "refuse"); session_id: where it is logged in */
+  GSF_LOGIN_NO_SESSION = 2         /* the session is not connected (any more) */
+};
+
+/** The answer to an account call; borrowed, valid during the continuation only. @since 1.2 */
+typedef struct gsf_type_account_result {
+  uint32_t struct_size;          /* @since 1.2 */
+  uint32_t op;                   /* GSF_ACCOUNT_*: the call this answers; @since 1.2 */
+  /**
+   * login: 1 when logged in (GSF_LOGIN_OK); logout: 1 when the account was logged in; locate: 1
+   * when it is logged in on this server; of_session: 1 when the
+   * session is logged in. @since 1.2
+   */
+  int32_t found;
+  uint32_t login;                /* login: GSF_LOGIN_*; others: 0; @since 1.2 */
+  /**
+   * login: as GSF_LOGIN_* says; locate: the account's session (0: not logged in); of_session:
+   * the session asked about; logout: 0. @since 1.2
+   */
+  uint64_t session_id;
+  gsf_type_borrowed_str account; /* the account asked about, or of_session's answer (empty: none); @since 1.2 */
+} gsf_type_account_result;
+
+/**
+ * Receives the answer to an account call, in the same event after the hook that asked has
+ * returned, with a call of its own (as gsf_on_object: the event awaits it, holding its tag).
+ * A status other than OK fails the event. @since 1.2
+ */
+typedef gsf_type_status (*gsf_on_account)(gsf_type_call call, const gsf_type_account_result* result, void* user_data);
+
 /* ---- hooks the plugin implements ------------------------------------------------------------ */
 
 struct gsf_type_host_api;
@@ -627,6 +691,52 @@ typedef struct gsf_type_host_api {
 
 #if GSF_TARGET_ABI_MINOR >= 2
   /* ---- sessions and accounts (@since 1.2) ---- */
+
+  /**
+   * Registers a hook run when a session opens (init only), as a managed sessions.onOpen. `drop`
+   * (may be NULL) releases `user_data` when the copy is retired or the server stops. @since 1.2
+   */
+  gsf_type_status (*register_session_opened)(gsf_type_call init, gsf_on_session fn, void* user_data, gsf_on_drop drop);
+  /** Registers a hook run when a session has closed (init only), as sessions.onClose; `drop` as above. @since 1.2 */
+  gsf_type_status (*register_session_closed)(gsf_type_call init, gsf_on_session fn, void* user_data, gsf_on_drop drop);
+  /**
+   * Adds session `session_id` to group `group` (rooms, matches: publish reaches its members); it
+   * leaves every group when it closes. An effect of the call, released with its other effects in
+   * order (an unknown or closed session is skipped), as sessions.join. @since 1.2
+   */
+  gsf_type_status (*session_join)(gsf_type_call call, uint64_t session_id, gsf_type_borrowed_str group);
+  /** Removes a session from a group, as session_join. @since 1.2 */
+  gsf_type_status (*session_leave)(gsf_type_call call, uint64_t session_id, gsf_type_borrowed_str group);
+  /**
+   * Closes a session with close code 4010 and `reason` (UTF-8, may be empty; at most 123 bytes
+   * are sent), after the frames the call sent it before, as sessions.close. @since 1.2
+   */
+  gsf_type_status (*session_close)(gsf_type_call call, uint64_t session_id, gsf_type_borrowed_str reason);
+  /**
+   * Sends one message to `count` sessions, or with `session_ids` NULL (and `count` 0) to every
+   * session, as sessions.broadcast. @since 1.2
+   */
+  gsf_type_status (*broadcast)(gsf_type_call call, const uint64_t* session_ids, size_t count, gsf_type_borrowed_str type,
+                               gsf_type_borrowed_bytes body);
+  /**
+   * Logs `account` in on session `session_id` (0: the event's session), as accounts.login: one
+   * session per account, the second login replaces the first (closed with 4009) or is refused, as
+   * account_login_policy says. The answer goes to `then` (may be NULL: not needed) in the same
+   * event; `drop` (may be NULL) releases `user_data` exactly once, after `then` ran or when the
+   * event failed, timed out or ended without running it. Inside events only; on a status other
+   * than OK nothing was kept. @since 1.2
+   */
+  gsf_type_status (*account_login)(gsf_type_call call, gsf_type_borrowed_str account, uint64_t session_id, gsf_on_account then,
+                                   void* user_data, gsf_on_drop drop);
+  /** Logs `account` out (its session stays open), as accounts.logout; `then` may be NULL. @since 1.2 */
+  gsf_type_status (*account_logout)(gsf_type_call call, gsf_type_borrowed_str account, gsf_on_account then, void* user_data,
+                                    gsf_on_drop drop);
+  /** Finds the session `account` is logged in on, as accounts.locate / isLoggedIn. @since 1.2 */
+  gsf_type_status (*account_locate)(gsf_type_call call, gsf_type_borrowed_str account, gsf_on_account then, void* user_data,
+                                    gsf_on_drop drop);
+  /** The account session `session_id` is logged in as, as accounts.accountOf. @since 1.2 */
+  gsf_type_status (*account_of_session)(gsf_type_call call, uint64_t session_id, gsf_on_account then, void* user_data,
+                                        gsf_on_drop drop);
 
   /* ---- lifecycle, destructors and timeouts (@since 1.2) ---- */
 
