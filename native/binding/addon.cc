@@ -47,6 +47,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   CachedReadsBinding::Init(env, exports);
   PluginHostBinding::Init(env, exports);
   PluginApiBinding::Init(env, exports);
+  PluginLifecycleBinding::Init(env, exports);
   FlushMailboxBinding::Init(env, exports);
   EnumLayoutBinding::Init(env, exports);
 #ifdef GSF_NATIVE_TESTING

@@ -73,6 +73,12 @@ class PluginApiBinding {
   static void Init(Napi::Env env, Napi::Object exports);
 };
 
+/** Native plugins' lifecycle hooks, timeout handlers and timer_start timers (ABI 1.2). */
+class PluginLifecycleBinding {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+};
+
 /** A native plugin's API and console registrations for `pluginLoad` (plugin_api_binding.cc); null when none. */
 Napi::Value ApiRegistrationsToJs(Napi::Env env, const NativePlugin* plugin);
 

@@ -51,6 +51,12 @@ Napi::Value PluginLoad(const Napi::CallbackInfo& info) {
   out.Set("events", events);
   out.Set("messages", messages);
   out.Set("api", ApiRegistrationsToJs(env, plugin));
+  Napi::Object hooks = Napi::Object::New(env);  // ABI 1.2: what the lifecycle glue must call
+  hooks.Set("start", plugin->on_start != nullptr);
+  hooks.Set("stop", plugin->on_stop != nullptr);
+  hooks.Set("unload", plugin->on_unload != nullptr);
+  hooks.Set("timeout", !plugin->timeout_handlers.empty());
+  out.Set("hooks", hooks);
   out.Set("effects", EffectsToJs(env, fx));
   return out;
 }

@@ -195,16 +195,68 @@ void ApiHost::SetNotify(void (*notify)()) {
   notify_ = notify;
 }
 
-uint64_t ApiHost::AddContinuation(const NativePlugin* plugin, gsf_on_object then, void* user_data, uint64_t event_id) {
+uint64_t ApiHost::AddContinuation(const NativePlugin* plugin, gsf_on_object then, void* user_data, uint64_t event_id,
+                                  gsf_on_drop drop) {
   std::lock_guard<std::mutex> lock(continuations_mu_);
   uint64_t id = next_continuation_++;
-  continuations_[id] = Continuation{plugin, then, user_data, event_id};
+  continuations_[id] = Continuation{plugin, then, user_data, event_id, drop};
   return id;
 }
 
+namespace {
+
+void ReleaseData(gsf_on_drop drop, void* user_data) {
+  if (!drop) return;
+  try {
+    drop(user_data);
+  } catch (...) {
+  }
+}
+
+}  // namespace
+
 void ApiHost::DropContinuation(uint64_t id) {
+  Continuation c{};
+  {
+    std::lock_guard<std::mutex> lock(continuations_mu_);
+    auto it = continuations_.find(id);
+    if (it == continuations_.end()) return;
+    c = it->second;
+    continuations_.erase(it);
+  }
+  ReleaseData(c.drop, c.user_data);
+}
+
+template <typename Match>
+size_t ApiHost::DropWhere(Match&& match) {
+  std::vector<Continuation> dropped;
+  {
+    std::lock_guard<std::mutex> lock(continuations_mu_);
+    for (auto it = continuations_.begin(); it != continuations_.end();) {
+      if (match(it->second)) {
+        dropped.push_back(it->second);
+        it = continuations_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (const Continuation& c : dropped) ReleaseData(c.drop, c.user_data);
+  return dropped.size();
+}
+
+size_t ApiHost::DropEventContinuations(uint64_t event_id) {
+  if (event_id == 0) return 0;
+  return DropWhere([event_id](const Continuation& c) { return c.event_id == event_id; });
+}
+
+size_t ApiHost::DropContinuationsOf(const NativePlugin* plugin) {
+  return DropWhere([plugin](const Continuation& c) { return plugin == nullptr || c.plugin == plugin; });
+}
+
+size_t ApiHost::ContinuationCount() {
   std::lock_guard<std::mutex> lock(continuations_mu_);
-  continuations_.erase(id);
+  return continuations_.size();
 }
 
 CallResult ApiHost::Continue(uint64_t id, const EventContext& event, bool found, std::string_view object_id,
@@ -227,7 +279,9 @@ CallResult ApiHost::Continue(uint64_t id, const EventContext& event, bool found,
     return c.fn(scope.call(), found ? 1 : 0, Borrow(found ? object_id : std::string_view()),
                 gsf_bytes(found ? fields.data() : nullptr, found ? fields.size() : 0), c.user_data);
   });
-  return Finish(scope.state(), status);
+  CallResult result = Finish(scope.state(), status);
+  ReleaseData(c.drop, c.user_data);
+  return result;
 }
 
 }  // namespace gsf

@@ -100,13 +100,20 @@ class ApiHost {
   /** Called (from any thread) when the mailbox gets an answer while it was empty. */
   void SetNotify(void (*notify)());
 
-  /** Keeps `then` for the event's object request; returns its id. */
-  uint64_t AddContinuation(const NativePlugin* plugin, gsf_on_object then, void* user_data, uint64_t event_id);
-  /** Runs a continuation (once) with the object, or none. */
+  /** Keeps `then` for the event's object request; returns its id. `drop` releases `user_data` once (ABI 1.2). */
+  uint64_t AddContinuation(const NativePlugin* plugin, gsf_on_object then, void* user_data, uint64_t event_id,
+                           gsf_on_drop drop = nullptr);
+  /** Runs a continuation (once) with the object, or none, then releases its user data. */
   CallResult Continue(uint64_t id, const EventContext& event, bool found, std::string_view object_id, std::string_view fields,
                       PluginEffects* effects);
-  /** Forgets a continuation that will not run (its event failed or timed out). */
+  /** Forgets a continuation that will not run (its event failed or timed out), releasing its user data. */
   void DropContinuation(uint64_t id);
+  /** Drops every continuation event `event_id` holds (it timed out); returns how many. */
+  size_t DropEventContinuations(uint64_t event_id);
+  /** Drops every continuation of a plugin copy (null: of every copy); returns how many. */
+  size_t DropContinuationsOf(const NativePlugin* plugin);
+  /** Continuations kept (tests). */
+  size_t ContinuationCount();
 
  private:
   struct Writer {
@@ -119,7 +126,10 @@ class ApiHost {
     gsf_on_object fn;
     void* user_data;
     uint64_t event_id;
+    gsf_on_drop drop;
   };
+  template <typename Match>
+  size_t DropWhere(Match&& match);
 
   std::array<std::atomic<const ApiEntry*>, kMaxEntries> entries_{};
   std::deque<ApiEntry> entry_store_;

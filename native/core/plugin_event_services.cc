@@ -8,6 +8,7 @@
 #include "event_tags.h"
 #include "json_msgpack.h"
 #include "plugin_host.h"
+#include "plugin_lifecycle.h"
 #include "plugin_services.h"
 #include "runtime.h"
 #include "session_frame.h"
@@ -103,7 +104,7 @@ gsf_type_status Invoke(gsf_type_call call, gsf_type_borrowed_str event, gsf_type
     uint32_t handler = TargetEvent(s, "invoke", name, &status);
     if (handler == 0) return status;
     if (!CheckPayload(s, "invoke", View(payload), &status)) return status;
-    bool in_event = s && !s->init;
+    bool in_event = s && !s->init && s->event.event_id != 0;  // lifecycle hooks run in no event
     uint64_t tag;
     switch (o.tag_mode) {
       case GSF_TAG_MODE_VALUE:
@@ -219,7 +220,10 @@ gsf_type_status TimerEvery(gsf_type_call call, double interval_ms, gsf_type_borr
 }
 
 gsf_type_status TimerCancel(uint64_t timer_id) {
-  return Guard([&]() -> gsf_type_status { return Host().runtime().timers.Cancel(timer_id) ? GSF_STATUS_OK : GSF_STATUS_NOT_FOUND; });
+  return Guard([&]() -> gsf_type_status {
+    if (ProcessNativeTimers().Cancel(timer_id)) return GSF_STATUS_OK;  // a timer_start timer: its user data is released
+    return Host().runtime().timers.Cancel(timer_id) ? GSF_STATUS_OK : GSF_STATUS_NOT_FOUND;
+  });
 }
 
 

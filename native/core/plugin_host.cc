@@ -2,9 +2,13 @@
 
 #include <unistd.h>
 
+#include <climits>
+#include <cstdlib>
+
 #include <chrono>
 #include <ctime>
 
+#include "plugin_api.h"
 #include "runtime.h"
 #include "session_frame.h"
 
@@ -92,6 +96,36 @@ gsf_type_status PluginHost::Register(CallState& init, bool message, std::string_
   }
   plugin->pending.push_back(NativeHandler{plugin, message, std::string(name), 0, fn, user_data});
   return GSF_STATUS_OK;
+}
+
+gsf_type_status PluginHost::RegisterTimeoutHandler(CallState& init, gsf_on_event_timeout fn, void* user_data, gsf_on_drop drop) {
+  // Only init registers, and init runs under load_mu_ (the loading thread holds it).
+  auto* plugin = const_cast<NativePlugin*>(init.plugin);
+  plugin->timeout_handlers.push_back(NativeTimeoutHandler{fn, user_data, drop});
+  return GSF_STATUS_OK;
+}
+
+bool PluginHost::Revoke(uint64_t event_id) {
+  bool running = RevokeEventCall(event_id);
+  // The event will never run its pending continuations: their user data is released now.
+  ProcessApiHost().DropEventContinuations(event_id);
+  return running;
+}
+
+const NativePlugin* PluginHost::Find(std::string_view path_view) {
+  std::string path(path_view);
+  char resolved[PATH_MAX];
+  if (::realpath(path.c_str(), resolved)) path = resolved;
+  std::lock_guard<std::mutex> lock(load_mu_);
+  auto it = by_path_.find(path);
+  return it == by_path_.end() ? nullptr : it->second;
+}
+
+std::vector<const NativePlugin*> PluginHost::Copies() {
+  std::lock_guard<std::mutex> lock(load_mu_);
+  std::vector<const NativePlugin*> out;
+  for (const auto& [path, plugin] : by_path_) out.push_back(plugin);
+  return out;
 }
 
 CallResult PluginHost::Finish(CallState& state, gsf_type_status status) {

@@ -53,12 +53,26 @@ struct NativeHandler {
   void* user_data;
 };
 
+/** A timeout handler a plugin registered (ABI 1.2). */
+struct NativeTimeoutHandler {
+  gsf_on_event_timeout fn;
+  void* user_data;
+  gsf_on_drop drop;
+};
+
 /** A loaded plugin. Never unloaded. */
 struct NativePlugin {
   std::string path;  // as resolved (realpath)
   std::string name, version;
   void* library = nullptr;
   const gsf_type_plugin* descriptor = nullptr;
+  // The descriptor's lifecycle extension (ABI 1.2), null where its struct_size ends before it.
+  gsf_on_start on_start = nullptr;
+  gsf_on_stop on_stop = nullptr;
+  gsf_on_unload on_unload = nullptr;
+  std::vector<NativeTimeoutHandler> timeout_handlers;  // registered during init
+  // A reload retired this copy: its on_unload ran and its handlers' user data was released.
+  mutable std::atomic<bool> retired{false};
   std::vector<uint32_t> handlers;  // indices into the host's handler table
   // During init: what it registers, and the first conflict with another plugin.
   std::vector<NativeHandler> pending;
@@ -111,8 +125,15 @@ class PluginHost {
   CallResult CallEvent(uint32_t handler, const EventContext& event, std::string_view payload, PluginEffects* effects);
   /** Decodes a client frame of the event's session, runs its message handler, encodes the replies. */
   CallResult CallMessage(uint32_t handler, const EventContext& event, std::string_view frame, PluginEffects* effects);
-  /** Cuts off the call running event `event_id` (it timed out); true if one was running. */
-  bool Revoke(uint64_t event_id) { return RevokeEventCall(event_id); }
+  /**
+   * Cuts off the call running event `event_id` (it timed out), and releases the continuations
+   * that event still held (their destructors run); true if a call was running.
+   */
+  bool Revoke(uint64_t event_id);
+  /** The loaded copy at `path` (resolved like Load), or null. */
+  const NativePlugin* Find(std::string_view path);
+  /** Every copy loaded so far, oldest first. */
+  std::vector<const NativePlugin*> Copies();
 
   const gsf_type_host_api* Api() const { return &api_; }
   /**
@@ -126,6 +147,7 @@ class PluginHost {
 
   // Registration from a plugin's init (host services).
   gsf_type_status Register(CallState& init, bool message, std::string_view name, gsf_on_event fn, void* user_data);
+  gsf_type_status RegisterTimeoutHandler(CallState& init, gsf_on_event_timeout fn, void* user_data, gsf_on_drop drop);
 
  private:
   const NativePlugin& LoadLocked(const std::string& path, PluginEffects* effects, std::string_view replaces);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +13,7 @@
 
 #include "plugin_api.h"
 #include "plugin_host.h"
+#include "plugin_lifecycle.h"
 #include "runtime.h"
 
 namespace gsf {
@@ -299,6 +301,11 @@ const NativePlugin& PluginHost::LoadLocked(const std::string& path, PluginEffect
   plugin.library = library;
   plugin.descriptor = d;
   plugin.replacing = !replaces.empty();
+  // The lifecycle extension (1.2), each hook read only where struct_size reaches past it.
+  auto within = [d](size_t offset, size_t size) { return d->struct_size >= offset + size; };
+  if (within(offsetof(gsf_type_plugin, on_start), sizeof d->on_start)) plugin.on_start = d->on_start;
+  if (within(offsetof(gsf_type_plugin, on_stop), sizeof d->on_stop)) plugin.on_stop = d->on_stop;
+  if (within(offsetof(gsf_type_plugin, on_unload), sizeof d->on_unload)) plugin.on_unload = d->on_unload;
   gsf_type_status status;
   std::string message;
   {
@@ -316,6 +323,9 @@ const NativePlugin& PluginHost::LoadLocked(const std::string& path, PluginEffect
   }
   auto forget = [&] {
     ProcessApiHost().Forget(&plugin);
+    // What init started or registered is ended and its user data released: the copy never runs.
+    EndCopyHoldings(&plugin);
+    ReleaseHandlerData(&plugin);
     plugins_.pop_back();
   };
   if (!plugin.conflict.empty()) {

@@ -30,8 +30,8 @@ bool CheckMode(CallState* s, const char* what, uint32_t mode, gsf_type_status* s
   return false;
 }
 
-gsf_type_status ObjectFetch(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str id, uint32_t mode,
-                            gsf_on_object then, void* user_data) {
+gsf_type_status ObjectFetchV2(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str id, uint32_t mode,
+                              gsf_on_object then, void* user_data, gsf_on_drop drop) {
   return Guard([&]() -> gsf_type_status {
     gsf_type_status status;
     CallState* s = EventCall(call, "object_fetch", &status);
@@ -39,14 +39,14 @@ gsf_type_status ObjectFetch(gsf_type_call call, gsf_type_borrowed_str type, gsf_
     if (!ValidName(View(type)) || !ValidName(View(id))) return Note(s, GSF_STATUS_INVALID_ARGUMENT, "object_fetch: type and id must be non-empty UTF-8");
     if (!CheckMode(s, "object_fetch", mode, &status)) return status;
     if (!then) return Note(s, GSF_STATUS_INVALID_ARGUMENT, "object_fetch: no continuation");
-    uint64_t cont = ProcessApiHost().AddContinuation(s->plugin, then, user_data, s->event.event_id);
+    uint64_t cont = ProcessApiHost().AddContinuation(s->plugin, then, user_data, s->event.event_id, drop);
     s->effects->ObjectRequest(kObjectOpFetch, cont, View(type), View(id), std::string_view(), mode);
     return GSF_STATUS_OK;
   });
 }
 
-gsf_type_status ObjectFetchBy(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str field,
-                              gsf_type_borrowed_bytes key, uint32_t mode, gsf_on_object then, void* user_data) {
+gsf_type_status ObjectFetchByV2(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str field,
+                                gsf_type_borrowed_bytes key, uint32_t mode, gsf_on_object then, void* user_data, gsf_on_drop drop) {
   return Guard([&]() -> gsf_type_status {
     gsf_type_status status;
     CallState* s = EventCall(call, "object_fetch_by", &status);
@@ -60,10 +60,20 @@ gsf_type_status ObjectFetchBy(gsf_type_call call, gsf_type_borrowed_str type, gs
     }
     if (!CheckMode(s, "object_fetch_by", mode, &status)) return status;
     if (!then) return Note(s, GSF_STATUS_INVALID_ARGUMENT, "object_fetch_by: no continuation");
-    uint64_t cont = ProcessApiHost().AddContinuation(s->plugin, then, user_data, s->event.event_id);
+    uint64_t cont = ProcessApiHost().AddContinuation(s->plugin, then, user_data, s->event.event_id, drop);
     s->effects->ObjectRequest(kObjectOpFetchBy, cont, View(type), View(field), View(key), mode);
     return GSF_STATUS_OK;
   });
+}
+
+gsf_type_status ObjectFetch(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str id, uint32_t mode,
+                            gsf_on_object then, void* user_data) {
+  return ObjectFetchV2(call, type, id, mode, then, user_data, nullptr);
+}
+
+gsf_type_status ObjectFetchBy(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str field,
+                              gsf_type_borrowed_bytes key, uint32_t mode, gsf_on_object then, void* user_data) {
+  return ObjectFetchByV2(call, type, field, key, mode, then, user_data, nullptr);
 }
 
 gsf_type_status ObjectSet(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str id,
@@ -90,6 +100,8 @@ void FillObjectServices(gsf_type_host_api* api) {
   api->object_fetch = ObjectFetch;
   api->object_fetch_by = ObjectFetchBy;
   api->object_set = ObjectSet;
+  api->object_fetch_v2 = ObjectFetchV2;
+  api->object_fetch_by_v2 = ObjectFetchByV2;
 }
 
 }  // namespace gsf

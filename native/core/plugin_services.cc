@@ -12,6 +12,7 @@
 #include "json_msgpack.h"
 #include "plugin_api.h"
 #include "plugin_host.h"
+#include "plugin_lifecycle.h"
 #include "plugin_services.h"
 #include "runtime.h"
 
@@ -169,9 +170,10 @@ gsf_type_status CounterIncrease(gsf_type_borrowed_str category, gsf_type_borrowe
 
 gsf_type_status CounterRead(gsf_type_borrowed_str category, gsf_type_borrowed_str name, double* value) {
   return Guard([&]() -> gsf_type_status {
+    if (!value) return GSF_STATUS_INVALID_ARGUMENT;  // the value has nowhere to go
     double v;
     if (!Host().runtime().counters.Value(View(category), View(name), &v)) return GSF_STATUS_NOT_FOUND;
-    if (value) *value = v;
+    *value = v;
     return GSF_STATUS_OK;
   });
 }
@@ -181,7 +183,11 @@ uint64_t TagRandom() { return RandomTag(); }
 
 gsf_type_status FlagGet(gsf_type_borrowed_str name, gsf_type_host_bytes* value) {
   return Guard([&]() -> gsf_type_status {
+    if (!value) return GSF_STATUS_INVALID_ARGUMENT;  // the value has nowhere to go
+    value->ptr = nullptr;
+    value->len = 0;
     std::string key(View(name));
+    if (!ValidName(key) || key.find('\0') != std::string::npos) return GSF_STATUS_INVALID_ARGUMENT;
     gsf_mp_reader v;
     if (!FlagValue(Flags(), key.c_str(), &v)) return GSF_STATUS_NOT_FOUND;
     const uint8_t* start = v.p;
@@ -225,6 +231,7 @@ void FillHostApi(gsf_type_host_api* api) {
   api->timer_every = services::TimerEvery;
   api->timer_cancel = services::TimerCancel;
   FillApiServices(api);
+  FillLifecycleServices(api);
 }
 
 }  // namespace gsf

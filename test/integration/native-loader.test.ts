@@ -79,7 +79,7 @@ test.serial('a missing library, a file that is no library, a bad gsf-plugin.json
 test.serial('a newer ABI and a failing init stop the start with the plugin\'s reason', async (t) => {
   const newer = path.join(fixtures, 'native-plugins', 'abi-newer');
   let err = await startError([newer]);
-  t.regex(err.message, /^plugin 'abi-newer' load failed: \/.*\/abi-newer\.so: built for plugin ABI 1\.2, newer than this gsf's 1\.1/);
+  t.regex(err.message, /^plugin 'abi-newer' load failed: \/.*\/abi-newer\.so: built for plugin ABI 1\.3, newer than this gsf's 1\.2/);
   err = await startError([path.join(fixtures, 'native-plugins', 'init-fails')]);
   t.regex(err.message, /^plugin 'init-fails' load failed: \/.*\/init-fails\.so: init failed: UNAVAILABLE: the game database is unreachable$/);
 });

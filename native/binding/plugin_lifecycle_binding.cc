@@ -1,0 +1,161 @@
+// Native plugins' lifecycle from JavaScript (ABI 1.2): on_start, on_stop on a thread of its own
+// (so that gsf goes on past its deadline), timeout handlers, timer_start timers, and ending what
+// gsf holds for a copy at reload and at shutdown (src/plugins/native-lifecycle.ts).
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "../core/plugin_lifecycle.h"
+#include "bindings.h"
+#include "boundary.h"
+#include "cached_reads.h"
+#include "plugin_effects_binding.h"
+
+namespace gsf::binding {
+
+namespace {
+
+const NativePlugin* CopyArg(const Napi::CallbackInfo& info, size_t i) {
+  Utf8Arg path(info, i, "path");
+  const NativePlugin* plugin = ProcessPluginHost().Find(path.view());
+  if (!plugin) ThrowCoded(info.Env(), ErrorKind::kRangeError, kErrArgument, "no native plugin is loaded from " + std::string(path.view()));
+  return plugin;
+}
+
+Napi::Value HookToJs(Napi::Env env, const HookResult& r, const CollectingEffects& fx) {
+  if (!r.ran) return env.Null();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("status", r.status);
+  out.Set("error", r.error);
+  out.Set("effects", EffectsToJs(env, fx));
+  return out;
+}
+
+// pluginStart(path): null when the copy has no on_start, else {status, error, effects}.
+Napi::Value PluginStart(const Napi::CallbackInfo& info) {
+  const NativePlugin* plugin = CopyArg(info, 0);
+  CollectingEffects& fx = Collector();
+  HookResult r = RunStartHook(plugin, &fx);
+  return HookToJs(info.Env(), r, fx);
+}
+
+// The log lines of an on_stop running on its own thread.
+struct LineEffects : PluginEffects {
+  std::mutex mu;
+  std::vector<std::pair<int, std::string>> lines;
+  void Send(uint64_t, std::string_view, bool) override {}
+  void Publish(std::string_view, std::string_view, std::string_view) override {}
+  void Log(int level, std::string_view line) override {
+    std::lock_guard<std::mutex> lock(mu);
+    lines.emplace_back(level, std::string(line));
+  }
+};
+
+struct StopJob {
+  std::atomic<bool> done{false};
+  HookResult result;
+  LineEffects fx;
+};
+
+std::mutex jobs_mu;
+std::unordered_map<uint32_t, std::shared_ptr<StopJob>>& Jobs() {
+  static auto* jobs = new std::unordered_map<uint32_t, std::shared_ptr<StopJob>>();  // leaked: a hook may outlive exit
+  return *jobs;
+}
+uint32_t next_job = 1;
+
+// pluginStopBegin(path, deadlineMs): 0 when the copy has no on_stop, else a job for pluginStopTake.
+Napi::Value PluginStopBegin(const Napi::CallbackInfo& info) {
+  const NativePlugin* plugin = CopyArg(info, 0);
+  double deadline = NumberArg(info, 1, "deadlineMs");
+  if (!plugin->on_stop) return Napi::Number::New(info.Env(), 0);
+  auto job = std::make_shared<StopJob>();
+  uint32_t id;
+  {
+    std::lock_guard<std::mutex> lock(jobs_mu);
+    id = next_job++;
+    Jobs()[id] = job;
+  }
+  // Detached: past its deadline gsf goes on, and a hook that never returns keeps only its thread.
+  std::thread([job, plugin, deadline] {
+    job->result = RunStopHook(plugin, static_cast<int64_t>(deadline), &job->fx);
+    job->done.store(true, std::memory_order_release);
+  }).detach();
+  return Napi::Number::New(info.Env(), id);
+}
+
+// pluginStopTake(job): null while the hook runs, else {status, error, lines: [level, text]*}.
+Napi::Value PluginStopTake(const Napi::CallbackInfo& info) {
+  uint32_t id = IdArg(info, 0, "job");
+  std::shared_ptr<StopJob> job;
+  {
+    std::lock_guard<std::mutex> lock(jobs_mu);
+    auto it = Jobs().find(id);
+    if (it == Jobs().end()) ThrowCoded(info.Env(), ErrorKind::kRangeError, kErrArgument, "no on_stop job " + std::to_string(id));
+    if (!it->second->done.load(std::memory_order_acquire)) return info.Env().Null();
+    job = it->second;
+    Jobs().erase(it);
+  }
+  Napi::Env env = info.Env();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("status", job->result.status);
+  out.Set("error", job->result.error);
+  Napi::Array lines = Napi::Array::New(env, job->fx.lines.size() * 2);
+  for (uint32_t i = 0; i < job->fx.lines.size(); ++i) {
+    lines.Set(2 * i, job->fx.lines[i].first);
+    lines.Set(2 * i + 1, job->fx.lines[i].second);
+  }
+  out.Set("lines", lines);
+  return out;
+}
+
+// pluginTimeout(path, name, eventId, tag, sessionId): the effects of the copy's timeout handlers.
+Napi::Value PluginTimeout(const Napi::CallbackInfo& info) {
+  const NativePlugin* plugin = CopyArg(info, 0);
+  Utf8Arg name(info, 1, "name");
+  uint64_t id = UintArg(info, 2, "eventId"), tag = UintArg(info, 3, "tag"), session = UintArg(info, 4, "sessionId");
+  CollectingEffects& fx = Collector();
+  RunTimeoutHandlers(plugin, name.view(), id, tag, session, &fx);
+  return EffectsToJs(info.Env(), fx);
+}
+
+// pluginCallTimer(key): runs a timer_start timer for the event in the context cells.
+Napi::Value PluginCallTimer(const Napi::CallbackInfo& info) {
+  uint64_t key = UintArg(info, 0, "key");
+  EventContext ev = EventFromCells(ContextCells());
+  CollectingEffects& fx = Collector();
+  CallResult r = ProcessNativeTimers().Run(key, ev, &fx);
+  AnswerCachedReads(r, fx, ev);
+  return ResultToJs(info.Env(), r, fx, ev.session_id);
+}
+
+// pluginRetire(path): a reload retires the copy; the effects of its on_unload, or null when it was retired already.
+Napi::Value PluginRetire(const Napi::CallbackInfo& info) {
+  const NativePlugin* plugin = CopyArg(info, 0);
+  CollectingEffects& fx = Collector();
+  if (!RetireCopy(plugin, &fx)) return info.Env().Null();
+  return EffectsToJs(info.Env(), fx);
+}
+
+// pluginEndHoldings(path | null): ends the timers and continuations of a copy, or of every copy
+// (shutdown); the number of pieces of user data released.
+Napi::Value PluginEndHoldings(const Napi::CallbackInfo& info) {
+  const NativePlugin* plugin = info[0].IsNull() || info[0].IsUndefined() ? nullptr : CopyArg(info, 0);
+  return Napi::Number::New(info.Env(), static_cast<double>(EndCopyHoldings(plugin)));
+}
+
+}  // namespace
+
+void PluginLifecycleBinding::Init(Napi::Env env, Napi::Object exports) {
+  Export<PluginStart>(env, exports, "pluginStart");
+  Export<PluginStopBegin>(env, exports, "pluginStopBegin");
+  Export<PluginStopTake>(env, exports, "pluginStopTake");
+  Export<PluginTimeout>(env, exports, "pluginTimeout");
+  Export<PluginCallTimer>(env, exports, "pluginCallTimer");
+  Export<PluginRetire>(env, exports, "pluginRetire");
+  Export<PluginEndHoldings>(env, exports, "pluginEndHoldings");
+}
+
+}  // namespace gsf::binding
