@@ -147,10 +147,16 @@ export const NATIVE_STATUS_NAMES: readonly string[] = [
  * `[publish, group, jsonFrame, msgpackFrame]`, `[log, level, line]` (level 0 INFO, 1 WARNING,
  * 2 ERROR, -n verbose level n).
  */
-export const EffectKind = { send: 1, publish: 2, log: 3, apiAnswer: 4, objectFetch: 5, objectFetchBy: 6, objectSet: 7 } as const;
+export const EffectKind = {
+  send: 1, publish: 2, log: 3, apiAnswer: 4, objectFetch: 5, objectFetchBy: 6, objectSet: 7,
+  sessionGroup: 20, sessionClose: 21, broadcast: 22, accountRequest: 23,
+} as const;
 // ABI 1.1 records: `[apiAnswer, requestId, status, jsonBody | null, message]` (an answer of the
 // call handling the request), `[objectFetch, continuation, type, id, mode]`,
 // `[objectFetchBy, continuation, type, field, keyMsgpack, mode]`, `[objectSet, type, id, fieldsMsgpack]`.
+// ABI 1.2 sessions and accounts: `[sessionGroup, sessionId, group, join 1 | leave 0]`,
+// `[sessionClose, sessionId, reason]`, `[broadcast, sessionIds | null (all), jsonFrame | null, msgpackFrame | null]`,
+// `[accountRequest, continuation (0: no answer wanted), op (GSF_ACCOUNT_*), account, sessionId]`.
 
 /** What a native plugin registered for the API service and the console (ABI 1.1). */
 export interface NativeApiRegistrations {
@@ -447,6 +453,24 @@ export interface NativeCore {
   pluginContinue(continuation: number, found: boolean, id: string, fields: Uint8Array | null): NativeCallOutcome;
   /** Forgets a continuation that will not run. */
   pluginDropContinuation(continuation: number): void;
+  // ABI 1.2 sessions and accounts (src/plugins/native-sessions.ts).
+  /** The session hooks of the copy loaded from `path`: `[hook, closed]` in registration order. */
+  pluginSessionHooks(path: string): Array<[number, boolean]>;
+  /**
+   * Runs session hook `hook` for the session event in the context cells: an opened hook with
+   * (0, version, codec, address), a closed hook with (close code, reason, account | null).
+   */
+  pluginCallSession(hook: number, closeCode: number, a: string | null, b: string | null, c: string | null): NativeCallOutcome;
+  /**
+   * Runs an account continuation (once) for the event in the context cells with the answer: `code`
+   * (login: GSF_LOGIN_*; logout: 1 when it was logged in), `sessionId` (login: the replaced or
+   * holding session; locate: the account's, 0 none), `account` (accountOf: the answer, null none).
+   */
+  pluginContinueAccount(continuation: number, code: number, sessionId: number, account: string | null): NativeCallOutcome;
+  /** Forgets an account continuation that will not run (its user data is released). */
+  pluginDropAccountContinuation(continuation: number): void;
+  /** Account continuations held now (tests). */
+  pluginAccountContinuations(): number;
   /** The request ended: its native writer is refused from now on. */
   pluginApiRelease(requestId: number): void;
   /** Answers of events that finished on this event thread, `[requestId, httpStatus, jsonBody | null]` flattened, to the main thread. */

@@ -48,6 +48,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   PluginHostBinding::Init(env, exports);
   PluginApiBinding::Init(env, exports);
   PluginLifecycleBinding::Init(env, exports);
+  PluginSessionsBinding::Init(env, exports);
   FlushMailboxBinding::Init(env, exports);
   EnumLayoutBinding::Init(env, exports);
 #ifdef GSF_NATIVE_TESTING

@@ -79,6 +79,12 @@ class PluginLifecycleBinding {
   static void Init(Napi::Env env, Napi::Object exports);
 };
 
+/** Native plugins' session hooks and account continuations (ABI 1.2). */
+class PluginSessionsBinding {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+};
+
 /** A native plugin's API and console registrations for `pluginLoad` (plugin_api_binding.cc); null when none. */
 Napi::Value ApiRegistrationsToJs(Napi::Env env, const NativePlugin* plugin);
 

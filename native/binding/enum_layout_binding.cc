@@ -38,7 +38,8 @@ Napi::Value EnumLayout(const Napi::CallbackInfo& info) {
                                    {"ioWaitTime", static_cast<double>(PO::kIoWaitMean)}}));
   o.Set("effectKind", Enum(env, {{"send", kSend}, {"publish", kPublish}, {"log", kLog}, {"apiAnswer", kApiAnswer},
                                  {"objectFetch", kObjectFetch}, {"objectFetchBy", kObjectFetchBy},
-                                 {"objectSet", kObjectSet}}));
+                                 {"objectSet", kObjectSet}, {"sessionGroup", kSessionGroup}, {"sessionClose", kSessionClose},
+                                 {"broadcast", kBroadcast}, {"accountRequest", kAccountRequest}}));
   o.Set("contextCell", Enum(env, {{"eventId", kEventId}, {"tag", kTag}, {"kind", kKind}, {"sessionId", kSessionId},
                                   {"nameId", kNameId}, {"frameStart", kFrameStart}, {"frameEnd", kFrameEnd},
                                   {"requestId", kRequestId}, {"answerKind", kAnswerKind}, {"ringWrite", kRingWrite},

@@ -52,6 +52,35 @@ void CollectingEffects::ObjectRequest(int op, uint64_t continuation, std::string
   e.c.assign(bytes);
 }
 
+void CollectingEffects::SessionGroup(uint64_t session, std::string_view group, bool join) {
+  Effect& e = Next(kSessionGroup);
+  e.session = session;
+  e.binary = join;
+  e.a.assign(group);
+}
+
+void CollectingEffects::SessionClose(uint64_t session, std::string_view reason) {
+  Effect& e = Next(kSessionClose);
+  e.session = session;
+  e.a.assign(reason);
+}
+
+void CollectingEffects::Broadcast(const uint64_t* ids, size_t count, std::string_view json, std::string_view msgpack) {
+  Effect& e = Next(kBroadcast);
+  e.binary = ids == nullptr;
+  e.ids.assign(ids, ids + (ids ? count : 0));
+  e.a.assign(json);
+  e.b.assign(msgpack);
+}
+
+void CollectingEffects::AccountRequest(uint32_t op, uint64_t continuation, std::string_view account, uint64_t session) {
+  Effect& e = Next(kAccountRequest);
+  e.session = continuation;
+  e.level = static_cast<int>(op);
+  e.a.assign(account);
+  e.ids.assign(1, session);
+}
+
 CollectingEffects& Collector() {
   thread_local CollectingEffects effects;
   effects.used = 0;
@@ -81,6 +110,10 @@ uint32_t Width(EffectCode code) {
     case kObjectFetch: return 5;
     case kObjectFetchBy: return 6;
     case kObjectSet: return 4;
+    case kSessionGroup: return 4;
+    case kSessionClose: return 3;
+    case kBroadcast: return 4;
+    case kAccountRequest: return 5;
   }
   return 1;
 }
@@ -135,6 +168,33 @@ Napi::Array EffectsToJs(Napi::Env env, const CollectingEffects& fx) {
         out.Set(i++, Str(env, e.a));
         out.Set(i++, Str(env, e.b));
         out.Set(i++, Bytes(env, e.c));
+        break;
+      case kSessionGroup:  // [20, session, group, join 1 | leave 0]
+        out.Set(i++, Num(env, static_cast<double>(e.session)));
+        out.Set(i++, Str(env, e.a));
+        out.Set(i++, Num(env, e.binary ? 1 : 0));
+        break;
+      case kSessionClose:  // [21, session, reason]
+        out.Set(i++, Num(env, static_cast<double>(e.session)));
+        out.Set(i++, Str(env, e.a));
+        break;
+      case kBroadcast: {  // [22, sessions | null (every session), json frame | null, msgpack frame | null]
+        if (e.binary) {
+          out.Set(i++, env.Null());
+        } else {
+          Napi::Array ids = Napi::Array::New(env, e.ids.size());
+          for (uint32_t k = 0; k < e.ids.size(); ++k) ids.Set(k, Num(env, static_cast<double>(e.ids[k])));
+          out.Set(i++, ids);
+        }
+        out.Set(i++, e.a.empty() ? env.Null() : Str(env, e.a));
+        out.Set(i++, e.b.empty() ? env.Null() : Bytes(env, e.b));
+        break;
+      }
+      case kAccountRequest:  // [23, continuation (0: none), op, account, session]
+        out.Set(i++, Num(env, static_cast<double>(e.session)));
+        out.Set(i++, Num(env, e.level));
+        out.Set(i++, Str(env, e.a));
+        out.Set(i++, Num(env, static_cast<double>(e.ids.empty() ? 0 : e.ids[0])));
         break;
     }
   }

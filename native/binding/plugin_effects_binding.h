@@ -15,6 +15,8 @@ namespace gsf::binding {
 /** Effect codes in the returned array (EffectKind in src/native.ts). */
 enum EffectCode {
   kSend = 1, kPublish = 2, kLog = 3, kApiAnswer = 4, kObjectFetch = 5, kObjectFetchBy = 6, kObjectSet = 7,
+  // ABI 1.2 sessions and accounts (plugin_sessions.cc).
+  kSessionGroup = 20, kSessionClose = 21, kBroadcast = 22, kAccountRequest = 23,
 };
 
 struct Effect {
@@ -23,6 +25,7 @@ struct Effect {
   int level;         // kLog: the level; kPublish: the JSON frame's length; kApiAnswer: the status; objects: the mode
   bool binary;       // kSend: msgpack; kApiAnswer: has a body
   std::string a, b, c;
+  std::vector<uint64_t> ids;  // kBroadcast: the sessions (`binary` true: every session)
 };
 
 /** Collects one call's effects on this thread; the list is reused from call to call. */
@@ -37,6 +40,10 @@ struct CollectingEffects : PluginEffects {
   void ApiAnswer(uint64_t rid, int32_t status, std::string_view body, bool has_body, std::string_view message) override;
   void ObjectRequest(int op, uint64_t continuation, std::string_view type, std::string_view name, std::string_view bytes,
                      uint32_t mode) override;
+  void SessionGroup(uint64_t session, std::string_view group, bool join) override;
+  void SessionClose(uint64_t session, std::string_view reason) override;
+  void Broadcast(const uint64_t* ids, size_t count, std::string_view json, std::string_view msgpack) override;
+  void AccountRequest(uint32_t op, uint64_t continuation, std::string_view account, uint64_t session) override;
 };
 
 /** This thread's collector, emptied. */

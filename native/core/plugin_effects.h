@@ -1,6 +1,7 @@
 // Where the effects of native handlers go: the main thread owns the sockets and the log.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -34,6 +35,21 @@ struct PluginEffects {
   virtual void ObjectRequest(int op, uint64_t continuation, std::string_view type, std::string_view name, std::string_view bytes,
                              uint32_t mode) {
     (void)op, (void)continuation, (void)type, (void)name, (void)bytes, (void)mode;
+  }
+  /** A session joins (`join` true) or leaves a group (ABI 1.2, plugin_sessions.cc). */
+  virtual void SessionGroup(uint64_t session_id, std::string_view group, bool join) { (void)session_id, (void)group, (void)join; }
+  /** Closes a session with close code 4010 and `reason`. */
+  virtual void SessionClose(uint64_t session_id, std::string_view reason) { (void)session_id, (void)reason; }
+  /** One message for `count` sessions (`ids` null: every session), as JSON text and as msgpack. */
+  virtual void Broadcast(const uint64_t* ids, size_t count, std::string_view json_frame, std::string_view msgpack_frame) {
+    (void)ids, (void)count, (void)json_frame, (void)msgpack_frame;
+  }
+  /**
+   * An account call of the call's event: `op` GSF_ACCOUNT_*, the account (login, logout, locate)
+   * or the session (login, of_session); `continuation` what runs with the answer (0: none wanted).
+   */
+  virtual void AccountRequest(uint32_t op, uint64_t continuation, std::string_view account, uint64_t session_id) {
+    (void)op, (void)continuation, (void)account, (void)session_id;
   }
 };
 

@@ -4,6 +4,7 @@
 
 #include "plugin_api.h"
 #include "plugin_services.h"
+#include "plugin_sessions.h"
 #include "runtime.h"
 
 namespace gsf {
@@ -215,7 +216,8 @@ void RunTimeoutHandlers(const NativePlugin* plugin, std::string_view name, uint6
 }
 
 size_t EndCopyHoldings(const NativePlugin* plugin) {
-  return ProcessNativeTimers().End(plugin) + ProcessApiHost().DropContinuationsOf(plugin);
+  return ProcessNativeTimers().End(plugin) + ProcessApiHost().DropContinuationsOf(plugin) +
+         ProcessSessionHost().DropContinuationsOf(plugin);
 }
 
 void ReleaseHandlerData(NativePlugin* plugin) {
@@ -225,6 +227,7 @@ void ReleaseHandlerData(NativePlugin* plugin) {
   }
   plugin->timeout_handlers.clear();
   Release(drops);
+  ProcessSessionHost().ReleaseHooks(plugin);
 }
 
 bool RetireCopy(const NativePlugin* plugin, PluginEffects* effects) {

@@ -14,6 +14,7 @@
 #include "plugin_host.h"
 #include "plugin_lifecycle.h"
 #include "plugin_services.h"
+#include "plugin_sessions.h"
 #include "runtime.h"
 
 namespace gsf {
@@ -232,6 +233,7 @@ void FillHostApi(gsf_type_host_api* api) {
   api->timer_cancel = services::TimerCancel;
   FillApiServices(api);
   FillLifecycleServices(api);
+  FillSessionServices(api);
 }
 
 }  // namespace gsf

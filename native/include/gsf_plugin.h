@@ -367,8 +367,8 @@ typedef struct gsf_type_session_info {
 
 /**
  * Runs when a session opens (before any of its messages) or has closed (after its last), as an
- * event of kind GSF_EVENT_ENGINE on the session's tag, named "_session.opened" or
- * "_session.closed", with every plugin's hooks of that kind (managed and native) in plugin order.
+ * event of kind GSF_EVENT_ENGINE on the session's tag, named "_session_opened" or
+ * "_session_closed", with every plugin's hooks of that kind (managed and native) in plugin order.
  * Effects as in any event hook; a status other than OK is logged with the plugin and the session.
  * @since 1.2
  */
