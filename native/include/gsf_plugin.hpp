@@ -1,4 +1,4 @@
-// gsf_plugin.hpp: a thin header-only C++17 layer over gsf_plugin.h.
+// gsf_plugin.hpp: a thin header-only C++17 layer over gsf_plugin.h, covering the whole host table.
 //
 //   #include "gsf_plugin.hpp"
 //   using namespace gsf::plugin;
@@ -7,20 +7,33 @@
 //   }
 //   GSF_PLUGIN_CPP("hello", "1.0.0", Init);
 //
-// Handlers are lambdas taking Event&. They fail by throwing: gsf::plugin::Error carries a
-// status and a message; any other exception becomes GSF_STATUS_INTERNAL with its what(). The
-// trampolines catch everything, so no exception unwinds into gsf. Host services that fail
-// throw Error with the host's status (its message is already on the call).
+// Handlers and continuations are lambdas (kept as their own types: every hook is a static
+// trampoline instantiated for the lambda, so no std::function and no virtual call sits on the
+// hot path). They fail by throwing: gsf::plugin::Error carries a status and a message; any other
+// exception becomes GSF_STATUS_INTERNAL with its what(). The trampolines catch everything, so no
+// exception unwinds into gsf. Host services that fail throw Error with the host's status (its
+// message is already on the call); response writers return their status instead.
+//
+// What gsf holds for the plugin is owned: a continuation's or a timer's lambda is freed through
+// the gsf_on_drop destructor exactly once (ran, failed, timed out or dropped), and a Timer
+// handle cancels its timer when it goes out of scope unless detach()ed.
+//
+// The parts: this file (errors, msgpack, host services without a call); gsf_plugin_call.hpp
+// (Call and Event: what acts on behalf of a call); gsf_plugin_register.hpp (init's Registrar:
+// events, messages, routes, the console, session hooks, and the plugin macros).
 #pragma once
 
 #include <cstdint>
 #include <exception>
+#include <initializer_list>
+#include <memory>
 #include <new>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "gsf_msgpack.h"
 #include "gsf_plugin.h"
@@ -43,6 +56,7 @@ class Error : public std::exception {
 };
 
 inline gsf_type_borrowed_str Str(std::string_view s) { return gsf_type_borrowed_str{s.data(), s.size()}; }
+inline std::string_view View(gsf_type_borrowed_str s) { return std::string_view(s.ptr ? s.ptr : "", s.len); }
 
 /** The host table, set before init runs. */
 inline const gsf_type_host_api*& HostApi() {
@@ -54,6 +68,9 @@ inline const gsf_type_host_api*& HostApi() {
 inline void Check(Status status) {
   if (status != GSF_STATUS_OK) throw Error(status);
 }
+
+/** How an event fetches an object (GSF_OBJECT_*). */
+enum class Mode : uint32_t { read = GSF_OBJECT_READ, write = GSF_OBJECT_WRITE };
 
 /** An owned msgpack buffer; every write returns *this for chaining. */
 class Writer {
@@ -73,7 +90,20 @@ class Writer {
   Writer& array(uint32_t n) { return Ok(gsf_mp_write_array(&w_, n)); }
   Writer& map(uint32_t n) { return Ok(gsf_mp_write_map(&w_, n)); }
   Writer& raw(gsf_type_borrowed_bytes value) { return Ok(gsf_mp_write_raw(&w_, value)); }
+  /** A point in time (milliseconds since the Unix epoch) as a msgpack timestamp: a datetime field, a JavaScript Date. */
+  Writer& timestamp(int64_t ms) {
+    int64_t sec = ms / 1000, rem = ms % 1000;
+    if (rem < 0) rem += 1000, sec -= 1;
+    uint8_t b[15] = {0xc7, 12, 0xff};
+    uint32_t ns = static_cast<uint32_t>(rem) * 1000000u;
+    for (int i = 0; i < 4; i++) b[3 + i] = static_cast<uint8_t>(ns >> (24 - 8 * i));
+    for (int i = 0; i < 8; i++) b[7 + i] = static_cast<uint8_t>(static_cast<uint64_t>(sec) >> (56 - 8 * i));
+    return raw(gsf_bytes(b, sizeof b));
+  }
+  /** A key and a value of a map, `key` a string: w.field("score").integer(3). */
+  Writer& field(std::string_view key) { return string(key); }
   gsf_type_borrowed_bytes bytes() const { return gsf_mp_writer_bytes(&w_); }
+  void clear() { gsf_mp_writer_reset(&w_); }
 
  private:
   Writer& Ok(int ok) {
@@ -101,11 +131,21 @@ class Reader {
   std::optional<uint32_t> array() { uint32_t n; return gsf_mp_read_array(&r_, &n) ? std::optional<uint32_t>(n) : std::nullopt; }
   std::optional<uint32_t> map() { uint32_t n; return gsf_mp_read_map(&r_, &n) ? std::optional<uint32_t>(n) : std::nullopt; }
   bool skip() { return gsf_mp_skip(&r_) != 0; }
+  /** The next value's msgpack bytes (to copy or pass on), moving past it. */
+  std::optional<gsf_type_borrowed_bytes> value() {
+    const uint8_t* start = r_.p;
+    if (!gsf_mp_skip(&r_)) return std::nullopt;
+    return gsf_bytes(start, static_cast<size_t>(r_.p - start));
+  }
   /** The value of `key` in the map this reader is at, without moving this reader. */
   std::optional<Reader> find(const char* key) const {
     Reader value(gsf_bytes(nullptr, 0));
     return gsf_mp_map_find(&r_, key, &value.r_) ? std::optional<Reader>(value) : std::nullopt;
   }
+  /** Shorthands for a field of the map this reader is at (std::nullopt: absent or another type). */
+  std::optional<int64_t> integer(const char* key) const { auto v = find(key); return v ? v->integer() : std::nullopt; }
+  std::optional<std::string_view> string(const char* key) const { auto v = find(key); return v ? v->string() : std::nullopt; }
+  std::optional<bool> boolean(const char* key) const { auto v = find(key); return v ? v->boolean() : std::nullopt; }
 
  private:
   gsf_mp_reader r_;
@@ -120,11 +160,25 @@ struct Invoke {
   Invoke& name(std::string_view n) { o.name = Str(n); return *this; }
 };
 
-/** Counters, tags, flags and logs: services that need no running event. */
+/** Borrowed strings for the host's array arguments (kept alive by the caller's views). */
+inline std::vector<gsf_type_borrowed_str> Strs(std::initializer_list<std::string_view> items) {
+  std::vector<gsf_type_borrowed_str> out;
+  out.reserve(items.size());
+  for (std::string_view s : items) out.push_back(Str(s));
+  return out;
+}
+template <typename Container>
+std::vector<gsf_type_borrowed_str> Strs(const Container& items) {
+  std::vector<gsf_type_borrowed_str> out;
+  for (const auto& s : items) out.push_back(Str(std::string_view(s)));
+  return out;
+}
+
+/** Counters, tags, flags, timers and logs: services that need no running event. */
 namespace host {
 inline void counter_define(std::string_view category, std::string_view name, std::string_view description,
-                           double initial = 0) {
-  Check(HostApi()->counter_define(Str(category), Str(name), Str(description), initial, 0));
+                           double initial = 0, bool is_double = false) {
+  Check(HostApi()->counter_define(Str(category), Str(name), Str(description), initial, is_double));
 }
 inline double counter_increase(std::string_view category, std::string_view name, double amount = 1) {
   double v = 0;
@@ -152,58 +206,44 @@ auto flag(std::string_view name, F&& read) -> std::optional<decltype(read(std::d
   Reader r(gsf_bytes(bytes.ptr, bytes.len));
   return read(r);
 }
+/** Cancels a timer by id; false if it is unknown or a one-shot that fired. */
+inline bool timer_cancel(uint64_t timer_id) { return HostApi()->timer_cancel(timer_id) == GSF_STATUS_OK; }
+/** A log line outside any call (written at once). */
+inline void log(int32_t level, std::string_view text) { HostApi()->log(gsf_no_call(), level, Str(text)); }
 }  // namespace host
 
-/** The event a handler runs for, and the services that act on its behalf. */
-class Event {
+/**
+ * A timer's handle: cancels the timer when it goes out of scope, unless detach()ed (gsf then
+ * ends it itself at reload or shutdown, releasing what it holds). Move-only.
+ */
+class Timer {
  public:
-  Event(gsf_type_call call, const gsf_type_event_info* info, gsf_type_borrowed_bytes payload)
-      : call_(call), info_(info), payload_(payload) {}
-
-  uint64_t id() const { return info_->event_id; }
-  uint64_t tag() const { return info_->tag; }
-  uint64_t session() const { return info_->session_id; }
-  uint32_t kind() const { return info_->kind; }
-  std::string_view name() const { return std::string_view(info_->name.ptr, info_->name.len); }
-  /** The payload, or a message handler's body. */
-  Reader payload() const { return Reader(payload_); }
-  gsf_type_borrowed_bytes raw_payload() const { return payload_; }
-  gsf_type_call call() const { return call_; }
-
-  /** Answers the message (its type unless `type` is given). */
-  void reply(const Writer& body, std::string_view type = {}) const { Check(HostApi()->reply(call_, Str(type), body.bytes())); }
-  void send(uint64_t session, std::string_view type, const Writer& body) const {
-    Check(HostApi()->send(call_, session, Str(type), body.bytes()));
+  Timer() = default;
+  explicit Timer(uint64_t id) : id_(id) {}
+  Timer(Timer&& o) noexcept : id_(std::exchange(o.id_, 0)) {}
+  Timer& operator=(Timer&& o) noexcept {
+    if (this != &o) {
+      cancel();
+      id_ = std::exchange(o.id_, 0);
+    }
+    return *this;
   }
-  void publish(std::string_view group, std::string_view type, const Writer& body) const {
-    Check(HostApi()->publish(call_, Str(group), Str(type), body.bytes()));
-  }
-  uint64_t invoke(std::string_view event, const Writer* payload = nullptr, const Invoke& options = Invoke()) const {
-    uint64_t id = 0;
-    Check(HostApi()->invoke(call_, Str(event), payload ? payload->bytes() : gsf_bytes(nullptr, 0), &options.o, &id));
-    return id;
-  }
-  uint64_t after(double ms, std::string_view event, const Writer* payload = nullptr) const {
-    uint64_t id = 0;
-    Check(HostApi()->timer_after(call_, ms, Str(event), payload ? payload->bytes() : gsf_bytes(nullptr, 0), &id));
-    return id;
-  }
-  uint64_t every(double ms, std::string_view event, const Writer* payload = nullptr) const {
-    uint64_t id = 0;
-    Check(HostApi()->timer_every(call_, ms, Str(event), payload ? payload->bytes() : gsf_bytes(nullptr, 0), &id));
-    return id;
-  }
-  void log(int32_t level, std::string_view text) const { HostApi()->log(call_, level, Str(text)); }
+  Timer(const Timer&) = delete;
+  ~Timer() { cancel(); }
+  uint64_t id() const { return id_; }
+  explicit operator bool() const { return id_ != 0; }
+  /** Cancels now; false if it had already ended (a one-shot that fired) or there is none. */
+  bool cancel() { return id_ != 0 && host::timer_cancel(std::exchange(id_, 0)); }
+  /** Lets the timer run on without this handle; returns its id. */
+  uint64_t detach() { return std::exchange(id_, 0); }
 
  private:
-  gsf_type_call call_;
-  const gsf_type_event_info* info_;
-  gsf_type_borrowed_bytes payload_;
+  uint64_t id_ = 0;
 };
 
 namespace detail {
 
-/** Runs `fn`; what it throws becomes a status and a message. Nothing escapes. */
+/** Runs `fn`; what it throws becomes a status and a message on `call`. Nothing escapes. */
 template <typename F>
 Status Guard(gsf_type_call call, F&& fn) noexcept {
   try {
@@ -229,59 +269,27 @@ Status Guard(gsf_type_call call, F&& fn) noexcept {
   }
 }
 
-template <typename F>
-Status Trampoline(gsf_type_call call, const gsf_type_event_info* info, gsf_type_borrowed_bytes payload,
-                  void* user_data) noexcept {
-  Event event(call, info, payload);
-  return Guard(call, [&] { return (*static_cast<F*>(user_data))(event); });
+/** The gsf_on_drop of a lambda of type Fn that gsf holds. */
+template <typename Fn>
+void Drop(void* user_data) noexcept {
+  delete static_cast<Fn*>(user_data);
+}
+
+/**
+ * Hands a copy of `fn` to gsf through `submit(user_data, drop)`; on a status other than OK gsf
+ * kept nothing, so the copy is freed here and Error is thrown.
+ */
+template <typename F, typename Submit>
+void Hand(F&& fn, Submit&& submit) {
+  using Fn = std::decay_t<F>;
+  std::unique_ptr<Fn> held(new Fn(std::forward<F>(fn)));
+  Status s = submit(static_cast<void*>(held.get()), &Drop<Fn>);
+  if (s != GSF_STATUS_OK) throw Error(s);
+  held.release();  // gsf owns it now, and frees it through Drop<Fn>
 }
 
 }  // namespace detail
-
-/** What init gets: registration of handlers (which live as long as the process). */
-class Registrar {
- public:
-  explicit Registrar(gsf_type_call call) : call_(call) {}
-
-  /** Handles event `name`: fn(Event&), returning void or a Status. */
-  template <typename F>
-  void on_event(std::string_view name, F&& fn) { Add(false, name, std::forward<F>(fn)); }
-  /** Handles client messages of `type`: fn(Event&); the event's payload is the body. */
-  template <typename F>
-  void on_message(std::string_view type, F&& fn) { Add(true, type, std::forward<F>(fn)); }
-  void log(int32_t level, std::string_view text) const { HostApi()->log(call_, level, Str(text)); }
-  gsf_type_call call() const { return call_; }
-
- private:
-  template <typename F>
-  void Add(bool message, std::string_view name, F&& fn) {
-    using Fn = std::decay_t<F>;
-    auto* stored = new Fn(std::forward<F>(fn));  // kept for the life of the process
-    Status s = message ? HostApi()->register_message(call_, Str(name), &detail::Trampoline<Fn>, stored)
-                       : HostApi()->register_event(call_, Str(name), &detail::Trampoline<Fn>, stored);
-    if (s != GSF_STATUS_OK) {
-      delete stored;
-      throw Error(s);
-    }
-  }
-  gsf_type_call call_;
-};
-
-namespace detail {
-inline Status RunInit(const gsf_type_host_api* api, gsf_type_call call, void (*init)(Registrar&)) noexcept {
-  HostApi() = api;
-  return Guard(call, [&] {
-    Registrar r(call);
-    init(r);
-  });
-}
-}  // namespace detail
-
 }  // namespace gsf::plugin
 
-/** Defines the plugin: GSF_PLUGIN_CPP("name", "1.0.0", Init) with `void Init(gsf::plugin::Registrar&)`. */
-#define GSF_PLUGIN_CPP(name, version, init)                                                        \
-  static gsf_type_status gsf_plugin_cpp_init(const gsf_type_host_api* api, gsf_type_call call) { \
-    return ::gsf::plugin::detail::RunInit(api, call, init);                                        \
-  }                                                                                                \
-  GSF_PLUGIN_DEFINE(name, version, gsf_plugin_cpp_init)
+#include "gsf_plugin_call.hpp"      // NOLINT: the parts, in order
+#include "gsf_plugin_register.hpp"  // NOLINT
