@@ -185,6 +185,15 @@ export interface NativePluginInfo {
   api: NativeApiRegistrations | null;
   /** What init logged (first load in the process only). */
   effects: unknown[];
+  /** ABI 1.2: the lifecycle hooks its descriptor has, and whether it registered timeout handlers. */
+  hooks: { start: boolean; stop: boolean; unload: boolean; timeout: boolean };
+}
+
+/** What a native lifecycle hook gave back: its status, set_error's message, its effects. */
+export interface NativeHookOutcome {
+  status: number;
+  error: string;
+  effects: unknown[];
 }
 
 /** Cells of `pluginContextView`: the event a native call runs for, written by the caller. */
@@ -451,8 +460,23 @@ export interface NativeCore {
   pluginCallApi(entry: number, args: Uint8Array | null, label: string): NativeCallOutcome;
   /** Runs an object continuation (once) for the event in the context cells. */
   pluginContinue(continuation: number, found: boolean, id: string, fields: Uint8Array | null): NativeCallOutcome;
-  /** Forgets a continuation that will not run. */
+  /** Forgets a continuation that will not run (its user data is released). */
   pluginDropContinuation(continuation: number): void;
+  // ABI 1.2 lifecycle (src/plugins/native-lifecycle.ts); `path` names a loaded copy.
+  /** Runs the copy's on_start; null when it has none. */
+  pluginStart(path: string): NativeHookOutcome | null;
+  /** Starts the copy's on_stop on a thread of its own with the deadline (ms since the epoch); 0: it has none, else a job. */
+  pluginStopBegin(path: string, deadlineMs: number): number;
+  /** The on_stop job's outcome, null while it runs; `lines` are [level, text] flattened. */
+  pluginStopTake(job: number): { status: number; error: string; lines: Array<number | string> } | null;
+  /** Calls the copy's timeout handlers for a timed-out event; their effects. */
+  pluginTimeout(path: string, name: string, eventId: number, tag: number, sessionId: number): unknown[];
+  /** Runs timer_start timer `key` (its event's payload) for the event in the context cells. */
+  pluginCallTimer(key: number): NativeCallOutcome;
+  /** A reload retires the copy (its timers and held user data end, then on_unload); null when retired already, else on_unload's effects. */
+  pluginRetire(path: string): unknown[] | null;
+  /** Ends the timers and continuations of a copy (null: every copy, at shutdown); how many pieces of user data were released. */
+  pluginEndHoldings(path: string | null): number;
   // ABI 1.2 sessions and accounts (src/plugins/native-sessions.ts).
   /** The session hooks of the copy loaded from `path`: `[hook, closed]` in registration order. */
   pluginSessionHooks(path: string): Array<[number, boolean]>;

@@ -19,6 +19,7 @@ import type { InvokeOptions } from './events/types.ts';
 import type { WorkerInit } from './events/types.ts';
 import { startObjectStore, type ObjectStore } from './objects/store.ts';
 import { PluginReloader, type ReloadOutcome } from './plugins/reload.ts';
+import { endAllNativeHoldings, setNativeStopBudget } from './plugins/native-lifecycle.ts';
 import { registerPluginRoutes } from './api/main/plugins.ts';
 import type { PluginSource } from './plugins/reload-source.ts';
 
@@ -75,6 +76,7 @@ export class GsfServer {
     };
     const dispatcher = new Dispatcher(thread, init);
     const ed = manifest.components.EventDispatcher!;
+    setNativeStopBudget(ed.shutdown_drain_timeout_in_ms as number);
     const watchdog = new Watchdog(thread, dispatcher, {
       timeoutMs: ed.event_timeout_in_ms as number,
       checker: ed.enable_event_thread_checker as boolean,
@@ -237,6 +239,8 @@ export class GsfServer {
     }
     this.watchdog.stop();
     await dispatcher.close();
+    // Every event has ended: native timers and continuations still held end, their user data released.
+    endAllNativeHoldings();
     this.reloader?.stop();
     // Every event has ended, so every commit is queued: the writer applies them before it closes.
     await this.objects?.stop();

@@ -39,8 +39,9 @@ gsf_type_status RunHook(CallScope& scope, F&& hook) {
 std::string TimerPayload(uint64_t id, std::string_view plugin) {
   std::string out;
   out.push_back(static_cast<char>(0x92));
-  out.push_back(static_cast<char>(0xcf));
-  for (int shift = 56; shift >= 0; shift -= 8) out.push_back(static_cast<char>((id >> shift) & 0xff));
+  const bool small = id <= 0xffffffffu;  // a uint32 reads as a JavaScript number, a uint64 as a bigint
+  out.push_back(static_cast<char>(small ? 0xce : 0xcf));
+  for (int shift = small ? 24 : 56; shift >= 0; shift -= 8) out.push_back(static_cast<char>((id >> shift) & 0xff));
   if (plugin.size() < 32) {
     out.push_back(static_cast<char>(0xa0 | plugin.size()));
   } else {

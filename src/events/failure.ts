@@ -11,8 +11,20 @@ export function pluginFailure(plugin: string, stage: string, subject: string, er
   return new PluginError(plugin, stage, err, { subject });
 }
 
-/** The stack of what the plugin threw (or its text when it threw no Error). */
-export function pluginStack(failure: PluginError): string {
+/**
+ * A failure a native plugin reported (a status and set_error's text): the message says it all,
+ * and no JavaScript stack belongs to it (it would show gsf's own frames only).
+ */
+export class NativeFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NativeFailure';
+  }
+}
+
+/** The stack of what the plugin threw (or its text when it threw no Error); none for a native failure. */
+export function pluginStack(failure: PluginError): string | undefined {
   const cause = failure.cause;
+  if (cause instanceof NativeFailure) return undefined;
   return cause instanceof Error && cause.stack ? cause.stack : describeError(cause);
 }

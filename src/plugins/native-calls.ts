@@ -9,10 +9,13 @@ import { native, ContextCell, EffectKind, EventKind, NATIVE_STATUS_NAMES, Native
 import { decodePayload, encodePayload } from '../events/codec.ts';
 import { intern, type EventRuntime, type RunningEvent } from '../events/runtime.ts';
 import type { Logger } from '../log/logger.ts';
+import { PluginError } from '../errors.ts';
+import { NativeFailure } from '../events/failure.ts';
 import { transactionOf } from '../objects/current.ts';
 import type { ObjectHandle } from '../objects/object-handle.ts';
 import type { Transaction } from '../objects/transaction.ts';
 import type { SessionOps } from '../session/ops.ts';
+import { AccountAnswer, applySessionEffect, continueAccount } from './native-sessions.ts';
 
 /** Who made a call and what to do with its answers and failures. */
 export interface NativeCallEnv {
@@ -30,8 +33,18 @@ export interface NativeCallEnv {
   onFailure?(messageId: number | undefined, status: number, message: string): void;
 }
 
-/** A fetch a call asked for: answered at once (cache, own objects, a synchronous read) or later. */
-type Fetch = [continuation: number, result: ObjectHandle | null | Promise<ObjectHandle | null>];
+/**
+ * A fetch a call asked for: answered at once (cache, own objects, a synchronous read) or later;
+ * or an account call (ABI 1.2), answered later, whose continuation is kept negated.
+ */
+type Answer = ObjectHandle | null | AccountAnswer;
+type Fetch = [continuation: number, result: Answer | Promise<Answer>];
+
+/** Forgets a pending continuation (object or account) that will not run. */
+function drop(continuation: number): void {
+  if (continuation < 0) native.pluginDropAccountContinuation(-continuation);
+  else native.pluginDropContinuation(continuation);
+}
 
 /** This thread's context cells. */
 let cells: Float64Array | null = null;
@@ -121,10 +134,11 @@ function carryOut(outcome: NativeCallOutcome, env: NativeCallEnv, pending: Fetch
   if (failure === undefined && !succeeded && outcome.status !== NativeStatus.ok) {
     if (outcome.status !== NativeStatus.expired) env.onFailure?.(outcome.messageId, outcome.status, outcome.error);
     const status = NATIVE_STATUS_NAMES[outcome.status] ?? `status ${outcome.status}`;
-    failure = new Error(`plugin '${env.plugin}' ${env.what} '${env.name}' failed: ${status}${outcome.error ? `: ${outcome.error}` : ''}`);
+    // Names the plugin, the handler and set_error's text; no JavaScript stack (only gsf's frames).
+    failure = new PluginError(env.plugin, env.what, new NativeFailure(`${status}${outcome.error ? `: ${outcome.error}` : ''}`), { subject: env.name });
   }
   if (failure !== undefined) {
-    for (let i = start; i < pending.length; i++) native.pluginDropContinuation(pending[i]![0]);
+    for (let i = start; i < pending.length; i++) drop(pending[i]![0]);
     pending.length = start;
     throw failure;
   }
@@ -149,9 +163,15 @@ function continueAfter(pending: Fetch[], env: NativeCallEnv): void | Promise<voi
     if (h instanceof Promise) return continueLater(pending, env);
     pending.pop();
     try {
-      if (h !== null) remember(env.ev, h);
-      contextCells(env.ev);
-      const out = native.pluginContinue(continuation, h !== null, h?.id ?? '', h === null ? null : encodePayload(h.toJSON()));
+      let out: NativeCallOutcome;
+      if (h instanceof AccountAnswer) {
+        contextCells(env.ev);
+        out = continueAccount(-continuation, h);
+      } else {
+        if (h !== null) remember(env.ev, h);
+        contextCells(env.ev);
+        out = native.pluginContinue(continuation, h !== null, h?.id ?? '', h === null ? null : encodePayload(h.toJSON()));
+      }
       countCachedReads(env.ev);
       carryOut(out, env, pending);
     } catch (err) {
@@ -170,13 +190,18 @@ async function continueLater(pending: Fetch[], env: NativeCallEnv): Promise<void
     dropAll(pending);
     throw err;
   }
+  // The event timed out while it waited: its continuations never run (gsf released them then).
+  if (env.ev.timedOut) {
+    dropAll(pending);
+    return;
+  }
   // After the wait the event's async context is entered again, as the first call had it.
   await env.rt.call(true, env.ev, continueAfter, pending, env, undefined);
 }
 
 /** Drops every pending continuation (the event failed: none of them will run). */
 function dropAll(pending: Fetch[]): void {
-  for (const [continuation] of pending) native.pluginDropContinuation(continuation);
+  for (const [continuation] of pending) drop(continuation);
   pending.length = 0;
 }
 
@@ -185,7 +210,7 @@ function mode(value: unknown): 'read' | 'write' {
 }
 
 /** Collects a fetch a call asked for. */
-function fetched(fetches: Fetch[], continuation: number, result: ObjectHandle | null | Promise<ObjectHandle | null>): void {
+function fetched(fetches: Fetch[], continuation: number, result: Answer | Promise<Answer>): void {
   if (result instanceof Promise) result.catch(() => undefined); // awaited in order later; a failure meanwhile is not unhandled
   fetches.push([continuation, result]);
 }
@@ -227,8 +252,12 @@ function applyAll(effects: unknown[], env: NativeCallEnv, fetches: Fetch[]): voi
         setFields(env.ev, effects[i + 1] as string, effects[i + 2] as string, effects[i + 3] as Uint8Array);
         i += 4;
         break;
-      default:
-        throw new Error(`native effects: unknown record ${String(effects[i])}`);
+      default: {
+        // ABI 1.2 session and account records; an account call's continuation is kept negated.
+        const next = applySessionEffect(effects, i, env.ops, env.log, (continuation, answer) => fetched(fetches, -continuation, answer));
+        if (next < 0) throw new Error(`native effects: unknown record ${String(effects[i])}`);
+        i = next;
+      }
     }
   }
 }

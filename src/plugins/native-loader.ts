@@ -24,6 +24,9 @@ import { EngineType, ProtocolError, protocolErrorBody, type ProtocolErrorBody } 
 import type { PluginDefinition } from './types.ts';
 import { contextCells, countCachedReads, settleNativeCall, writeLine, type NativeCallEnv } from './native-calls.ts';
 import { registerNativeApi } from './native-api.ts';
+import { applySessionEffect } from './native-sessions.ts';
+import { registerNativeSessionHooks } from './native-session-hooks.ts';
+import { registerNativeLifecycle } from './native-lifecycle.ts';
 
 /** The file that marks a plugin folder as native and says where its library is. */
 export const NATIVE_MARKER = 'gsf-plugin.json';
@@ -85,6 +88,8 @@ export function nativePluginDefinition(file: string, rt: EventRuntime): PluginDe
         addRawMessageHandler(rt, info.name, type, messageHandler(rt, info.name, type, handler, ops));
       }
       if (info.api !== null) registerNativeApi(rt, info.name, info.api, ops);
+      registerNativeSessionHooks(api, rt, info.name, info.path, ops);
+      registerNativeLifecycle(api, rt, info, ops, applyInitEffects);
     },
   };
 }
@@ -179,8 +184,12 @@ export function applyInitEffects(effects: unknown[], ops: SessionOps, log: Logge
         ops.publishFrames(effects[i + 1] as string, effects[i + 2] as string, effects[i + 3] as Uint8Array);
         i += 4;
         break;
-      default:
-        throw new Error(`native init effects: unexpected record ${String(effects[i])}`);
+      default: {
+        // Group changes, closes and broadcasts (ABI 1.2); account calls need an event.
+        const next = applySessionEffect(effects, i, ops, log);
+        if (next < 0) throw new Error(`native init effects: unexpected record ${String(effects[i])}`);
+        i = next;
+      }
     }
   }
 }

@@ -17,6 +17,7 @@ import { sessionOps } from '../session/ops.ts';
 import type { ThreadContext } from '../hooks/thread-context.ts';
 import { importPlugin } from './loader.ts';
 import { applyInitEffects, declareNativeTargets, isNativeLibrary, nativePluginDefinition } from './native-loader.ts';
+import { endNativeCopy, retireNativeCopy } from './native-lifecycle.ts';
 import { announcePluginSwap } from '../hooks/reload-hooks.ts';
 import { checkStaged } from './reload-checks.ts';
 import { isDeadline, reloadDeadline, type ReloadProgress } from './reload-deadline.ts';
@@ -228,7 +229,11 @@ export class PluginReloader {
     thread.log.info(`plugin reload: ${what} serving after ${outcome.duration_ms} ms`, { load_ms: outcome.load_ms, warnings });
     swapped.drained.then((drainMs) => {
       thread.log.vlog(1, `plugin reload: the old event threads finished what they held and ended after ${Math.round(drainMs)} ms`);
-      for (const file of oldFiles.values()) removeCopy(file);
+      for (const file of oldFiles.values()) {
+        // A native copy's last events ended: what gsf held for it is released, then its on_unload runs.
+        if (isNativeLibrary(file)) retireNativeCopy(file, sessionOps(thread.runtime), thread.log, applyInitEffects);
+        removeCopy(file);
+      }
     }, (err: unknown) => thread.log.error(`plugin reload: ending the old event threads failed: ${describeError(err)}`));
     return outcome;
   }
@@ -292,6 +297,8 @@ export class PluginReloader {
       const staged = a.staged!;
       const before = currentDeclarations(thread, record.name, record.version);
       for (const id of record.timers) native.timerCancel(id);
+      // The old native copy's timers (timer_start) end at the switch, with their user data.
+      if (record.source.kind !== 'managed') endNativeCopy(record.loadFile);
       commitStaged(thread, staged, order);
       record.timers = [];
       for (const t of staged.declarations.timers) {

@@ -68,6 +68,10 @@ test.serial('native.add sums; a body without two numbers fails that request only
     const line = await waitFor(() => s.logs().find((l) => l.includes("message handler 'native.add' failed")));
     t.regex(line, /GSF_ERR_HANDLER_FAILED/);
     t.true(line.includes("plugin 'native-echo' message handler 'native.add' failed: INVALID_ARGUMENT: native.add needs a body {a: number, b: number}"), line);
+    // Named once, as the plugin's own failure: not gsf's message event, and no JavaScript stack of gsf's internals.
+    t.false(line.includes("plugin 'gsf'"), line);
+    t.false(line.includes('_session.message'), line);
+    t.false(/\bat .*\.ts:\d+/.test(line) || line.includes('"stack"') || line.includes('stack='), line);
   } finally {
     await Promise.all([a.close(), b.close()]);
   }
