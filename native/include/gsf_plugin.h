@@ -411,6 +411,77 @@ typedef struct gsf_type_account_result {
  */
 typedef gsf_type_status (*gsf_on_account)(gsf_type_call call, const gsf_type_account_result* result, void* user_data);
 
+/* ---- objects outside events, flags, callable counters, cluster and authenticator (@since 1.2) -- */
+
+/** Which call a gsf_type_call_result answers. @since 1.2 */
+enum {
+  GSF_CALL_OBJECT_CREATE = 0,          /* object_create */
+  GSF_CALL_TRANSACTION = 1,            /* object_transact's `done` */
+  GSF_CALL_CLUSTER_INVOKE = 2,         /* cluster_invoke */
+  GSF_CALL_CLUSTER_SEND_TO_ACCOUNT = 3, /* cluster_send_to_account */
+  GSF_CALL_AUTHENTICATE = 4,           /* auth_authenticate */
+  GSF_CALL_PERSONAL_INFO = 5           /* auth_personal_info */
+};
+
+/**
+ * The answer to an asynchronous 1.2 call; borrowed, valid during the continuation only. On a
+ * failure `status` is not OK and `error_code` / `message` are what a managed plugin's call
+ * rejects with (GSF_ERR_OBJECT_STATE, GSF_ERR_CLUSTER_UNKNOWN_SERVER, GSF_ERR_AUTH_TIMEOUT, ...).
+ * @since 1.2
+ */
+typedef struct gsf_type_call_result {
+  uint32_t struct_size;             /* @since 1.2 */
+  uint32_t op;                      /* GSF_CALL_*; @since 1.2 */
+  gsf_type_status status;           /* OK, or the failure as a status; @since 1.2 */
+  uint32_t reserved;                /* 0; @since 1.2 */
+  gsf_type_borrowed_str error_code; /* failure: the managed error code ("GSF_ERR_..."); OK: empty; @since 1.2 */
+  gsf_type_borrowed_str message;    /* failure: its message; OK: empty; @since 1.2 */
+  /**
+   * object_create: the new object's id; cluster_invoke: the server asked. Empty otherwise.
+   * @since 1.2
+   */
+  gsf_type_borrowed_str id;
+  /**
+   * OK answers, msgpack: object_create: the object's fields as a map ({id, ...fields}, defaults
+   * filled in); auth_*: the authenticator's response as a map (the managed response object,
+   * e.g. {result_code, account_id, ...} or {result_code, friends}). Empty otherwise. @since 1.2
+   */
+  gsf_type_borrowed_bytes value;
+  /**
+   * cluster_invoke: the event's id on the server that queued it; cluster_send_to_account: 1
+   * when the account was logged in (the message went to its session), 0 when not. @since 1.2
+   */
+  uint64_t number;
+} gsf_type_call_result;
+
+/**
+ * Receives the answer to an asynchronous 1.2 call (object_create, object_transact's `done`,
+ * cluster and authenticator calls) in the same event, after the hook that asked has returned,
+ * with a call of its own, as gsf_on_object: the event awaits it, holding its tag. A status other
+ * than OK fails the event. @since 1.2
+ */
+typedef gsf_type_status (*gsf_on_result)(gsf_type_call call, const gsf_type_call_result* result, void* user_data);
+
+/**
+ * The body of a transaction started with host->object_transact: runs as an event of its own
+ * (kind GSF_EVENT_USER), whose object fetches, creates, sets and deletes (and their
+ * continuations) commit as one transaction when its last continuation has returned. On a
+ * conflict its changes and effects are dropped and it runs again (up to max_event_reruns),
+ * as a managed api.objects.transact. A status other than OK fails it. @since 1.2
+ */
+typedef gsf_type_status (*gsf_on_transaction)(gsf_type_call call, const gsf_type_event_info* event, void* user_data);
+
+/** Flag types of host->flag_define (a managed flag definition's `type`). @since 1.2 */
+enum { GSF_FLAG_BOOL = 0, GSF_FLAG_INT32 = 1, GSF_FLAG_UINT64 = 2, GSF_FLAG_DOUBLE = 3, GSF_FLAG_STRING = 4 };
+
+/**
+ * Computes a callable counter's value when it is read (REST /v1/counters, /metrics), on gsf's
+ * main thread, as a managed counters.registerCallable callback: write it to `value` and return
+ * OK; GSF_STATUS_NOT_FOUND: no value now (the read answers 204). Must not block. @since 1.2
+ */
+typedef gsf_type_status (*gsf_on_counter)(gsf_type_borrowed_str category, gsf_type_borrowed_str name, double* value,
+                                          void* user_data);
+
 /* ---- hooks the plugin implements ------------------------------------------------------------ */
 
 struct gsf_type_host_api;
@@ -769,7 +840,109 @@ typedef struct gsf_type_host_api {
 
   /* ---- objects outside events, flags, callable counters and monitors (@since 1.2) ---- */
 
+  /**
+   * Creates an object of `type` in the running event, with `fields` (a msgpack map; empty: the
+   * declared defaults) and id `id` (empty: a random UUID), as a managed objects.create: it is
+   * committed with the event's other changes. The outcome goes to `then` (may be NULL) in the
+   * same event: OK with the id and fields, or an id this event already holds
+   * (GSF_STATUS_CONFLICT, GSF_ERR_OBJECT_STATE) or a field or value the declaration refuses
+   * (GSF_STATUS_INVALID_ARGUMENT, GSF_ERR_OBJECT_VALUE); with `then` NULL such a failure fails
+   * the event. An id another event committed first is a commit conflict (rerun, then
+   * GSF_ERR_OBJECT_CONFLICT). `drop` (may be NULL) releases `user_data` exactly once. Inside
+   * events only. @since 1.2
+   */
+  gsf_type_status (*object_create)(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str id,
+                                   gsf_type_borrowed_bytes fields, gsf_on_result then, void* user_data, gsf_on_drop drop);
+  /**
+   * Deletes object `id` of `type`, which this event fetched (either mode) or created, with the
+   * event's other changes, as objects.delete; one it did not fetch or create fails the event.
+   * Inside events only. @since 1.2
+   */
+  gsf_type_status (*object_delete)(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str id);
+  /**
+   * Reads object `id` of `type` from this thread's object cache, without waiting (as
+   * objects.fetchCached outside a transaction): OK with its fields ({id, ...fields}, msgpack, in
+   * memory released with mem_free); GSF_STATUS_NOT_FOUND when the cache knows there is no such
+   * object; GSF_STATUS_UNAVAILABLE when the cache does not hold it (only the database can tell:
+   * fetch it) or this thread has no object cache (a thread of the plugin's own). The last
+   * committed copy: what this event changed is not seen. `call` may be gsf_no_call(). @since 1.2
+   */
+  gsf_type_status (*object_read_cached)(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str id,
+                                        gsf_type_host_bytes* fields);
+  /**
+   * Runs `fn` as a transaction of its own (see gsf_on_transaction), outside events or inside
+   * one (an effect of the event: it starts after the event), as api.objects.transact: from
+   * on_start, a timer, a thread of the plugin's own (gsf_no_call()). `options` as invoke's
+   * (NULL: defaults; the name defaults to "transact.<plugin>"). After its commit (or failure)
+   * `done` (may be NULL) runs in the same event with op GSF_CALL_TRANSACTION and the outcome;
+   * `drop` (may be NULL) releases `user_data` exactly once, after the last run and `done`, or
+   * when gsf ends the transaction unrun (reload, shutdown). `event_id` (may be NULL) receives the
+   * event's id. On a status other than OK nothing was kept. @since 1.2
+   */
+  gsf_type_status (*object_transact)(gsf_type_call call, const gsf_type_invoke_options* options, gsf_on_transaction fn,
+                                     gsf_on_result done, void* user_data, gsf_on_drop drop, uint64_t* event_id);
+  /**
+   * Defines user flag `name` (init only), as a managed flags.define: `type` GSF_FLAG_*, its
+   * default `default_value` (one msgpack value of that type: bool, integer in range, number,
+   * string) and description `description`. Readable with flag_get, listed and settable over REST
+   * /v1/configurations when RuntimeConfiguration.additional_configurations names it. A flag gsf
+   * or another plugin defines stops the start naming both. @since 1.2
+   */
+  gsf_type_status (*flag_define)(gsf_type_call init, gsf_type_borrowed_str name, uint32_t type,
+                                 gsf_type_borrowed_bytes default_value, gsf_type_borrowed_str description);
+  /**
+   * Registers a callable counter (init only): `fn` computes its value when it is read (see
+   * gsf_on_counter), as counters.registerCallable. `drop` (may be NULL) releases `user_data` when
+   * the copy is retired or the server stops. @since 1.2
+   */
+  gsf_type_status (*counter_register_callable)(gsf_type_call init, gsf_type_borrowed_str category, gsf_type_borrowed_str name,
+                                               gsf_type_borrowed_str description, gsf_on_counter fn, void* user_data,
+                                               gsf_on_drop drop);
+  /**
+   * Monitors counter `category`/`name` (init only), as counters.monitor: every
+   * counter_monitoring_interval_in_sec a value above `threshold` (finite) writes the warning
+   * line. An unknown counter stops the start. @since 1.2
+   */
+  gsf_type_status (*counter_monitor)(gsf_type_call init, gsf_type_borrowed_str category, gsf_type_borrowed_str name,
+                                     double threshold);
+
   /* ---- cluster and authenticator calls (@since 1.2) ---- */
+
+  /**
+   * Queues event `event` with `payload` (msgpack; empty: none) on server `server_id` of the
+   * cluster, as api.cluster.invoke (`options`: tag and name; NULL: a random tag there). `then`
+   * (may be NULL) gets the event's id there (number), or NOT_FOUND with
+   * GSF_ERR_CLUSTER_UNKNOWN_SERVER (no live server of that id; always, without the Cluster
+   * component, as managed), NOT_FOUND with GSF_ERR_UNKNOWN_EVENT (no such event there),
+   * UNAVAILABLE (GSF_ERR_CLUSTER_TIMEOUT, GSF_ERR_CLUSTER_UNAVAILABLE). This server's id is the
+   * flag cluster_server_id (flag_get; empty without the component). `drop` as object_create's.
+   * Inside events only. @since 1.2
+   */
+  gsf_type_status (*cluster_invoke)(gsf_type_call call, gsf_type_borrowed_str server_id, gsf_type_borrowed_str event,
+                                    gsf_type_borrowed_bytes payload, const gsf_type_invoke_options* options, gsf_on_result then,
+                                    void* user_data, gsf_on_drop drop);
+  /**
+   * Sends message `type` with `body` (msgpack; empty: none) to the session `account` is logged
+   * in on, on whichever server, as api.cluster.sendToAccount (without the Cluster component: on
+   * this server). `then` (may be NULL) gets number 1 when it was sent, 0 when the account is not
+   * logged in. `drop` as object_create's. Inside events only. @since 1.2
+   */
+  gsf_type_status (*cluster_send_to_account)(gsf_type_call call, gsf_type_borrowed_str account, gsf_type_borrowed_str type,
+                                             gsf_type_borrowed_bytes body, gsf_on_result then, void* user_data, gsf_on_drop drop);
+  /**
+   * Asks the authenticator (AuthenticationClient) to authenticate, as api.auth.authenticateAsync:
+   * `request` is the managed request as a msgpack map ({platform_type, access_token, ...}).
+   * `then` (required) gets the response map (value) when the authenticator answered, whatever
+   * its result_code, or a system error: UNAVAILABLE (GSF_ERR_AUTH_UNREACHABLE,
+   * GSF_ERR_AUTH_TIMEOUT), INTERNAL (GSF_ERR_AUTH_BAD_ANSWER), INVALID_ARGUMENT (a request the
+   * client refuses). With use_authenticator false every request succeeds, as managed.
+   * `drop` as object_create's. Inside events only. @since 1.2
+   */
+  gsf_type_status (*auth_authenticate)(gsf_type_call call, gsf_type_borrowed_bytes request, gsf_on_result then, void* user_data,
+                                       gsf_on_drop drop);
+  /** The friend list (personal info), as api.auth.getPersonalInfoAsync; as auth_authenticate. @since 1.2 */
+  gsf_type_status (*auth_personal_info)(gsf_type_call call, gsf_type_borrowed_bytes request, gsf_on_result then, void* user_data,
+                                        gsf_on_drop drop);
 #endif /* GSF_TARGET_ABI_MINOR >= 2 */
 } gsf_type_host_api;
 
