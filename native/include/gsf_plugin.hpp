@@ -18,9 +18,10 @@
 // the gsf_on_drop destructor exactly once (ran, failed, timed out or dropped), and a Timer
 // handle cancels its timer when it goes out of scope unless detach()ed.
 //
-// The parts: this file (errors, msgpack, host services without a call); gsf_plugin_call.hpp
-// (Call and Event: what acts on behalf of a call); gsf_plugin_register.hpp (init's Registrar:
-// events, messages, routes, the console, session hooks, and the plugin macros).
+// The parts: this file (errors, msgpack, host services without a call); gsf_plugin_types.hpp
+// (views of what gsf passes: event info, objects, sessions, answers); gsf_plugin_call.hpp (Call
+// and Event: what acts on behalf of a call); gsf_plugin_register.hpp (init's Registrar: events,
+// messages, routes, the console, session and timeout hooks, flags, counters, the plugin macros).
 #pragma once
 
 #include <cstdint>
@@ -291,5 +292,6 @@ void Hand(F&& fn, Submit&& submit) {
 }  // namespace detail
 }  // namespace gsf::plugin
 
-#include "gsf_plugin_call.hpp"      // NOLINT: the parts, in order
+#include "gsf_plugin_types.hpp"     // NOLINT: the parts, in order
+#include "gsf_plugin_call.hpp"      // NOLINT
 #include "gsf_plugin_register.hpp"  // NOLINT

@@ -1,71 +1,9 @@
 // gsf_plugin_call.hpp: part of gsf_plugin.hpp (include that). What acts on behalf of a call:
 // Call (any hook's call: an event's, a continuation's, init's, a lifecycle hook's) and Event
-// (an event handler's: its info and payload too), with the views of what gsf passes them.
+// (an event handler's: its info and payload too).
 #pragma once
 
 namespace gsf::plugin {
-
-/** The event a hook runs for (borrowed: valid during the hook only). */
-class EventInfo {
- public:
-  explicit EventInfo(const gsf_type_event_info* info) : info_(info) {}
-  uint64_t id() const { return info_->event_id; }
-  uint64_t tag() const { return info_->tag; }
-  uint64_t session() const { return info_->session_id; }
-  uint32_t kind() const { return info_->kind; }
-  std::string_view name() const { return View(info_->name); }
-
- private:
-  const gsf_type_event_info* info_;
-};
-
-/** An object a fetch found: its id and its fields (a msgpack map); borrowed, valid in the continuation only. */
-struct Object {
-  std::string_view id;
-  gsf_type_borrowed_bytes raw;
-  /** A reader at the fields map. */
-  Reader fields() const { return Reader(raw); }
-  /** One field's value (std::nullopt: absent). */
-  std::optional<Reader> field(const char* key) const { return fields().find(key); }
-};
-
-#if GSF_TARGET_ABI_MINOR >= 2
-/** The answer to an account call (borrowed, valid in the continuation only). */
-class AccountResult {
- public:
-  explicit AccountResult(const gsf_type_account_result* r) : r_(r) {}
-  /** GSF_ACCOUNT_*: the call this answers. */
-  uint32_t op() const { return r_->op; }
-  /** login: logged in; logout: was logged in; locate: logged in here; of_session: the session is logged in. */
-  bool found() const { return r_->found != 0; }
-  /** login: GSF_LOGIN_*. */
-  uint32_t login() const { return r_->login; }
-  /** login: the session replaced or holding the account; locate: the account's session (0: none). */
-  uint64_t session() const { return r_->session_id; }
-  /** The account asked about, or of_session's answer (empty: none). */
-  std::string_view account() const { return View(r_->account); }
-
- private:
-  const gsf_type_account_result* r_;
-};
-
-/** A session as its opened and closed hooks see it (borrowed, valid during the hook only). */
-class SessionInfo {
- public:
-  explicit SessionInfo(const gsf_type_session_info* s) : s_(s) {}
-  uint64_t id() const { return s_->session_id; }
-  uint32_t close_code() const { return s_->close_code; }
-  std::string_view version() const { return View(s_->version); }
-  std::string_view codec() const { return View(s_->codec); }
-  std::string_view address() const { return View(s_->address); }
-  std::string_view reason() const { return View(s_->reason); }
-  /** closed: the account it was logged in as (empty: none). */
-  std::string_view account() const { return View(s_->account); }
-
- private:
-  const gsf_type_session_info* s_;
-};
-#endif
 
 class Event;
 
@@ -77,6 +15,22 @@ template <typename Fn>
 Status AccountThen(gsf_type_call call, const gsf_type_account_result* result, void* user_data) noexcept;
 template <typename Fn>
 Status TimerRun(gsf_type_call call, const gsf_type_event_info* info, void* user_data) noexcept;
+template <typename Fn>
+Status ResultThen(gsf_type_call call, const gsf_type_call_result* result, void* user_data) noexcept;
+template <typename T>
+struct IsPair : std::false_type {};
+template <typename A, typename B>
+struct IsPair<std::pair<A, B>> : std::true_type {};
+template <typename T>
+struct Transaction;
+
+/** A host function of 1.2 that this gsf may not fill in yet (NULL): NOT_IMPLEMENTED instead of a crash. */
+template <typename Fp>
+Fp Need(Fp fn, const char* name) {
+  if (!fn) throw Error(GSF_STATUS_NOT_IMPLEMENTED, std::string(name) + " is not implemented by this gsf");
+  return fn;
+}
+#define GSF_CPP_HOST(field) ::gsf::plugin::detail::Need(::gsf::plugin::HostApi()->field, #field)
 #endif
 }  // namespace detail
 
@@ -230,6 +184,91 @@ class Call {
     });
     return Timer(id);
   }
+
+  /* ---- objects: create, delete, the cache, transactions (1.2) ---- */
+
+  /**
+   * Creates an object of `type` with `fields` (a msgpack map; id empty: a random UUID),
+   * committed with the event's changes: then(Call&, const Result&) gets its id and fields, or
+   * the failure (r.check() throws it on).
+   */
+  template <typename F>
+  void create(std::string_view type, const Writer& fields, std::string_view id, F&& then) const {
+    detail::Hand(std::forward<F>(then), [&](void* ud, gsf_on_drop drop) {
+      return GSF_CPP_HOST(object_create)(call_, Str(type), Str(id), fields.bytes(), &detail::ResultThen<std::decay_t<F>>, ud, drop);
+    });
+  }
+  /** Creates an object, not waiting for the outcome (a refused field fails the event). */
+  void create(std::string_view type, const Writer& fields, std::string_view id = {}) const {
+    Check(GSF_CPP_HOST(object_create)(call_, Str(type), Str(id), fields.bytes(), nullptr, nullptr, nullptr));
+  }
+  /** Deletes an object this event fetched or created. */
+  void remove(std::string_view type, std::string_view id) const { Check(GSF_CPP_HOST(object_delete)(call_, Str(type), Str(id))); }
+  /**
+   * Reads the last committed copy of an object from this thread's cache without waiting:
+   * read(Reader&) gets its fields on OK; NOT_FOUND: there is none; UNAVAILABLE: not cached (fetch it).
+   */
+  template <typename F>
+  Status read_cached(std::string_view type, std::string_view id, F&& read) const {
+    gsf_type_host_bytes bytes{nullptr, 0};
+    Status s = GSF_CPP_HOST(object_read_cached)(call_, Str(type), Str(id), &bytes);
+    if (s != GSF_STATUS_OK) return s;
+    std::unique_ptr<uint8_t, void (*)(uint8_t*)> release(bytes.ptr, [](uint8_t* p) { HostApi()->mem_free(p); });
+    Reader r(gsf_bytes(bytes.ptr, bytes.len));
+    read(r);
+    return GSF_STATUS_OK;
+  }
+  /**
+   * Runs fn(Event&) as a transaction of its own (an event; rerun on a conflict), from anywhere:
+   * on_start, a timer, an event (it starts after it). done(Call&, const Result&) runs after its
+   * commit or failure. Returns the transaction's event id.
+   */
+  template <typename F, typename D>
+  uint64_t transact(F&& fn, D&& done, const Invoke& options = Invoke()) const {
+    using T = detail::Transaction<std::pair<std::decay_t<F>, std::decay_t<D>>>;
+    return Transact<T>(std::make_pair(std::forward<F>(fn), std::forward<D>(done)), options, &T::Done);
+  }
+  template <typename F>
+  uint64_t transact(F&& fn) const {
+    using T = detail::Transaction<std::decay_t<F>>;
+    return Transact<T>(std::forward<F>(fn), Invoke(), nullptr);
+  }
+
+  /* ---- cluster and authenticator calls (1.2) ---- */
+
+  /** Queues `event` on server `server` of the cluster: then(Call&, const Result&), number() its id there. */
+  template <typename F>
+  void cluster_invoke(std::string_view server, std::string_view event, const Writer* payload, F&& then,
+                      const Invoke& options = Invoke()) const {
+    detail::Hand(std::forward<F>(then), [&](void* ud, gsf_on_drop drop) {
+      return GSF_CPP_HOST(cluster_invoke)(call_, Str(server), Str(event), payload ? payload->bytes() : gsf_bytes(nullptr, 0),
+                                          &options.o, &detail::ResultThen<std::decay_t<F>>, ud, drop);
+    });
+  }
+  /** Sends a message to the session `account` is logged in on, on any server: then's number() 1 sent, 0 not logged in. */
+  template <typename F>
+  void send_to_account(std::string_view account, std::string_view type, const Writer& body, F&& then) const {
+    detail::Hand(std::forward<F>(then), [&](void* ud, gsf_on_drop drop) {
+      return GSF_CPP_HOST(cluster_send_to_account)(call_, Str(account), Str(type), body.bytes(), &detail::ResultThen<std::decay_t<F>>, ud, drop);
+    });
+  }
+  void send_to_account(std::string_view account, std::string_view type, const Writer& body) const {
+    Check(GSF_CPP_HOST(cluster_send_to_account)(call_, Str(account), Str(type), body.bytes(), nullptr, nullptr, nullptr));
+  }
+  /** Authenticates `request` (the managed request as a map): then(Call&, const Result&), value() the response. */
+  template <typename F>
+  void authenticate(const Writer& request, F&& then) const {
+    detail::Hand(std::forward<F>(then), [&](void* ud, gsf_on_drop drop) {
+      return GSF_CPP_HOST(auth_authenticate)(call_, request.bytes(), &detail::ResultThen<std::decay_t<F>>, ud, drop);
+    });
+  }
+  /** The friend list (personal info) of `request`, as authenticate. */
+  template <typename F>
+  void personal_info(const Writer& request, F&& then) const {
+    detail::Hand(std::forward<F>(then), [&](void* ud, gsf_on_drop drop) {
+      return GSF_CPP_HOST(auth_personal_info)(call_, request.bytes(), &detail::ResultThen<std::decay_t<F>>, ud, drop);
+    });
+  }
 #endif
 
  protected:
@@ -237,6 +276,14 @@ class Call {
 
  private:
 #if GSF_TARGET_ABI_MINOR >= 2
+  template <typename T, typename V>
+  uint64_t Transact(V&& value, const Invoke& options, gsf_on_result done) const {
+    uint64_t id = 0;
+    detail::Hand(T{std::forward<V>(value)}, [&](void* ud, gsf_on_drop drop) {
+      return GSF_CPP_HOST(object_transact)(call_, &options.o, &T::Run, done, ud, drop, &id);
+    });
+    return id;
+  }
   template <typename F, typename Submit>
   static void AccountCall(F&& then, Submit&& submit) {
     detail::Hand(std::forward<F>(then), [&](void* ud, gsf_on_drop drop) {
@@ -309,6 +356,41 @@ Status TimerRun(gsf_type_call call, const gsf_type_event_info* info, void* user_
     return (*static_cast<Fn*>(user_data))(ev);
   });
 }
+
+template <typename Fn>
+Status ResultThen(gsf_type_call call, const gsf_type_call_result* result, void* user_data) noexcept {
+  return Guard(call, [&] {
+    Call c(call);
+    Result r(result);
+    return (*static_cast<Fn*>(user_data))(c, r);
+  });
+}
+
+/** A transaction's body (and its done, when T is a pair), held as one piece of user data. */
+template <typename T>
+struct Transaction {
+  T fn;
+  static auto& Body(T& t) {
+    if constexpr (IsPair<T>::value) return t.first; else return t;
+  }
+  static Status Run(gsf_type_call call, const gsf_type_event_info* info, void* ud) noexcept {
+    return Guard(call, [&] {
+      Event ev(call, info, gsf_bytes(nullptr, 0));
+      return Body(static_cast<Transaction*>(ud)->fn)(ev);
+    });
+  }
+  static Status Done(gsf_type_call call, const gsf_type_call_result* result, void* ud) noexcept {
+    if constexpr (IsPair<T>::value) {
+      return Guard(call, [&] {
+        Call c(call);
+        Result r(result);
+        return static_cast<Transaction*>(ud)->fn.second(c, r);
+      });
+    } else {
+      return GSF_STATUS_OK;
+    }
+  }
+};
 #endif
 
 }  // namespace detail

@@ -158,6 +158,17 @@ Status SessionHook(gsf_type_call call, const gsf_type_event_info* info, const gs
   return Guard(call, [&] { return (*static_cast<Fn*>(user_data))(event, s); });
 }
 template <typename Fn>
+Status CounterHook(gsf_type_borrowed_str category, gsf_type_borrowed_str name, double* value, void* user_data) noexcept {
+  try {
+    std::optional<double> v = (*static_cast<Fn*>(user_data))(View(category), View(name));
+    if (!v) return GSF_STATUS_NOT_FOUND;
+    *value = *v;
+    return GSF_STATUS_OK;
+  } catch (...) {
+    return GSF_STATUS_NOT_FOUND;  // no call to carry a message: the read answers "no value"
+  }
+}
+template <typename Fn>
 void TimeoutHook(gsf_type_call call, const gsf_type_event_info* info, void* user_data) noexcept {
   Guard(call, [&] {
     Call c(call);
@@ -237,6 +248,29 @@ class Registrar : public Call {
   /** Runs fn(Event&, const SessionInfo&) when a session has closed (info.account(): who it was). */
   template <typename F>
   void on_session_closed(F&& fn) { Session(true, std::forward<F>(fn)); }
+  /**
+   * Defines user flag `name` (GSF_FLAG_*) with its default (one msgpack value of that type), as
+   * flags.define; read it with host::flag.
+   */
+  void flag(std::string_view name, uint32_t type, const Writer& default_value, std::string_view description) {
+    Check(GSF_CPP_HOST(flag_define)(call_, Str(name), type, default_value.bytes(), Str(description)));
+  }
+  /**
+   * A counter computed when read: fn(std::string_view category, std::string_view name) returns
+   * std::optional<double> (std::nullopt: no value now). It runs on gsf's main thread and must
+   * not block; what it throws is logged nowhere and reads as no value.
+   */
+  template <typename F>
+  void callable_counter(std::string_view category, std::string_view name, std::string_view description, F&& fn) {
+    detail::Hand(std::forward<F>(fn), [&](void* ud, gsf_on_drop drop) {
+      return GSF_CPP_HOST(counter_register_callable)(call_, Str(category), Str(name), Str(description),
+                                                     &detail::CounterHook<std::decay_t<F>>, ud, drop);
+    });
+  }
+  /** Warns (every counter_monitoring_interval_in_sec) while counter category/name is above `threshold`. */
+  void monitor(std::string_view category, std::string_view name, double threshold) {
+    Check(GSF_CPP_HOST(counter_monitor)(call_, Str(category), Str(name), threshold));
+  }
   /** Runs fn(Call&, EventInfo) on the main thread when any event times out. */
   template <typename F>
   void on_timeout(F&& fn) {
