@@ -5,13 +5,18 @@
 # It lands in OUTPUT_DIRECTORY, by default `build/` next to the CMakeLists.txt that calls this,
 # which is where the plugin folder's gsf-plugin.json points gsf to.
 #
-# A plugin kept outside the gsf repository includes this file from its gsf installation:
-#   execute_process(COMMAND node -p "require.resolve('gsf/cmake/GsfPlugin.cmake')" ...)
-#   include(${GSF_PLUGIN_CMAKE})
+# A plugin kept outside the gsf repository finds it as a CMake package (cmake/gsf-config.cmake):
+#   find_package(gsf CONFIG REQUIRED)   # -Dgsf_DIR=<gsf checkout>/cmake, or gsf_DIR from node_modules
 #   gsf_add_plugin(my-plugin SOURCES my_plugin.c)
+# (the README's "A native plugin in 30 lines" has the whole CMakeLists.txt).
 include_guard(GLOBAL)
 
-set(GSF_PLUGIN_INCLUDE_DIR "${CMAKE_CURRENT_LIST_DIR}/../native/include" CACHE INTERNAL "gsf plugin headers")
+get_filename_component(GSF_PLUGIN_INCLUDE_DIR "${CMAKE_CURRENT_LIST_DIR}/../native/include" ABSOLUTE)
+if(NOT EXISTS "${GSF_PLUGIN_INCLUDE_DIR}/gsf_plugin.h")
+  message(FATAL_ERROR "gsf: ${CMAKE_CURRENT_LIST_FILE} is not in a gsf tree (no ${GSF_PLUGIN_INCLUDE_DIR}/gsf_plugin.h): "
+                      "point gsf_DIR at the cmake/ folder of a gsf checkout or of node_modules/gsf")
+endif()
+set(GSF_PLUGIN_INCLUDE_DIR "${GSF_PLUGIN_INCLUDE_DIR}" CACHE INTERNAL "gsf plugin headers")
 
 function(gsf_add_plugin name)
   cmake_parse_arguments(PARSE_ARGV 1 GSF "" "OUTPUT_DIRECTORY" "SOURCES")

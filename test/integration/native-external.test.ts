@@ -1,6 +1,7 @@
 /**
  * The README's "A native plugin in 30 lines", built as a plugin kept outside this repository
- * (gsf resolved from node_modules, gsf_add_plugin from cmake/GsfPlugin.cmake), then served.
+ * (gsf resolved from node_modules, gsf_add_plugin from cmake/GsfPlugin.cmake), then served; and
+ * built against a checkout (-Dgsf_DIR=<checkout>/cmake), or refused clearly when gsf is nowhere.
  */
 import test from 'ava';
 import fs from 'node:fs';
@@ -55,4 +56,33 @@ test('the README example builds outside the repository with gsf_add_plugin and a
     await c.close();
     await s.stop();
   }
+});
+
+test('the README example builds against a checkout with -Dgsf_DIR, and says how when gsf is nowhere', (t) => {
+  const blocks = sectionBlocks('### A native plugin in 30 lines');
+  // No node_modules anywhere above: a temporary folder outside the repository.
+  const plugin = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-checkout-'));
+  fs.writeFileSync(path.join(plugin, 'hello.c'), blocks.find((b) => b.lang === 'c')!.code);
+  fs.writeFileSync(path.join(plugin, 'CMakeLists.txt'), blocks.find((b) => b.lang === 'cmake')!.code);
+  let failure = '';
+  try {
+    execFileSync('cmake', ['-S', plugin, '-B', path.join(plugin, 'lost')], { stdio: 'pipe' });
+  } catch (err) {
+    failure = String((err as { stderr?: Buffer }).stderr ?? err);
+  }
+  t.regex(failure, /gsf not found: run npm install gsf here, or pass -Dgsf_DIR=<gsf checkout>\/cmake/);
+  t.false(failure.includes('include called with wrong number of arguments'));
+  t.false(failure.includes('Unknown CMake command'));
+  execFileSync('cmake', ['-S', plugin, '-B', path.join(plugin, 'out'), `-Dgsf_DIR=${path.join(root, 'cmake')}`], { stdio: 'pipe' });
+  execFileSync('cmake', ['--build', path.join(plugin, 'out')], { stdio: 'pipe' });
+  t.true(fs.existsSync(path.join(plugin, 'build', 'hello-native.so')));
+  // A gsf_DIR that is not gsf's cmake folder: CMake's own message names gsf_DIR and the file it looked for.
+  let wrong = '';
+  try {
+    execFileSync('cmake', ['-S', plugin, '-B', path.join(plugin, 'wrong'), `-Dgsf_DIR=${plugin}`], { stdio: 'pipe' });
+  } catch (err) {
+    wrong = String((err as { stderr?: Buffer }).stderr ?? err);
+  }
+  t.regex(wrong, /gsf-config\.cmake/);
+  t.regex(wrong, /gsf_DIR/);
 });
