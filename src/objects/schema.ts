@@ -58,11 +58,23 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * A plugin's folder: the folder of its module, or for a native library built into
+ * `<folder>/build/` the folder holding its gsf-plugin.json.
+ */
+function pluginFolder(file: string): string {
+  const dir = path.dirname(file);
+  if (/\.(so|dylib|dll)$/.test(file) && path.basename(dir) === 'build' && fs.existsSync(path.join(dir, '..', 'gsf-plugin.json'))) {
+    return path.dirname(dir);
+  }
+  return dir;
+}
+
 /** The object-declaration files of a manifest folder and its plugins' folders, in load order. */
 export function declarationFiles(manifestDir: string, pluginFiles: readonly string[]): string[] {
   const dirs = [path.join(manifestDir, 'objects')];
   for (const file of pluginFiles) {
-    const dir = path.join(path.dirname(file), 'objects');
+    const dir = path.join(pluginFolder(file), 'objects');
     if (!dirs.includes(dir)) dirs.push(dir);
   }
   const files: string[] = [];

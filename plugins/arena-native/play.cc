@@ -1,0 +1,142 @@
+// arena-native: click, top and profile, and the leaderboard they share.
+#include <algorithm>
+#include <cctype>
+
+#include "arena.h"
+
+namespace arena {
+namespace {
+
+struct Leader {
+  std::string name;
+  int64_t score;
+};
+
+/**
+ * String.prototype.localeCompare for the names players pick, as ICU's root collation orders
+ * ASCII: letters and digits case-insensitively first, lower case before upper on a tie.
+ */
+bool NameBefore(const std::string& a, const std::string& b) {
+  size_t n = std::min(a.size(), b.size());
+  for (size_t i = 0; i < n; i++) {
+    int x = std::tolower(static_cast<unsigned char>(a[i])), y = std::tolower(static_cast<unsigned char>(b[i]));
+    if (x != y) return x < y;
+  }
+  if (a.size() != b.size()) return a.size() < b.size();
+  for (size_t i = 0; i < n; i++) {
+    if (a[i] != b[i]) return std::islower(static_cast<unsigned char>(a[i])) != 0;
+  }
+  return false;
+}
+
+/** click: +1 (2 during the campaign) to the score and the total; levels, potions, the daily medal. */
+void Click(Event& ev) {
+  WithPlayer(ev, [](Call& c, const std::string& name) {
+    c.fetch_by(kPlayer, "name", name, Mode::write, [name](Call& c2, const Object* me) {
+      if (!me) throw Error(GSF_STATUS_NOT_FOUND, "no player '" + name + "'");
+      Reader fields = me->fields();
+      int64_t points = host::counter_read("arena", kCampaign).value_or(0) == 1 ? 2 : 1;
+      int64_t score = fields.integer("score").value_or(0) + points;
+      Counts inventory = ReadCounts(fields.find("inventory"));
+      if (score / kPotionEvery > (score - points) / kPotionEvery) CountOf(inventory, "potion") += 1;
+      Counts days = ReadCounts(fields.find("clicks_by_day"));
+      int64_t clicks = ++CountOf(days, Today());
+      if (clicks == kDailyGoal) CountOf(inventory, kDailyReward) += 1;
+      Writer set;
+      set.map(3).field("score").integer(score).field("clicks_by_day");
+      WriteCounts(set, days);
+      set.field("inventory");
+      WriteCounts(set, inventory);
+      c2.set(kPlayer, me->id, set);
+      host::counter_update("arena_scores", name, static_cast<double>(score));
+      auto total = static_cast<int64_t>(host::counter_increase("arena", "total_clicks", static_cast<double>(points)));
+      Writer scored;
+      scored.map(2).field("name").string(name).field("score").integer(score);
+      c2.invoke("arena.scored", &scored);  // a child event on the session's tag
+      c2.reply(Writer().map(2).field("score").integer(score).field("total").integer(total));
+      // A level every 10 points: the character changes in the same event (committed together).
+      auto character = fields.find("character");
+      auto character_id = character ? Reader(*character).string() : std::nullopt;
+      if (score / kLevelEvery > (score - points) / kLevelEvery && character_id) {
+        c2.fetch(kCharacter, *character_id, Mode::write, [score](Call& c3, const Object* ch) {
+          if (ch) c3.set(kCharacter, ch->id, Writer().map(1).field("level").integer(1 + score / kLevelEvery));
+        });
+      }
+    });
+  });
+}
+
+void Profile(Event& ev) {
+  WithPlayer(ev, [](Call& c, const std::string& name) {
+    c.fetch_by(kPlayer, "name", name, Mode::read, [](Call& c2, const Object* me) {
+      if (!me) throw Error(GSF_STATUS_UNAUTHENTICATED, "say hello first");
+      Reader fields = me->fields();
+      // What the reply needs of the player, copied: the continuation below outlives this view.
+      std::string player(fields.string("name").value_or(""));
+      int64_t score = fields.integer("score").value_or(0);
+      Counts inventory = ReadCounts(fields.find("inventory"));
+      auto answer = [player, score, inventory](Call& c3, const Object* ch) {
+        Writer w;
+        w.map(4).field("name").string(player).field("score").integer(score).field("character");
+        if (ch) {
+          Reader f = ch->fields();
+          w.map(2).field("nickname").string(f.string("nickname").value_or("")).field("level").integer(f.integer("level").value_or(1));
+        } else {
+          w.nil();
+        }
+        w.field("inventory");
+        WriteCounts(w, inventory);
+        c3.reply(w);
+      };
+      auto character = fields.find("character");
+      auto character_id = character ? Reader(*character).string() : std::nullopt;
+      if (!character_id) return answer(c2, nullptr);
+      c2.fetch(kCharacter, *character_id, Mode::read, answer);
+    });
+  });
+}
+
+}  // namespace
+
+void WriteLeaders(Writer& w, const Object* roster) {
+  std::vector<Leader> leaders;
+  auto names = roster ? roster->field("names") : std::nullopt;
+  if (names) {
+    Reader r = *names;
+    uint32_t n = r.array().value_or(0);
+    for (uint32_t i = 0; i < n; i++) {
+      auto name = r.string();
+      if (!name) break;
+      // A player this server has a live score for (as the TypeScript game lists its counters).
+      if (auto score = host::counter_read("arena_scores", *name)) leaders.push_back({std::string(*name), static_cast<int64_t>(*score)});
+    }
+  }
+  std::sort(leaders.begin(), leaders.end(),
+            [](const Leader& x, const Leader& y) { return x.score != y.score ? x.score > y.score : NameBefore(x.name, y.name); });
+  if (leaders.size() > 5) leaders.resize(5);
+  w.array(static_cast<uint32_t>(leaders.size()));
+  for (const Leader& l : leaders) w.map(2).field("name").string(l.name).field("score").integer(l.score);
+}
+
+void RegisterPlay(Registrar& r) {
+  r.on_message("click", &Click);
+  r.on_event("arena.scored", [](Event& ev) {
+    Reader p = ev.payload();
+    int64_t score = p.integer("score").value_or(0);
+    if (score % 100 != 0) return;
+    std::string text = std::string(p.string("name").value_or("")) + " reached " + std::to_string(score) + "!";
+    ev.broadcast("chat", Writer().map(3).field("room").string("*").field("from").string("arena").field("text").string(text));
+  });
+  r.on_message("top", [](Event& ev) {
+    ev.fetch(kRosterType, kRoster, Mode::read, [](Call& c, const Object* roster) {
+      Writer w;
+      w.map(2).field("leaders");
+      WriteLeaders(w, roster);
+      w.field("total").integer(static_cast<int64_t>(host::counter_read("arena", "total_clicks").value_or(0)));
+      c.reply(w);
+    });
+  });
+  r.on_message("profile", &Profile);
+}
+
+}  // namespace arena
