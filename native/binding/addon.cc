@@ -49,6 +49,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   PluginApiBinding::Init(env, exports);
   PluginLifecycleBinding::Init(env, exports);
   PluginSessionsBinding::Init(env, exports);
+  PluginResultsBinding::Init(env, exports);
   FlushMailboxBinding::Init(env, exports);
   EnumLayoutBinding::Init(env, exports);
 #ifdef GSF_NATIVE_TESTING

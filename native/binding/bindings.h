@@ -79,6 +79,12 @@ class PluginLifecycleBinding {
   static void Init(Napi::Env env, Napi::Object exports);
 };
 
+/** Native plugins' declarations, result continuations, transactions and cache reads (ABI 1.2). */
+class PluginResultsBinding {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+};
+
 /** Native plugins' session hooks and account continuations (ABI 1.2). */
 class PluginSessionsBinding {
  public:

@@ -7,6 +7,7 @@
 
 #include "../core/object_cache.h"
 #include "../core/plugin_api.h"
+#include "../core/plugin_results.h"
 #include "../core/runtime.h"
 #include "../include/gsf_msgpack.h"
 #include "bindings.h"
@@ -163,7 +164,10 @@ bool Lookup(const Effect& e, Answered* out) {
   return Fields(*t, out->id, object, &out->fields);
 }
 
-bool IsObjectRequest(EffectCode code) { return code == kObjectFetch || code == kObjectFetchBy || code == kObjectSet; }
+// Creates and deletes (service requests) keep their order with the fetches too.
+bool IsObjectRequest(EffectCode code) {
+  return code == kObjectFetch || code == kObjectFetchBy || code == kObjectSet || code == kServiceRequest;
+}
 
 // Types of this thread's object store: [[name, index, [field…], [[keyField, uniqueIndex, isInteger]…]]…]
 // as msgpack, read from settings version `version` (null bytes: none).
@@ -212,6 +216,21 @@ Napi::Value ObjReadTypes(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// object_read_cached (ABI 1.2): this thread's cache copy of an object, as plugin_results.h says.
+int ReadCachedObject(std::string_view type, std::string_view id, std::string* fields) {
+  ReadTable& table = Table();
+  if (table.types.empty() || table.config_version != ProcessObjectConfig().Version()) return 2;
+  const ReadType* t = FindType(type);
+  if (t == nullptr) return 3;
+  if (!ValidId(id)) return 1;  // no object can have it (as fetchCached's storableId)
+  std::string object;
+  uint64_t version;
+  CacheLookup found = ProcessObjectCache().Get(t->index, std::string(id), &object, &version);
+  if (found == CacheLookup::kMiss) return 2;
+  if (found == CacheLookup::kDeleted) return 1;
+  return Fields(*t, id, object, fields) ? 0 : 2;
+}
+
 }  // namespace
 
 void AnswerCachedReads(CallResult& r, CollectingEffects& fx, const EventContext& ev) {
@@ -247,6 +266,9 @@ void AnswerCachedReads(CallResult& r, CollectingEffects& fx, const EventContext&
   ProcessRuntime().counters.Increase("object", "native_cached_reads", static_cast<double>(answered));
 }
 
-void CachedReadsBinding::Init(Napi::Env env, Napi::Object exports) { Export<ObjReadTypes>(env, exports, "objReadTypes"); }
+void CachedReadsBinding::Init(Napi::Env env, Napi::Object exports) {
+  Export<ObjReadTypes>(env, exports, "objReadTypes");
+  SetCachedObjectReader(ReadCachedObject);
+}
 
 }  // namespace gsf::binding

@@ -39,7 +39,8 @@ Napi::Value EnumLayout(const Napi::CallbackInfo& info) {
   o.Set("effectKind", Enum(env, {{"send", kSend}, {"publish", kPublish}, {"log", kLog}, {"apiAnswer", kApiAnswer},
                                  {"objectFetch", kObjectFetch}, {"objectFetchBy", kObjectFetchBy},
                                  {"objectSet", kObjectSet}, {"sessionGroup", kSessionGroup}, {"sessionClose", kSessionClose},
-                                 {"broadcast", kBroadcast}, {"accountRequest", kAccountRequest}}));
+                                 {"broadcast", kBroadcast}, {"accountRequest", kAccountRequest},
+                                 {"serviceRequest", kServiceRequest}}));
   o.Set("contextCell", Enum(env, {{"eventId", kEventId}, {"tag", kTag}, {"kind", kKind}, {"sessionId", kSessionId},
                                   {"nameId", kNameId}, {"frameStart", kFrameStart}, {"frameEnd", kFrameEnd},
                                   {"requestId", kRequestId}, {"answerKind", kAnswerKind}, {"ringWrite", kRingWrite},

@@ -81,6 +81,13 @@ void CollectingEffects::AccountRequest(uint32_t op, uint64_t continuation, std::
   e.ids.assign(1, session);
 }
 
+void CollectingEffects::ServiceRequest(uint32_t op, uint64_t continuation, std::string_view args) {
+  Effect& e = Next(kServiceRequest);
+  e.session = continuation;
+  e.level = static_cast<int>(op);
+  e.a.assign(args);
+}
+
 CollectingEffects& Collector() {
   thread_local CollectingEffects effects;
   effects.used = 0;
@@ -114,6 +121,7 @@ uint32_t Width(EffectCode code) {
     case kSessionClose: return 3;
     case kBroadcast: return 4;
     case kAccountRequest: return 5;
+    case kServiceRequest: return 4;
   }
   return 1;
 }
@@ -195,6 +203,11 @@ Napi::Array EffectsToJs(Napi::Env env, const CollectingEffects& fx) {
         out.Set(i++, Num(env, e.level));
         out.Set(i++, Str(env, e.a));
         out.Set(i++, Num(env, static_cast<double>(e.ids.empty() ? 0 : e.ids[0])));
+        break;
+      case kServiceRequest:  // [30, continuation (0: none), op, args (msgpack array)]
+        out.Set(i++, Num(env, static_cast<double>(e.session)));
+        out.Set(i++, Num(env, e.level));
+        out.Set(i++, Bytes(env, e.a));
         break;
     }
   }

@@ -17,6 +17,8 @@ enum EffectCode {
   kSend = 1, kPublish = 2, kLog = 3, kApiAnswer = 4, kObjectFetch = 5, kObjectFetchBy = 6, kObjectSet = 7,
   // ABI 1.2 sessions and accounts (plugin_sessions.cc).
   kSessionGroup = 20, kSessionClose = 21, kBroadcast = 22, kAccountRequest = 23,
+  // ABI 1.2 objects, cluster and authenticator requests (plugin_results.h).
+  kServiceRequest = 30,
 };
 
 struct Effect {
@@ -44,6 +46,7 @@ struct CollectingEffects : PluginEffects {
   void SessionClose(uint64_t session, std::string_view reason) override;
   void Broadcast(const uint64_t* ids, size_t count, std::string_view json, std::string_view msgpack) override;
   void AccountRequest(uint32_t op, uint64_t continuation, std::string_view account, uint64_t session) override;
+  void ServiceRequest(uint32_t op, uint64_t continuation, std::string_view args) override;
 };
 
 /** This thread's collector, emptied. */

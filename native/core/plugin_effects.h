@@ -51,6 +51,14 @@ struct PluginEffects {
   virtual void AccountRequest(uint32_t op, uint64_t continuation, std::string_view account, uint64_t session_id) {
     (void)op, (void)continuation, (void)account, (void)session_id;
   }
+  /**
+   * A request of the call's event carried out through the managed API (ABI 1.2, plugin_results.h):
+   * `op` a ServiceOp, `args` its arguments as a msgpack array; `continuation` what runs with the
+   * answer (0: none wanted).
+   */
+  virtual void ServiceRequest(uint32_t op, uint64_t continuation, std::string_view args) {
+    (void)op, (void)continuation, (void)args;
+  }
 };
 
 /** The `op` of PluginEffects::ObjectRequest. */

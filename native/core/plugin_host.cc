@@ -9,6 +9,7 @@
 #include <ctime>
 
 #include "plugin_api.h"
+#include "plugin_results.h"
 #include "plugin_sessions.h"
 #include "runtime.h"
 #include "session_frame.h"
@@ -111,6 +112,7 @@ bool PluginHost::Revoke(uint64_t event_id) {
   // The event will never run its pending continuations: their user data is released now.
   ProcessApiHost().DropEventContinuations(event_id);
   ProcessSessionHost().DropEventContinuations(event_id);
+  ProcessResultHost().DropEventContinuations(event_id);
   return running;
 }
 

@@ -4,6 +4,7 @@
 
 #include "plugin_api.h"
 #include "plugin_services.h"
+#include "plugin_results.h"
 #include "plugin_sessions.h"
 #include "runtime.h"
 
@@ -218,7 +219,8 @@ void RunTimeoutHandlers(const NativePlugin* plugin, std::string_view name, uint6
 
 size_t EndCopyHoldings(const NativePlugin* plugin) {
   return ProcessNativeTimers().End(plugin) + ProcessApiHost().DropContinuationsOf(plugin) +
-         ProcessSessionHost().DropContinuationsOf(plugin);
+         ProcessSessionHost().DropContinuationsOf(plugin) + ProcessResultHost().DropContinuationsOf(plugin) +
+         ProcessResultHost().EndTransactionsOf(plugin) + ProcessResultHost().ReleaseCallables(plugin);
 }
 
 void ReleaseHandlerData(NativePlugin* plugin) {

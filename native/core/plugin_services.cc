@@ -14,6 +14,7 @@
 #include "plugin_host.h"
 #include "plugin_lifecycle.h"
 #include "plugin_services.h"
+#include "plugin_results.h"
 #include "plugin_sessions.h"
 #include "runtime.h"
 
@@ -234,6 +235,7 @@ void FillHostApi(gsf_type_host_api* api) {
   FillApiServices(api);
   FillLifecycleServices(api);
   FillSessionServices(api);
+  FillResultServices(api);
 }
 
 }  // namespace gsf
