@@ -105,10 +105,8 @@ gsf_type_status search_users(gsf_type_call call, const gsf_type_api_request* req
   }
   gsf_mp_writer_init(&key);
   gsf_mp_write_str(&key, value.ptr, value.len);
-  status = host->object_fetch_by(call, gsf_str("ArenaCharacter"), gsf_str("nickname"), gsf_mp_writer_bytes(&key), GSF_OBJECT_READ,
-                                 on_search_nickname, r);
+  status = fetch_by(call, r, "ArenaCharacter", "nickname", gsf_mp_writer_bytes(&key), GSF_OBJECT_READ, on_search_nickname);
   gsf_mp_writer_free(&key);
-  if (status != GSF_STATUS_OK) req_free(r);
   return status;
 }
 

@@ -35,13 +35,24 @@ typedef struct arena_req {
   int64_t number;
   arena_bag* bags;
   size_t bag_count;
+  int holds;     /* fetches gsf holds the request for: their destructor (req_drop) frees it last */
 } arena_req;
 
 /* ---- request.c: requests, arguments, fields, answers ---- */
 
 /** A request with a copy of its arguments; NULL when out of memory (the request is failed). */
 arena_req* req_new(const gsf_type_api_request* request, gsf_type_api_writer writer);
+/**
+ * The plugin is done with the request (answered or failed): freed now, or by the destructor of
+ * the last fetch gsf still holds it for. A fetch's destructor runs whether its continuation ran,
+ * failed, timed out or was dropped, so a request whose event fails mid-chain is freed as well.
+ */
 void req_free(arena_req* r);
+/** gsf_on_drop of every fetch: releases the fetch's hold on the request. */
+void req_drop(void* user_data);
+/** object_fetch_by_v2 with the request as user data, held until req_drop; frees it if the fetch is refused. */
+gsf_type_status fetch_by(gsf_type_call call, arena_req* r, const char* type, const char* field, gsf_type_borrowed_bytes key,
+                         uint32_t mode, gsf_on_object then);
 /** A string argument (borrowed from the request's copy); 0 if there is none. */
 int arg_str(const arena_req* r, const char* key, gsf_type_borrowed_str* out);
 int64_t arg_int(const arena_req* r, const char* key);

@@ -188,10 +188,8 @@ static gsf_type_status on_update_character(gsf_type_call call, int32_t found, gs
   }
   gsf_mp_writer_init(&key);
   gsf_mp_write_str(&key, value.ptr, value.len);
-  status = host->object_fetch_by(call, gsf_str("ArenaCharacter"), gsf_str("nickname"), gsf_mp_writer_bytes(&key), GSF_OBJECT_READ,
-                                 on_nickname_holder, r);
+  status = fetch_by(call, r, "ArenaCharacter", "nickname", gsf_mp_writer_bytes(&key), GSF_OBJECT_READ, on_nickname_holder);
   gsf_mp_writer_free(&key);
-  if (status != GSF_STATUS_OK) req_free(r);
   return status;
 }
 

@@ -23,7 +23,7 @@ arena_req* req_new(const gsf_type_api_request* request, gsf_type_api_writer writ
   return r;
 }
 
-void req_free(arena_req* r) {
+static void req_destroy(arena_req* r) {
   size_t i, j;
   for (i = 0; i < r->bag_count; i++) {
     for (j = 0; j < r->bags[i].count; j++) free(r->bags[i].items[j]);
@@ -37,6 +37,27 @@ void req_free(arena_req* r) {
   free(r->kept);
   free(r->text);
   free(r);
+}
+
+/* Holds are changed by the event's thread and, when the event times out, by gsf's main thread. */
+void req_free(arena_req* r) {
+  if (__atomic_load_n(&r->holds, __ATOMIC_ACQUIRE) == 0) req_destroy(r);
+}
+
+void req_drop(void* user_data) {
+  arena_req* r = (arena_req*)user_data;
+  if (__atomic_sub_fetch(&r->holds, 1, __ATOMIC_ACQ_REL) == 0) req_destroy(r);
+}
+
+static void req_hold(arena_req* r) { __atomic_add_fetch(&r->holds, 1, __ATOMIC_ACQ_REL); }
+
+/* A fetch gsf refused keeps nothing: its hold is taken back and the request freed. */
+static gsf_type_status fetched(arena_req* r, gsf_type_status status) {
+  if (status != GSF_STATUS_OK) {
+    __atomic_sub_fetch(&r->holds, 1, __ATOMIC_ACQ_REL);
+    req_free(r);
+  }
+  return status;
 }
 
 int field(gsf_type_borrowed_bytes map, const char* key, gsf_mp_reader* out) {
@@ -250,17 +271,21 @@ gsf_type_status fetch_player(gsf_type_call call, arena_req* r, gsf_type_borrowed
   gsf_type_status status;
   gsf_mp_writer_init(&key);
   gsf_mp_write_str(&key, name.ptr, name.len);
-  status = host->object_fetch_by(call, gsf_str("ArenaPlayer"), gsf_str("name"), gsf_mp_writer_bytes(&key), mode, then, r);
+  status = fetch_by(call, r, "ArenaPlayer", "name", gsf_mp_writer_bytes(&key), mode, then);
   gsf_mp_writer_free(&key);
-  if (status != GSF_STATUS_OK) req_free(r);
   return status;
+}
+
+gsf_type_status fetch_by(gsf_type_call call, arena_req* r, const char* type, const char* field, gsf_type_borrowed_bytes key,
+                         uint32_t mode, gsf_on_object then) {
+  req_hold(r);
+  return fetched(r, host->object_fetch_by_v2(call, gsf_str(type), gsf_str(field), key, mode, then, r, req_drop));
 }
 
 gsf_type_status fetch_id(gsf_type_call call, arena_req* r, const char* type, gsf_type_borrowed_str id, uint32_t mode,
                          gsf_on_object then) {
-  gsf_type_status status = host->object_fetch(call, gsf_str(type), id, mode, then, r);
-  if (status != GSF_STATUS_OK) req_free(r);
-  return status;
+  req_hold(r);
+  return fetched(r, host->object_fetch_v2(call, gsf_str(type), id, mode, then, r, req_drop));
 }
 
 gsf_type_status invoke(gsf_type_call call, const char* event, gsf_mp_writer* payload) {
