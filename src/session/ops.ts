@@ -16,6 +16,8 @@ export interface SessionOps {
   /** Publishes a message already encoded for both codecs. */
   publishFrames(group: string, json: string, msgpack: Uint8Array): void;
   broadcast(sessionIds: readonly number[] | null, type: string, body: unknown): void;
+  /** Broadcasts a message already encoded (native plugins); a codec's frame may be null when no named session uses it. */
+  broadcastFrames(sessionIds: readonly number[] | null, json: string | null, msgpack: Uint8Array | null): void;
   close(sessionId: number, code: number, reason: string): void;
   join(sessionId: number, group: string, join: boolean): void;
   publish(group: string, type: string, body: unknown): void;

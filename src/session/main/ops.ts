@@ -44,6 +44,9 @@ export function mainOps(rt: EventRuntime): SessionOps {
       target()?.broadcast(sessionIds === null ? null : [...sessionIds], utf8.encode(encode('json', type, body) as string),
         encode('msgpack', type, body) as Uint8Array);
     },
+    broadcastFrames(sessionIds, json, msgpack) {
+      target()?.broadcast(sessionIds, utf8.encode(json ?? ''), msgpack ?? new Uint8Array(0));
+    },
     close(sessionId, code, reason) {
       target()?.close(sessionId, code, reason);
     },

@@ -37,6 +37,9 @@ export function workerOps(rt: EventRuntime): SessionOps {
       out.broadcast(sessionIds === null ? null : [...sessionIds], needJson ? encode('json', type, body) as string : null,
         needMsgpack ? encode('msgpack', type, body) as Uint8Array : null, rt.current());
     },
+    broadcastFrames(sessionIds, json, msgpack) {
+      out.broadcast(sessionIds, json, msgpack, rt.current());
+    },
     close(sessionId, code, reason) {
       out.close(sessionId, code, reason, rt.current());
     },
