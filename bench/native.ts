@@ -7,7 +7,9 @@
  *   twice each, alternating);
  * - the cost of one call across the plugin boundary on its own: a C++ loop calling a trivial
  *   native handler through the host (call state, token, handler), and a JavaScript loop calling
- *   it through the addon, against an addon call that does nothing.
+ *   it through the addon, against an addon call that does nothing;
+ * - the example game: arena clicks through the C++ game against the TypeScript game
+ *   (bench/native-arena.ts), interleaved rounds.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -19,6 +21,7 @@ import { printReport } from './report.ts';
 import { load } from './session-load.ts';
 import { baselineServer, gsfServer, type Server } from './session-servers.ts';
 import { processCpuMs, stopProcess } from './processes.ts';
+import { arenaClicks } from './native-arena.ts';
 
 /** Event threads of the session servers: one per core the main thread leaves. */
 const EVENT_THREADS = Number(process.env.GSF_BENCH_EVENT_THREADS ?? Math.max(1, os.availableParallelism() - 1));
@@ -106,6 +109,7 @@ async function events(): Promise<{ trivial: [number, number]; cpu: [number, numb
 
 export async function run(): Promise<void> {
   const e = await events();
+  const a = await arenaClicks(EVENT_THREADS, ROUNDS);
   // The three servers run side by side and are measured in interleaved rounds (medians), so a
   // busy moment of the machine hits all of them alike.
   const servers: Server[] = [
@@ -156,6 +160,11 @@ export async function run(): Promise<void> {
     { label: 'baseline: managed handler, server CPU per message', value: um, unit: 'µs/msg' },
     { label: 'baseline: raw uWebSockets.js echo, server CPU per message', value: ur, unit: 'µs/msg' },
     { label: 'ratio CPU per message managed / native (above 1: native costs less)', value: um / un, unit: 'x' },
+    { label: `arena clicks, C++ game (${a.connections} players, ${EVENT_THREADS} event threads)`, value: a.native, unit: 'clicks/s' },
+    { label: 'baseline: arena clicks, TypeScript game', value: a.managed, unit: 'clicks/s' },
+    { label: 'ratio C++ game / TypeScript game', value: a.native / a.managed, unit: 'x' },
+    { label: 'arena clicks, server CPU per click: C++ game', value: a.cpuNative, unit: 'µs/click' },
+    { label: 'baseline: TypeScript game, server CPU per click', value: a.cpuManaged, unit: 'µs/click' },
     { label: 'one call host → plugin (C++ loop, trivial handler), ns', value: b.hostToPlugin!, unit: 'ns' },
     { label: 'one call JavaScript → addon → plugin, ns', value: b.jsToPlugin!, unit: 'ns' },
     { label: 'baseline: an addon call without arguments, ns', value: b.jsToEmpty!, unit: 'ns' },
@@ -168,6 +177,10 @@ export async function run(): Promise<void> {
       native_msgs_per_sec: Math.round(sn), managed_msgs_per_sec: Math.round(sm), uws_msgs_per_sec: Math.round(sr),
       ratio_vs_managed: +(sn / sm).toFixed(2), ratio_vs_uws: +(sn / sr).toFixed(3), rounds: ROUNDS,
       cpu_us_per_msg: { native: +un.toFixed(2), managed: +um.toFixed(2), uws: +ur.toFixed(2) },
+    },
+    arena_clicks: {
+      native_clicks_per_sec: Math.round(a.native), managed_clicks_per_sec: Math.round(a.managed), ratio: +(a.native / a.managed).toFixed(2),
+      cpu_us_per_click: { native: +a.cpuNative.toFixed(2), managed: +a.cpuManaged.toFixed(2) }, rounds: a.rounds, players: a.connections,
     },
     boundary_ns: {
       host_to_plugin: +b.hostToPlugin!.toFixed(1), js_to_plugin: +b.jsToPlugin!.toFixed(1),

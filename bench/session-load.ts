@@ -82,6 +82,9 @@ export interface LoadOptions {
   durationMs?: number;
   /** Called when every thread's measured window has started, and when the first one ends. */
   onWindow?: (edge: 'start' | 'end') => void;
+  /** A first message per connection (all threads' connections, in order) and its answer's mark: see LoadTask.greet. */
+  greet?: Uint8Array[];
+  greetMark?: Uint8Array;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -96,10 +99,13 @@ export async function load(port: number, o: LoadOptions): Promise<Load> {
   const connections = o.connections ?? CONNECTIONS;
   let counting = 0;
   let ended = false;
+  const share = (i: number): number => Math.floor(connections / threads) + (i < connections % threads ? 1 : 0);
   const results = await Promise.all(Array.from({ length: threads }, (_, i) => new Promise<LoadResult>((resolve, reject) => {
+    const first = Array.from({ length: i }, (_, k) => share(k)).reduce((a, n) => a + n, 0);
     const task: LoadTask = {
       host: '127.0.0.1', port, path: `/?version=1.0.0&codec=${frames.codec}`,
-      connections: Math.floor(connections / threads) + (i < connections % threads ? 1 : 0), mode: o.mode,
+      connections: share(i), mode: o.mode,
+      ...(o.greet ? { greet: o.greet.slice(first, first + share(i)), greetMark: o.greetMark } : {}),
       message: frames.message, binary: frames.binary, expect: frames.expect, errorMark: frames.errorMark,
       window: WINDOW, warmupMs: WARMUP_MS, durationMs: o.durationMs ?? DURATION_MS,
       ratePerSec: (o.ratePerSec ?? 0) / threads, intervalMs: o.intervalMs ?? 0,

@@ -40,6 +40,13 @@ export interface LoadTask {
   drainMs?: number;
   /** Rate and paced modes: also record when each measured message was sent (`sentAt`). */
   stamps?: boolean;
+  /**
+   * A first message per connection (by index), sent after the upgrade and answered before any
+   * other traffic (a login); its answer is the first frame holding `greetMark`. With greetings,
+   * peak mode refills only on replies and errors, so pushes (chat, a leaderboard) count apart.
+   */
+  greet?: Uint8Array[];
+  greetMark?: Uint8Array;
 }
 
 export interface LoadResult {
@@ -89,7 +96,7 @@ class Conn {
   private upgraded = false;
   readonly sent: number[] = [];
   inFlight = 0;
-  onFrame: () => void = () => {};
+  onFrame: (payload: Buffer) => void = () => {};
 
   constructor(readonly socket: net.Socket, ready: () => void, fail: (e: Error) => void) {
     socket.setNoDelay(true);
@@ -129,8 +136,9 @@ class Conn {
       if (b.length - off < head + len) break;
       const opcode = b[off]! & 0x0f;
       if (opcode === 1 || opcode === 2) {
-        classify(b.subarray(off + head, off + head + len));
-        this.onFrame();
+        const payload = b.subarray(off + head, off + head + len);
+        classify(payload);
+        this.onFrame(payload);
       }
       off += head + len;
     }
@@ -154,6 +162,19 @@ async function main(): Promise<LoadResult> {
   for (let i = 0; i < task.connections; i += 200) {
     conns.push(...await Promise.all(Array.from({ length: Math.min(200, task.connections - i) }, connect)));
   }
+  if (task.greet) {
+    // One after another: first logins of a game may all change one shared object.
+    const mark = Buffer.from(task.greetMark!);
+    for (const [i, c] of conns.entries()) {
+      await new Promise<void>((resolve, reject) => {
+        c.onFrame = (payload) => {
+          if (payload.indexOf(errorMark) >= 0) reject(new Error(`greeting ${i} failed: ${payload.toString()}`));
+          else if (payload.indexOf(mark) >= 0) resolve();
+        };
+        c.socket.write(clientFrame(task.greet![i]!, task.binary));
+      });
+    }
+  }
   parentPort!.postMessage({ connected: conns.length });
   const frame = clientFrame(task.message, task.binary);
   let sent = 0;
@@ -174,8 +195,10 @@ async function main(): Promise<LoadResult> {
   const timers: Array<ReturnType<typeof setInterval>> = [];
   if (task.mode === 'peak') {
     const batch = Buffer.concat(Array.from({ length: task.window }, () => frame));
+    const answers = (payload: Buffer): boolean => !task.greet || payload.indexOf(expect) >= 0 || payload.indexOf(errorMark) >= 0;
     for (const c of conns) {
-      c.onFrame = () => {
+      c.onFrame = (payload) => {
+        if (!answers(payload)) return;
         // Refill in chunks of a quarter window: fewer, larger writes.
         if (--c.inFlight <= task.window * 0.75) {
           const n = task.window - c.inFlight;

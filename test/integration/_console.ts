@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { startServer, type GsfServer } from '../../src/index.ts';
 import { GsfClient } from '../../src/sdk/index.ts';
 import { activeSessions } from '../../src/session/main/feature.ts';
+import { arenaPlugins, type Game } from './_arena-games.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const ARENA = path.join(root, 'plugins', 'arena');
@@ -22,8 +23,12 @@ export interface ConsoleServer {
   stop(): Promise<void>;
 }
 
-/** Starts the arena with both console halves; `managed` picks which half serves. */
-export async function startConsoleServer(managed: boolean | null, extra: Record<string, Record<string, unknown>> = {}): Promise<ConsoleServer> {
+/**
+ * Starts the arena with both console halves; `managed` picks which half serves. With `game`
+ * 'native' the game is the C++ one (plugins/arena-native) and only the C console half is loaded.
+ */
+export async function startConsoleServer(managed: boolean | null, extra: Record<string, Record<string, unknown>> = {},
+  game: Game = 'managed'): Promise<ConsoleServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-console-'));
   const logFile = path.join(dir, 'server.log');
   const components: Record<string, Record<string, unknown>> = {
@@ -35,7 +40,7 @@ export async function startConsoleServer(managed: boolean | null, extra: Record<
   };
   const server = await startServer({
     dir,
-    manifest: { components: Object.entries(components).map(([name, args]) => ({ name, arguments: args })), plugins: [ARENA, ARENA_NATIVE] },
+    manifest: { components: Object.entries(components).map(([name, args]) => ({ name, arguments: args })), plugins: game === 'managed' ? [ARENA, ARENA_NATIVE] : arenaPlugins(game) },
   });
   const url = `ws://127.0.0.1:${activeSessions!.listener.port}`;
   const connect = (): Promise<GsfClient> => GsfClient.connect({ url, version: '1.0.0', codec: 'json' });

@@ -1,8 +1,9 @@
 /**
  * The operations console (`/cs-api/v1/`, SPEC 4.6) over the example arena, run twice: with the
  * managed handlers (plugins/arena/console.ts) and with the native ones (plugins/arena-console-
- * native, C). Every route, every error, paging bounds and the registration gates get the same
- * exact answers from both; bans, reinstatements and logouts are seen on live sessions.
+ * native, C), and once more with the C++ game (plugins/arena-native) and the C handlers. Every
+ * route, every error, paging bounds and the registration gates get the same exact answers from
+ * all three; bans, reinstatements and logouts are seen on live sessions.
  */
 import test from 'ava';
 import type { GsfClient } from '../../src/sdk/index.ts';
@@ -24,11 +25,11 @@ interface State {
 
 const servers: State[] = [];
 
-for (const managed of [true, false]) {
+for (const [managed, game] of [[true, 'managed'], [false, 'managed'], [false, 'native']] as const) {
   const side = managed ? 'managed' : 'native';
   const state = {} as State;
   const run = (title: string, fn: (t: import('ava').ExecutionContext, st: State) => Promise<void>): void => {
-    test.serial(`[${side}] ${title}`, (t) => fn(t, state));
+    test.serial(`[${side}${game === 'native' ? ', C++ game' : ''}] ${title}`, (t) => fn(t, state));
   };
   const call = (method: string, url: string, body?: unknown): ReturnType<ConsoleServer['call']> => state.s.call(method, url, body);
   const get = async (url: string): Promise<[number, unknown]> => {
@@ -59,7 +60,7 @@ for (const managed of [true, false]) {
 
   run('start: three players, ada clicks 30 times', async (t, st) => {
     st.side = side;
-    st.s = await startConsoleServer(managed);
+    st.s = await startConsoleServer(managed, {}, game);
     st.ada = await st.s.player('ada');
     for (let i = 0; i < 30; i++) await st.ada.request('click');
     st.day = new Date().toISOString().slice(0, 10);

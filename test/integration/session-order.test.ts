@@ -1,10 +1,7 @@
 import test from 'ava';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { GsfClient } from '../../src/sdk/index.ts';
 import { startSessionServer } from './_session.ts';
-
-const arenaDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'plugins', 'arena');
+import { GAMES, arenaPlugins } from './_arena-games.ts';
 
 /**
  * Sends `count` requests made by `make(i)` with at most `window` in flight, as a pipelining
@@ -64,22 +61,24 @@ for (const threads of [2, 4]) {
   });
 }
 
-test.serial('arena, 2 event threads: pipelined say lines reach the room in order, and their replies too', async (t) => {
-  const s = await startSessionServer({ EventDispatcher: { event_threads_size: 2 } }, [arenaDir]);
-  try {
-    const ada = await s.connect('json');
-    const grace = await s.connect('msgpack');
-    await ada.request('hello', { name: 'ada' });
-    await grace.request('hello', { name: 'grace' });
-    const heard: number[] = [];
-    grace.on<{ from: string; text: string }>('chat', (b) => { if (b.from === 'ada') heard.push(Number(b.text)); });
-    const count = 600;
-    const replies = await pipeline(ada, count, 40, (i) => ['say', { room: 'lobby', text: String(i) }]);
-    t.deepEqual(replies, upTo(count));
-    await grace.request('top');
-    t.deepEqual(heard, upTo(count));
-    await Promise.all([ada.close(), grace.close()]);
-  } finally {
-    await s.stop();
-  }
-});
+for (const game of GAMES) {
+  test.serial(`[${game}] arena, 2 event threads: pipelined say lines reach the room in order, and their replies too`, async (t) => {
+    const s = await startSessionServer({ EventDispatcher: { event_threads_size: 2 } }, arenaPlugins(game));
+    try {
+      const ada = await s.connect('json');
+      const grace = await s.connect('msgpack');
+      await ada.request('hello', { name: 'ada' });
+      await grace.request('hello', { name: 'grace' });
+      const heard: number[] = [];
+      grace.on<{ from: string; text: string }>('chat', (b) => { if (b.from === 'ada') heard.push(Number(b.text)); });
+      const count = 600;
+      const replies = await pipeline(ada, count, 40, (i) => ['say', { room: 'lobby', text: String(i) }]);
+      t.deepEqual(replies, upTo(count));
+      await grace.request('top');
+      t.deepEqual(heard, upTo(count));
+      await Promise.all([ada.close(), grace.close()]);
+    } finally {
+      await s.stop();
+    }
+  });
+}
