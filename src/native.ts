@@ -150,6 +150,7 @@ export const NATIVE_STATUS_NAMES: readonly string[] = [
 export const EffectKind = {
   send: 1, publish: 2, log: 3, apiAnswer: 4, objectFetch: 5, objectFetchBy: 6, objectSet: 7,
   sessionGroup: 20, sessionClose: 21, broadcast: 22, accountRequest: 23,
+  serviceRequest: 30,
 } as const;
 // ABI 1.1 records: `[apiAnswer, requestId, status, jsonBody | null, message]` (an answer of the
 // call handling the request), `[objectFetch, continuation, type, id, mode]`,
@@ -157,6 +158,8 @@ export const EffectKind = {
 // ABI 1.2 sessions and accounts: `[sessionGroup, sessionId, group, join 1 | leave 0]`,
 // `[sessionClose, sessionId, reason]`, `[broadcast, sessionIds | null (all), jsonFrame | null, msgpackFrame | null]`,
 // `[accountRequest, continuation (0: no answer wanted), op (GSF_ACCOUNT_*), account, sessionId]`.
+// ABI 1.2 objects, cluster and authenticator: `[serviceRequest, continuation (0: none), op
+// (ServiceOp of src/plugins/native-results.ts), argsMsgpack (an array)]`.
 
 /** What a native plugin registered for the API service and the console (ABI 1.1). */
 export interface NativeApiRegistrations {
@@ -495,6 +498,28 @@ export interface NativeCore {
   pluginDropAccountContinuation(continuation: number): void;
   /** Account continuations held now (tests). */
   pluginAccountContinuations(): number;
+  // ABI 1.2 declarations, result continuations and transactions (src/plugins/native-results.ts, native-transact.ts).
+  /** What the copy loaded from `path` declared in init: flags `[name, GSF_FLAG_*, default msgpack, description]`, callables `[index, category, name, description]`, monitors `[category, name, threshold]`. */
+  pluginDeclarations(path: string): {
+    flags: Array<[string, number, Uint8Array, string]>;
+    callables: Array<[number, string, string, string]>;
+    monitors: Array<[string, string, number]>;
+  };
+  /** A native callable counter's value; undefined for none now; throws when its function failed. */
+  pluginReadCounter(index: number): number | undefined;
+  /** Runs a result continuation (once) for the event in the context cells with a request's answer. */
+  pluginContinueResult(continuation: number, status: number, code: string, message: string, id: string, value: Uint8Array | null,
+    number: number): NativeCallOutcome;
+  /** Forgets a result continuation that will not run (its user data is released). */
+  pluginDropResultContinuation(continuation: number): void;
+  /** Runs transaction `key`'s body for the event in the context cells (an ended one runs nothing). */
+  pluginRunTransaction(key: number): NativeCallOutcome;
+  /** The transaction committed (status 0) or failed: runs its `done`, then releases its user data. */
+  pluginFinishTransaction(key: number, status: number, code: string, message: string): NativeCallOutcome;
+  /** Ends a transaction without running `done` (its event timed out), releasing its user data. */
+  pluginDropTransaction(key: number): void;
+  /** `[result continuations, transactions]` held now (tests). */
+  pluginResultHoldings(): [number, number];
   /** The request ended: its native writer is refused from now on. */
   pluginApiRelease(requestId: number): void;
   /** Answers of events that finished on this event thread, `[requestId, httpStatus, jsonBody | null]` flattened, to the main thread. */

@@ -203,6 +203,10 @@ CallResult ResultHost::FinishTransaction(uint64_t key, const EventContext& event
     CallScope scope(t.plugin, effects, &event, false);
     gsf_type_status status = RunHook(scope, [&] { return t.done(scope.call(), &result, t.user_data); });
     r = Finish(scope.state(), status);
+  } else if (answer.status != GSF_STATUS_OK) {
+    // Nobody hears of the failure: the event fails with it (logged).
+    r.status = answer.status;
+    r.error = std::string(answer.code) + ": " + std::string(answer.message);
   }
   ReleaseData(t.drop, t.user_data);
   return r;

@@ -89,7 +89,10 @@ class ResultHost {
   void ForgetTransaction(uint64_t key);
   /** Runs a transaction's body once (again on a conflict); an ended one runs nothing (OK). */
   CallResult RunTransaction(uint64_t key, const EventContext& event, PluginEffects* effects);
-  /** The transaction committed or failed: runs `done` (if any) with the outcome, then releases its user data. */
+  /**
+   * The transaction committed or failed: runs `done` (if any) with the outcome, then releases its
+   * user data. Without `done` a failure is the result (the event fails with it).
+   */
   CallResult FinishTransaction(uint64_t key, const EventContext& event, const ResultAnswer& answer, PluginEffects* effects);
   /** Ends a transaction whose event timed out or whose copy ended: `done` does not run; its user data is released. */
   void DropTransaction(uint64_t key);

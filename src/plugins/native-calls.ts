@@ -16,6 +16,7 @@ import type { ObjectHandle } from '../objects/object-handle.ts';
 import type { Transaction } from '../objects/transaction.ts';
 import type { SessionOps } from '../session/ops.ts';
 import { AccountAnswer, applySessionEffect, continueAccount } from './native-sessions.ts';
+import { RESULT_CONTINUATION_BASE, ResultAnswer, applyServiceEffect, continueResult, type ServiceCaller } from './native-results.ts';
 
 /** Who made a call and what to do with its answers and failures. */
 export interface NativeCallEnv {
@@ -37,12 +38,13 @@ export interface NativeCallEnv {
  * A fetch a call asked for: answered at once (cache, own objects, a synchronous read) or later;
  * or an account call (ABI 1.2), answered later, whose continuation is kept negated.
  */
-type Answer = ObjectHandle | null | AccountAnswer;
+type Answer = ObjectHandle | null | AccountAnswer | ResultAnswer;
 type Fetch = [continuation: number, result: Answer | Promise<Answer>];
 
-/** Forgets a pending continuation (object or account) that will not run. */
+/** Forgets a pending continuation (object, account or result) that will not run. */
 function drop(continuation: number): void {
   if (continuation < 0) native.pluginDropAccountContinuation(-continuation);
+  else if (continuation >= RESULT_CONTINUATION_BASE) native.pluginDropResultContinuation(continuation);
   else native.pluginDropContinuation(continuation);
 }
 
@@ -85,10 +87,20 @@ function fetchedBy(ev: RunningEvent): Map<string, ObjectHandle> | undefined {
   return ev.nativeObjects as Map<string, ObjectHandle> | undefined;
 }
 
-function remember(ev: RunningEvent, h: ObjectHandle): void {
+export function remember(ev: RunningEvent, h: ObjectHandle): void {
   let map = fetchedBy(ev);
   if (!map) ev.nativeObjects = map = new Map();
   map.set(`${h.type}\u0000${h.id}`, h);
+}
+
+/** What a service request needs of the call (native-results.ts). */
+function serviceCaller(env: NativeCallEnv): ServiceCaller {
+  const ev = env.ev;
+  return {
+    rt: env.rt, ev, plugin: env.plugin, log: env.log,
+    objectOf: (type, id) => fetchedBy(ev)?.get(`${type}\u0000${id}`),
+    remember: (h) => remember(ev, h),
+  };
 }
 
 /** Applies an object_set: fields of an object the event fetched for write. */
@@ -167,6 +179,9 @@ function continueAfter(pending: Fetch[], env: NativeCallEnv): void | Promise<voi
       if (h instanceof AccountAnswer) {
         contextCells(env.ev);
         out = continueAccount(-continuation, h);
+      } else if (h instanceof ResultAnswer) {
+        contextCells(env.ev);
+        out = continueResult(continuation, h);
       } else {
         if (h !== null) remember(env.ev, h);
         contextCells(env.ev);
@@ -253,6 +268,12 @@ function applyAll(effects: unknown[], env: NativeCallEnv, fetches: Fetch[]): voi
         i += 4;
         break;
       default: {
+        // ABI 1.2 service requests (objects, cluster, authenticator): their continuations' ids lie above the others'.
+        const service = applyServiceEffect(effects, i, serviceCaller(env), (continuation, answer) => fetched(fetches, continuation, answer));
+        if (service >= 0) {
+          i = service;
+          break;
+        }
         // ABI 1.2 session and account records; an account call's continuation is kept negated.
         const next = applySessionEffect(effects, i, env.ops, env.log, (continuation, answer) => fetched(fetches, -continuation, answer));
         if (next < 0) throw new Error(`native effects: unknown record ${String(effects[i])}`);

@@ -27,6 +27,8 @@ import { registerNativeApi } from './native-api.ts';
 import { applySessionEffect } from './native-sessions.ts';
 import { registerNativeSessionHooks } from './native-session-hooks.ts';
 import { registerNativeLifecycle } from './native-lifecycle.ts';
+import { registerNativeDeclarations } from './native-results.ts';
+import { addTransactEvent } from './native-transact.ts';
 
 /** The file that marks a plugin folder as native and says where its library is. */
 export const NATIVE_MARKER = 'gsf-plugin.json';
@@ -90,6 +92,8 @@ export function nativePluginDefinition(file: string, rt: EventRuntime): PluginDe
       if (info.api !== null) registerNativeApi(rt, info.name, info.api, ops);
       registerNativeSessionHooks(api, rt, info.name, info.path, ops);
       registerNativeLifecycle(api, rt, info, ops, applyInitEffects);
+      registerNativeDeclarations(api, info.path);
+      addTransactEvent(rt, ops);
     },
   };
 }
