@@ -171,7 +171,7 @@ static gsf_type_status on_update_user(gsf_type_call call, int32_t found, gsf_typ
   return GSF_STATUS_OK;
 }
 
-/* Sets `banned` and, for a ban, asks the arena to close the player's session. */
+/* Sets `banned` (a ban then closes the player's session: kick). */
 static gsf_type_status set_banned(gsf_type_call call, gsf_type_borrowed_str id, int banned) {
   gsf_mp_writer set;
   gsf_type_status status;
@@ -184,17 +184,23 @@ static gsf_type_status set_banned(gsf_type_call call, gsf_type_borrowed_str id, 
   return status;
 }
 
-static gsf_type_status kick(gsf_type_call call, arena_req* r, const char* reason) {
+/* Where the player is logged in: closes that session (4010) with the reason, then answers. */
+static gsf_type_status on_located(gsf_type_call call, const gsf_type_account_result* located, void* user_data) {
+  arena_req* r = (arena_req*)user_data;
+  const char* reason = r->number == 3 ? "banned by an operator" : "logged out by an operator";
+  if (located->found) {
+    gsf_type_status status = host->session_close(call, located->session_id, gsf_str(reason));
+    if (status != GSF_STATUS_OK) return status;
+  }
+  answer_void(r);
+  return GSF_STATUS_OK;
+}
+
+/* Closes the player's session, if it is logged in (as the managed console's arena.kick): answered by on_located. */
+static gsf_type_status kick(gsf_type_call call, arena_req* r) {
   gsf_type_borrowed_str name;
-  gsf_mp_writer p;
   arg_str(r, "id", &name);
-  gsf_mp_writer_init(&p);
-  gsf_mp_write_map(&p, 2);
-  gsf_mp_write_cstr(&p, "name");
-  gsf_mp_write_str(&p, name.ptr, name.len);
-  gsf_mp_write_cstr(&p, "reason");
-  gsf_mp_write_cstr(&p, reason);
-  return invoke(call, "arena.kick", &p);
+  return locate(call, r, name, on_located);
 }
 
 /* One continuation for the account operations that read or write one flag. */
@@ -206,10 +212,10 @@ static gsf_type_status on_account(gsf_type_call call, int32_t found, gsf_type_bo
   switch (r->number) {
     case 0: answer_bool(r, field_int(fields, "session") != 0); return GSF_STATUS_OK;
     case 1: answer_bool(r, field_bool(fields, "banned")); return GSF_STATUS_OK;
-    case 2: status = kick(call, r, "logged out by an operator"); break;
+    case 2: return kick(call, r);
     case 3:
       status = set_banned(call, id, 1);
-      if (status == GSF_STATUS_OK) status = kick(call, r, "banned by an operator");
+      if (status == GSF_STATUS_OK) return kick(call, r);
       break;
     default: status = set_banned(call, id, 0); break;
   }

@@ -98,8 +98,8 @@ gsf_type_status fetch_player(gsf_type_call call, arena_req* r, gsf_type_borrowed
 /** Fetches by id, or reports the failure (the request is failed). */
 gsf_type_status fetch_id(gsf_type_call call, arena_req* r, const char* type, gsf_type_borrowed_str id, uint32_t mode,
                          gsf_on_object then);
-/** Queues an arena event with a msgpack payload. */
-gsf_type_status invoke(gsf_type_call call, const char* event, gsf_mp_writer* payload);
+/** account_locate with the request as user data, held until req_drop; frees it if the call is refused. */
+gsf_type_status locate(gsf_type_call call, arena_req* r, gsf_type_borrowed_str account, gsf_on_account then);
 
 /* ---- bags.c: a player's bag, changed on a copy ---- */
 

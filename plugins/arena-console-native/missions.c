@@ -194,13 +194,19 @@ gsf_type_status get_missions(gsf_type_call call, const gsf_type_api_request* req
 
 gsf_type_status send_realtime_notice(gsf_type_call call, const gsf_type_api_request* request, gsf_type_api_writer writer,
                                      void* user_data) {
-  gsf_mp_writer payload;
+  gsf_type_borrowed_str category = gsf_str("");
+  gsf_mp_reader args, value;
   gsf_type_status status;
   (void)user_data;
-  /* The arguments are the notice itself: {category, color, messages}. */
-  gsf_mp_writer_init(&payload);
-  gsf_mp_write_raw(&payload, request->args);
-  status = invoke(call, "arena.notice", &payload);
+  /* The arguments are the notice itself: {category, color, messages}, pushed as `notice` to
+     every session ("all") or to the category's group, as the managed console's arena.notice. */
+  gsf_mp_reader_init(&args, request->args.ptr, request->args.len);
+  if (gsf_mp_map_find(&args, "category", &value)) gsf_mp_read_str(&value, &category);
+  if (category.len == 3 && memcmp(category.ptr, "all", 3) == 0) {
+    status = host->broadcast(call, NULL, 0, gsf_str("notice"), request->args);
+  } else {
+    status = host->publish(call, category, gsf_str("notice"), request->args);
+  }
   if (status != GSF_STATUS_OK) return status;
   return host->answer_void(writer);
 }

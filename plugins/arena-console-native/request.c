@@ -288,8 +288,7 @@ gsf_type_status fetch_id(gsf_type_call call, arena_req* r, const char* type, gsf
   return fetched(r, host->object_fetch_v2(call, gsf_str(type), id, mode, then, r, req_drop));
 }
 
-gsf_type_status invoke(gsf_type_call call, const char* event, gsf_mp_writer* payload) {
-  gsf_type_status status = host->invoke(call, gsf_str(event), gsf_mp_writer_bytes(payload), NULL, NULL);
-  gsf_mp_writer_free(payload);
-  return status;
+gsf_type_status locate(gsf_type_call call, arena_req* r, gsf_type_borrowed_str account, gsf_on_account then) {
+  req_hold(r);
+  return fetched(r, host->account_locate(call, account, then, r, req_drop));
 }
