@@ -443,8 +443,9 @@ typedef struct gsf_type_call_result {
   gsf_type_borrowed_str id;
   /**
    * OK answers, msgpack: object_create: the object's fields as a map ({id, ...fields}, defaults
-   * filled in); auth_*: the authenticator's response as a map (the managed response object,
-   * e.g. {result_code, account_id, ...} or {result_code, friends}). Empty otherwise. @since 1.2
+   * filled in); auth_*: the authenticator's response as a map (the managed response object:
+   * {success, reason_code, reason_description}, and `friends` for personal info). Empty
+   * otherwise. @since 1.2
    */
   gsf_type_borrowed_bytes value;
   /**
@@ -870,9 +871,9 @@ typedef struct gsf_type_host_api {
   gsf_type_status (*object_read_cached)(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str id,
                                         gsf_type_host_bytes* fields);
   /**
-   * Runs `fn` as a transaction of its own (see gsf_on_transaction), outside events or inside
-   * one (an effect of the event: it starts after the event), as api.objects.transact: from
-   * on_start, a timer, a thread of the plugin's own (gsf_no_call()). `options` as invoke's
+   * Runs `fn` as a transaction of its own (see gsf_on_transaction), in an event queued now, as
+   * api.objects.transact: from init, on_start, a timer, any event (a thread of the plugin's own
+   * has no call: invoke an event and start it there). `options` as invoke's
    * (NULL: defaults; the name defaults to "transact.<plugin>"). After its commit (or failure)
    * `done` (may be NULL) runs in the same event with op GSF_CALL_TRANSACTION and the outcome;
    * `drop` (may be NULL) releases `user_data` exactly once, after the last run and `done`, or
@@ -931,7 +932,7 @@ typedef struct gsf_type_host_api {
                                              gsf_type_borrowed_bytes body, gsf_on_result then, void* user_data, gsf_on_drop drop);
   /**
    * Asks the authenticator (AuthenticationClient) to authenticate, as api.auth.authenticateAsync:
-   * `request` is the managed request as a msgpack map ({platform_type, access_token, ...}).
+   * `request` is the managed request as a msgpack map ({platform_type, user_id, authentication_key}).
    * `then` (required) gets the response map (value) when the authenticator answered, whatever
    * its result_code, or a system error: UNAVAILABLE (GSF_ERR_AUTH_UNREACHABLE,
    * GSF_ERR_AUTH_TIMEOUT), INTERNAL (GSF_ERR_AUTH_BAD_ANSWER), INVALID_ARGUMENT (a request the

@@ -41,7 +41,9 @@ export class ResultAnswer {
 
   /** A managed call's failure as gsf_plugin.h maps it: the status, the GSF_ERR_* code, the message. */
   static failed(err: unknown): ResultAnswer {
-    const code = err instanceof GsfError ? err.code : 'GSF_ERR_INTERNAL';
+    // A call answered by the main thread keeps its code across the channel on a plain Error.
+    const carried = (err as { code?: unknown } | null)?.code;
+    const code = err instanceof GsfError ? err.code : typeof carried === 'string' && carried.startsWith('GSF_ERR_') ? carried : 'GSF_ERR_INTERNAL';
     return new ResultAnswer(statusOfCode(code), code, describeError(err), '', null, 0);
   }
 }

@@ -33,11 +33,12 @@ export function addTransactEvent(rt: EventRuntime, ops: SessionOps): void {
 /** Runs the body until its changes commit; the outcome is `done`'s. */
 async function transact(env: NativeCallEnv, key: number): Promise<void> {
   const { rt, ev } = env;
-  const store = threadStore();
+  let store: ReturnType<typeof threadStore> | undefined;
   let outcome = ResultAnswer.ok('', null, 0);
   // After a conflict the transaction has the turn on the object until it commits again (as events).
   let turn = false;
   try {
+    store = threadStore();
     for (let reruns = 0, limited = 0; ; reruns++) {
       if (reruns > 0) {
         // What the run that conflicted produced is dropped with its changes.
@@ -80,7 +81,7 @@ async function transact(env: NativeCallEnv, key: number): Promise<void> {
   } finally {
     ev.tx = undefined;
     ev.nativeObjects = undefined;
-    if (turn) store.writer().commit([], ev.id).catch(() => undefined);
+    if (turn) store?.writer().commit([], ev.id).catch(() => undefined);
   }
   if (ev.timedOut) {
     native.pluginDropTransaction(key);
