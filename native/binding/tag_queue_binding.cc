@@ -23,7 +23,10 @@ Napi::Value Push(const Napi::CallbackInfo& info) {
   in.payload = payload.data;
   in.payload_len = payload.length;
   if (info.Length() > 6) in.id = UintArg(info, 6, "id");
-  return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().queue.Push(in)));
+  const uint64_t id = ProcessRuntime().queue.Push(in);
+  // JavaScript wakes a worker itself after a push (wake.ts workReady).
+  TagQueue::TakeOwnReadyPushes();
+  return Napi::Number::New(info.Env(), static_cast<double>(id));
 }
 
 Napi::Value ReserveEventId(const Napi::CallbackInfo& info) {
@@ -65,7 +68,9 @@ Napi::Value PushBatch(const Napi::CallbackInfo& info) {
     in.payload_len = length;
     offset += length;
   }
-  return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().queue.PushBatch(inputs.data(), count)));
+  const uint64_t first = ProcessRuntime().queue.PushBatch(inputs.data(), count);
+  TagQueue::TakeOwnReadyPushes();  // as in Push
+  return Napi::Number::New(info.Env(), static_cast<double>(first));
 }
 
 Napi::Value Take(const Napi::CallbackInfo& info) {

@@ -23,32 +23,49 @@ double Finite(double v) { return std::isfinite(v) ? v : 0; }
 
 }  // namespace
 
-TagQueue::TagQueue(Profiler* profiler, WakeSignal* wake) : profiler_(profiler), wake_(wake) {
-  for (size_t i = 0; i < kMaxSlots; ++i) Progress(i).store(kProgressNone);
+// Set when a push on this thread made a tag ready (see TakeOwnReadyPushes).
+thread_local bool t_pushed_ready = false;
+
+TagQueue::TagQueue(Profiler* profiler, WakeSignal* wake, size_t run_queues)
+    : profiler_(profiler), wake_(wake), queue_mask_(run_queues - 1) {
+  if (run_queues == 0 || run_queues > kRunQueues || (run_queues & queue_mask_) != 0) {
+    throw ArgumentError("run_queues must be a power of two up to kRunQueues");
+  }
+  for (size_t i = 0; i < kMaxSlots; ++i) {
+    Progress(i).store(kProgressNone);
+    // Slots start their sweeps spread over the run queues.
+    slots_[i].cursor = (i * 7) & queue_mask_;
+  }
 }
 
 TagQueue::~TagQueue() = default;
 
-uint32_t TagQueue::AllocNode() {
-  if (free_head_ != kNil) {
-    uint32_t i = free_head_;
-    free_head_ = At(i).next;
-    return i;
-  }
-  if (node_count_ == kNil - 1) throw StateError("event queue is full");
-  if ((node_count_ & (kChunkSize - 1)) == 0) chunks_.emplace_back(new Node[kChunkSize]);
-  return node_count_++;
+bool TagQueue::TakeOwnReadyPushes() {
+  const bool pushed = t_pushed_ready;
+  t_pushed_ready = false;
+  return pushed;
 }
 
-void TagQueue::FreeNode(uint32_t i) {
+uint32_t TagQueue::RunQueue::AllocNode() {
+  if (free_head != kNil) {
+    uint32_t i = free_head;
+    free_head = At(i).next;
+    return i;
+  }
+  if (node_count == kNil - 1) throw StateError("event queue is full");
+  if ((node_count & (kChunkSize - 1)) == 0) chunks.emplace_back(new Node[kChunkSize]);
+  return node_count++;
+}
+
+void TagQueue::RunQueue::FreeNode(uint32_t i) {
   Node& nd = At(i);
   if (nd.payload.capacity() > kKeepPayloadCapacity) {
     std::string().swap(nd.payload);
   } else {
     nd.payload.clear();
   }
-  nd.next = free_head_;
-  free_head_ = i;
+  nd.next = free_head;
+  free_head = i;
 }
 
 TagQueue::Slot& TagQueue::CheckedSlot(int slot) {
@@ -58,21 +75,47 @@ TagQueue::Slot& TagQueue::CheckedSlot(int slot) {
 const TagQueue::Slot& TagQueue::CheckedSlot(int slot) const {
   if (slot < 0 || slot >= kMaxSlots) throw ArgumentError("slot index out of range");
   const Slot& s = slots_[static_cast<size_t>(slot)];
+  std::lock_guard<SpinMutex> slot_lock(s.mu);
   if (!s.used) throw StateError("slot is not registered");
   return s;
 }
 
-void TagQueue::AppendLocked(uint64_t tag, uint32_t node) {
-  TagState& st = tags_[tag];
-  At(node).next = kNil;
+TagQueue::RunQueue* TagQueue::LockClaim(Slot& s, std::unique_lock<SpinMutex>* queue_lock,
+                                         std::unique_lock<SpinMutex>* slot_lock) {
+  for (;;) {
+    const int32_t q = s.queue.load(std::memory_order_acquire);
+    if (q < 0) {
+      *slot_lock = std::unique_lock<SpinMutex>(s.mu);
+      // Opened meanwhile: lock again in order.
+      if (s.open) {
+        slot_lock->unlock();
+        continue;
+      }
+      return nullptr;
+    }
+    RunQueue& rq = queues_[static_cast<size_t>(q)];
+    *queue_lock = std::unique_lock<SpinMutex>(rq.mu);
+    *slot_lock = std::unique_lock<SpinMutex>(s.mu);
+    if (s.queue.load(std::memory_order_relaxed) == q) return &rq;
+    slot_lock->unlock();
+    queue_lock->unlock();
+  }
+}
+
+void TagQueue::AppendLocked(RunQueue& q, uint64_t tag, uint32_t node) {
+  TagState& st = q.tags[tag];
+  q.At(node).next = kNil;
   if (st.tail == kNil) {
     st.head = node;
   } else {
-    At(st.tail).next = node;
+    q.At(st.tail).next = node;
   }
   st.tail = node;
-  if (++st.count == 1 && st.claimed_by == -1 && !st.parked) ready_.push_back(tag);
-  ++waiting_;
+  if (++st.count == 1 && st.claimed_by == -1 && !st.parked) {
+    q.PushReady(tag);
+    t_pushed_ready = true;
+  }
+  ++q.waiting;
 }
 
 uint64_t TagQueue::Push(const EventInput& in) {
@@ -85,12 +128,12 @@ uint64_t TagQueue::Push(const EventInput& in) {
   } else {
     staging.clear();
   }
-  uint64_t id;
+  const uint64_t id = in.id != 0 ? in.id : next_id_.fetch_add(1, std::memory_order_relaxed);
+  RunQueue& q = QueueOf(in.tag);
   {
-    std::lock_guard<SpinMutex> lock(mu_);
-    uint32_t idx = AllocNode();
-    Node& nd = At(idx);
-    id = in.id != 0 ? in.id : next_id_.fetch_add(1);
+    std::lock_guard<SpinMutex> lock(q.mu);
+    uint32_t idx = q.AllocNode();
+    Node& nd = q.At(idx);
     nd.id = id;
     nd.tag = in.tag;
     nd.session_id = in.session_id;
@@ -99,11 +142,14 @@ uint64_t TagQueue::Push(const EventInput& in) {
     nd.handler_id = in.handler_id;
     nd.kind = in.kind;
     nd.payload.swap(staging);
-    AppendLocked(in.tag, idx);
-    ++pushed_total_;
-    inflow_.Add(now / kNsPerSec, 1);
+    AppendLocked(q, in.tag, idx);
+    ++q.pushed_total;
+    q.inflow.Add(now / kNsPerSec, 1);
   }
   if (staging.capacity() > kKeepPayloadCapacity) std::string().swap(staging);
+  // Orders the push before the caller's look at the idle workers (wake.ts): a worker announces
+  // itself idle, then asks ReadyTags, which fences too.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   if (wake_) wake_->Notify();
   return id;
 }
@@ -121,13 +167,15 @@ uint64_t TagQueue::PushBatch(const EventInput* in, size_t n) {
       staging[i].clear();
     }
   }
-  uint64_t first;
-  {
-    std::lock_guard<SpinMutex> lock(mu_);
-    first = next_id_.fetch_add(n);
-    for (size_t i = 0; i < n; ++i) {
-      uint32_t idx = AllocNode();
-      Node& nd = At(idx);
+  const uint64_t first = next_id_.fetch_add(n, std::memory_order_relaxed);
+  // Consecutive events of one run queue are added under one acquisition of its lock.
+  for (size_t i = 0; i < n;) {
+    RunQueue& q = QueueOf(in[i].tag);
+    std::lock_guard<SpinMutex> lock(q.mu);
+    size_t added = 0;
+    do {
+      uint32_t idx = q.AllocNode();
+      Node& nd = q.At(idx);
       nd.id = first + i;
       nd.tag = in[i].tag;
       nd.session_id = in[i].session_id;
@@ -136,31 +184,78 @@ uint64_t TagQueue::PushBatch(const EventInput* in, size_t n) {
       nd.handler_id = in[i].handler_id;
       nd.kind = in[i].kind;
       nd.payload.swap(staging[i]);
-      AppendLocked(in[i].tag, idx);
-    }
-    pushed_total_ += n;
-    inflow_.Add(now / kNsPerSec, n);
+      AppendLocked(q, in[i].tag, idx);
+      ++added;
+      ++i;
+    } while (i < n && &QueueOf(in[i].tag) == &q);
+    q.pushed_total += added;
+    q.inflow.Add(now / kNsPerSec, added);
   }
   for (size_t i = 0; i < n; ++i) {
     if (staging[i].capacity() > kKeepPayloadCapacity) std::string().swap(staging[i]);
   }
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // as in Push
   if (wake_) wake_->Notify();
   return first;
 }
 
 int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_t bytes_len) {
-  std::lock_guard<SpinMutex> lock(mu_);
+  // What this thread pushed before claims it now may be its own next work; Complete reports
+  // what its claim's events pushed.
+  t_pushed_ready = false;
   Slot& s = CheckedSlot(slot);
+  {
+    std::lock_guard<SpinMutex> slot_lock(s.mu);
+    if (s.revoked) return -1;
+    if (s.open) throw StateError("take: the slot still holds a claim; complete it first");
+    if (s.retired) return 0;
+  }
+  // The sweep: run queues with ready tags whose lock is free, from where the last claim was;
+  // then, if every one with ready tags was busy, those again, waiting for their locks.
+  uint64_t busy = 0;
+  static_assert(kRunQueues <= 64, "the sweep's busy mask is one word");
+  for (size_t k = 0; k <= queue_mask_; ++k) {
+    const size_t qi = (s.cursor + k) & queue_mask_;
+    RunQueue& q = queues_[qi];
+    if (q.ready_count.load(std::memory_order_relaxed) == 0) continue;
+    std::unique_lock<SpinMutex> lock(q.mu, std::try_to_lock);
+    if (!lock.owns_lock()) {
+      busy |= 1ull << qi;
+      continue;
+    }
+    int64_t n = TakeLocked(q, s, slot, meta, max, bytes, bytes_len);
+    if (n != 0) {
+      s.cursor = (qi + 1) & queue_mask_;
+      return n;
+    }
+  }
+  for (size_t k = 0; busy != 0 && k <= queue_mask_; ++k) {
+    const size_t qi = (s.cursor + k) & queue_mask_;
+    if (!(busy & (1ull << qi))) continue;
+    RunQueue& q = queues_[qi];
+    std::lock_guard<SpinMutex> lock(q.mu);
+    int64_t n = TakeLocked(q, s, slot, meta, max, bytes, bytes_len);
+    if (n != 0) {
+      s.cursor = (qi + 1) & queue_mask_;
+      return n;
+    }
+  }
+  return 0;
+}
+
+int64_t TagQueue::TakeLocked(RunQueue& q, Slot& s, int slot, double* meta, size_t max, uint8_t* bytes,
+                             size_t bytes_len) {
+  if (q.ready.empty()) return 0;
   std::lock_guard<SpinMutex> slot_lock(s.mu);
+  // Revoked or retired while it swept: a timeout or a pool switch won.
   if (s.revoked) return -1;
-  if (s.open) throw StateError("take: the slot still holds a claim; complete it first");
-  if (s.retired) return 0;
+  if (s.retired || s.open) return 0;
   size_t n = 0, used = 0;
   bool full = false;
-  while (n < max && !full && !ready_.empty()) {
-    uint64_t tag = ready_.front();
-    TagState& st = tags_.find(tag)->second;
-    size_t first_len = At(st.head).payload.size();
+  while (n < max && !full && !q.ready.empty()) {
+    uint64_t tag = q.ready.front();
+    TagState& st = q.tags.find(tag)->second;
+    size_t first_len = q.At(st.head).payload.size();
     if (first_len > bytes_len - used) {
       if (n == 0) {
         // Never -1, which means "revoked".
@@ -168,12 +263,12 @@ int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_
       }
       break;
     }
-    ready_.pop_front();
+    q.PopReady();
     st.claimed_by = slot;
     s.tags.push_back(tag);
     while (n < max && st.head != kNil) {
       uint32_t idx = st.head;
-      const Node& nd = At(idx);
+      const Node& nd = q.At(idx);
       size_t len = nd.payload.size();
       if (len > bytes_len - used) {
         full = true;
@@ -206,10 +301,11 @@ int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_
     }
     s.open = true;
     s.take_ns = end;
+    s.queue.store(static_cast<int32_t>(&q - queues_.data()), std::memory_order_release);
     Progress(static_cast<size_t>(slot)).store(kProgressNone);
     ProgressName(static_cast<size_t>(slot)).store(0);
-    waiting_ -= n;
-    outstanding_ += n;
+    q.waiting -= n;
+    q.outstanding += n;
   }
   return static_cast<int64_t>(n);
 }
@@ -226,17 +322,18 @@ CompleteResult TagQueue::Complete(int slot, size_t count, const double* timings)
   enqueues.clear();
   requeue.clear();
   sample_timings.clear();
-  bool made_ready = false;
+  bool made_ready = TakeOwnReadyPushes();
   size_t done = 0;
   {
-    std::lock_guard<SpinMutex> lock(mu_);
     Slot& s = CheckedSlot(slot);
-    std::lock_guard<SpinMutex> slot_lock(s.mu);
+    std::unique_lock<SpinMutex> lock, slot_lock;
+    RunQueue* qp = LockClaim(s, &lock, &slot_lock);
     if (s.revoked) return kCompleteRevoked;
-    if (!s.open) {
-      if (count == 0) return kCompleteDone;
+    if (qp == nullptr) {
+      if (count == 0) return made_ready ? kCompleteMadeReady : kCompleteDone;
       throw StateError("complete: the slot holds no claim");
     }
+    RunQueue& q = *qp;
     if (count != s.claim.size()) throw ArgumentError("complete: count differs from the claimed events");
     const int32_t running = Progress(static_cast<size_t>(slot)).load();
     for (size_t i = 0; i < count; ++i) {
@@ -251,48 +348,52 @@ CompleteResult TagQueue::Complete(int slot, size_t count, const double* timings)
               sample_timings.insert(sample_timings.end(), t, t + kCompleteStride);
             }
           }
-          FreeNode(c.node);
+          q.FreeNode(c.node);
           ++done;
           break;
         case ClaimState::kSkipped:
           requeue.push_back(c.node);
           break;
         case ClaimState::kParked: {
-          auto it = parked_.find(At(c.node).id);
-          if (it != parked_.end()) it->second.in_claim = false;
+          auto it = q.parked.find(q.At(c.node).id);
+          if (it != q.parked.end()) it->second.in_claim = false;
           break;
         }
         case ClaimState::kGone:
           break;
       }
     }
-    RequeueFrontLocked(requeue);
+    RequeueFrontLocked(q, requeue);
     for (uint64_t tag : s.tags) {
-      auto it = tags_.find(tag);
+      auto it = q.tags.find(tag);
       TagState& st = it->second;
       if (st.parked) {
         st.claimed_by = kParkedOwner;
       } else {
         st.claimed_by = -1;
         if (st.count > 0) {
-          ready_.push_back(tag);
+          q.PushReady(tag);
           made_ready = true;
         } else {
-          tags_.erase(it);  // random tags are used once; keep the map small
+          q.tags.erase(it);  // random tags are used once; keep the map small
         }
       }
     }
     s.claim.clear();
     s.tags.clear();
     s.open = false;
+    s.queue.store(-1, std::memory_order_relaxed);
     Progress(static_cast<size_t>(slot)).store(kProgressNone);
-    outstanding_ -= done + requeue.size();
-    waiting_ += requeue.size();
-    completed_total_ += done;
-    throughput_.Add(now / kNsPerSec, done);
+    q.outstanding -= done + requeue.size();
+    q.waiting += requeue.size();
+    q.completed_total += done;
+    q.throughput.Add(now / kNsPerSec, done);
   }
   if (!starts.empty()) RecordSamples(sample_timings.data(), starts.data(), enqueues.data(), starts.size());
-  if (made_ready && wake_) wake_->Notify();
+  if (made_ready) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // as in Push
+    if (wake_) wake_->Notify();
+  }
   return made_ready ? kCompleteMadeReady : kCompleteDone;
 }
 
@@ -323,47 +424,44 @@ int64_t TagQueue::StartNs(const Slot& s, size_t i, int32_t running, const double
   return s.take_ns + static_cast<int64_t>(start_ms * static_cast<double>(kNsPerMs));
 }
 
-void TagQueue::RequeueFrontLocked(const std::vector<uint32_t>& nodes) {
+void TagQueue::RequeueFrontLocked(RunQueue& q, const std::vector<uint32_t>& nodes) {
   // Walking backwards and pushing onto the front restores each tag's order.
   for (size_t i = nodes.size(); i-- > 0;) {
     uint32_t idx = nodes[i];
-    TagState& st = tags_[At(idx).tag];
-    At(idx).next = st.head;
+    TagState& st = q.tags[q.At(idx).tag];
+    q.At(idx).next = st.head;
     st.head = idx;
     if (st.tail == kNil) st.tail = idx;
     ++st.count;
   }
 }
 
-void TagQueue::DropQueuedLocked(TagState& st, std::vector<DroppedEvent>* out) {
+void TagQueue::DropQueuedLocked(RunQueue& q, TagState& st, std::vector<DroppedEvent>* out) {
   for (uint32_t idx = st.head; idx != kNil;) {
-    Node& nd = At(idx);
+    Node& nd = q.At(idx);
     uint32_t next = nd.next;
     if (out) out->push_back(DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id});
-    FreeNode(idx);
+    q.FreeNode(idx);
     idx = next;
   }
-  waiting_ -= st.count;
-  cancelled_total_ += st.count;
+  q.waiting -= st.count;
+  q.cancelled_total += st.count;
   st.head = st.tail = kNil;
   st.count = 0;
 }
 
-void TagQueue::RemoveFromReady(uint64_t tag) {
-  auto it = std::find(ready_.begin(), ready_.end(), tag);
-  if (it != ready_.end()) ready_.erase(it);
-}
-
 size_t TagQueue::DropAllQueued() {
-  std::lock_guard<SpinMutex> lock(mu_);
   size_t dropped = 0;
-  for (auto it = tags_.begin(); it != tags_.end();) {
-    dropped += it->second.count;
-    DropQueuedLocked(it->second, nullptr);
-    // A claimed or parked tag keeps its state until its claim or parked event ends.
-    it = it->second.claimed_by == -1 && !it->second.parked ? tags_.erase(it) : std::next(it);
+  for (RunQueue& q : queues_) {
+    std::lock_guard<SpinMutex> lock(q.mu);
+    for (auto it = q.tags.begin(); it != q.tags.end();) {
+      dropped += it->second.count;
+      DropQueuedLocked(q, it->second, nullptr);
+      // A claimed or parked tag keeps its state until its claim or parked event ends.
+      it = it->second.claimed_by == -1 && !it->second.parked ? q.tags.erase(it) : std::next(it);
+    }
+    q.ClearReady();
   }
-  ready_.clear();
   return dropped;
 }
 

@@ -121,21 +121,38 @@ struct QueueStats {
  * Events of one tag run strictly in push order and never on two slots at once;
  * different tags run in parallel. A slot claims whole runs of a tag's queued
  * events with Take, marks each one started (in its progress cell, or with Begin)
- * and releases the claim with Complete. One lock guards everything: the hot operations are short and
- * batched (Take moves up to `max` events per acquisition), so a spinning lock
- * beats a sleeping one when threads collide.
+ * and releases the claim with Complete.
+ *
+ * The queue is split into run queues, each with its own lock, nodes, tags and ready list;
+ * a tag belongs to the run queue its hash picks, so its events stay in push order and a push
+ * locks only that run queue (no lock is shared by all pushes). A claim comes from one run
+ * queue: each slot sweeps the run queues from where its last claim was, takes the first whose
+ * lock is free and that has ready tags, and steals whole runs from it; a busy run queue is
+ * passed over, so threads spread over the run queues instead of waiting on one another.
+ * Critical sections are short and batched, so the locks spin before they yield.
  */
 class TagQueue {
  public:
   static constexpr int kMaxSlots = 256;
 
-  TagQueue(Profiler* profiler, WakeSignal* wake);
+  /**
+   * `run_queues` (a power of two up to kRunQueues): how many run queues tags are spread over.
+   * One gives a single ready list, in which claims take tags in the order they became ready.
+   */
+  TagQueue(Profiler* profiler, WakeSignal* wake, size_t run_queues = kRunQueues);
   ~TagQueue();
   TagQueue(const TagQueue&) = delete;
   TagQueue& operator=(const TagQueue&) = delete;
 
   /** Queues an event; returns its process-unique id (>= 1), `in.id` when one was reserved. */
   uint64_t Push(const EventInput& in);
+  /**
+   * True, once, if a push on this thread made a tag ready since the last call or Take: the
+   * thread's Complete then reports kCompleteMadeReady, so its worker wakes another one for what a
+   * native plugin invoked during the claim. A caller that wakes workers itself after pushing
+   * clears it with this.
+   */
+  static bool TakeOwnReadyPushes();
   /** An id for an event pushed later (an event whose parent holds it until it finishes). */
   uint64_t ReserveId() { return next_id_.fetch_add(1); }
   /**
@@ -227,7 +244,14 @@ class TagQueue {
   static constexpr uint32_t kNil = UINT32_MAX;
   // TagState::claimed_by of a tag held only by a parked event.
   static constexpr int32_t kParkedOwner = -2;
+  static constexpr uint32_t kChunkBits = 10;
+  static constexpr uint32_t kChunkSize = 1u << kChunkBits;
 
+ public:
+  /** Run queues (a power of two): more than event threads are expected to collide on. */
+  static constexpr size_t kRunQueues = 32;
+
+ private:
   struct Node {
     uint64_t id = 0, tag = 0, session_id = 0;
     int64_t enqueue_ns = 0;
@@ -236,8 +260,8 @@ class TagQueue {
     uint8_t kind = 0;
     std::string payload;  // capacity is kept across reuse of the node
   };
-  // A tag is in ready_ exactly when it has queued events, no slot claims it and no parked
-  // event holds it.
+  // A tag is in its run queue's ready list exactly when it has queued events, no slot claims
+  // it and no parked event holds it.
   struct TagState {
     uint32_t head = kNil, tail = kNil;
     uint32_t count = 0;
@@ -247,7 +271,7 @@ class TagQueue {
   enum class ClaimState : uint8_t {
     kTaken,    // not started, or started (the progress cell tells)
     kSkipped,  // after a parked event of its tag: goes back to the queue at Complete
-    kParked,   // parked; the node belongs to parked_ once the claim completes
+    kParked,   // parked; the node belongs to the parked events once the claim completes
     kGone,     // its node was freed or handed on (timed out while parked, or dropped)
   };
   struct Claimed {
@@ -265,11 +289,46 @@ class TagQueue {
     uint32_t name_id;
     bool settling = false;  // SettleParked: finishing now, no longer timed out
   };
-  // Lock order: the queue's mu_, then a slot's mu. Begin, called once per event, takes only
-  // its slot's lock (uncontended but for the watchdog), never the queue's. Every change to a
-  // slot's fields holds the slot's lock; begun and begin_ns are read under it. The slot's
-  // progress cell is written by its worker without a lock; a timeout changes it only by
-  // compare-and-swap.
+  // Counts events per whole second so the last complete second can be reported.
+  struct Rate {
+    int64_t sec = INT64_MIN, count = 0, prev_sec = INT64_MIN, prev_count = 0;
+    void Add(int64_t now_sec, uint64_t n);
+    uint64_t LastWholeSecond(int64_t now_sec) const;
+  };
+  // One run queue: everything in it is guarded by its `mu` (ready_count is also read without).
+  struct alignas(64) RunQueue {
+    mutable SpinMutex mu;
+    // ready.size(), readable without the lock (a sweep passes over empty run queues).
+    std::atomic<uint32_t> ready_count{0};
+    std::vector<std::unique_ptr<Node[]>> chunks;
+    uint32_t free_head = kNil;
+    uint32_t node_count = 0;
+    std::unordered_map<uint64_t, TagState> tags;
+    std::unordered_map<uint64_t, ParkedEvent> parked;
+    std::deque<uint64_t> ready;
+    uint64_t waiting = 0, outstanding = 0;
+    uint64_t pushed_total = 0, completed_total = 0, cancelled_total = 0;
+    Rate inflow, throughput;
+
+    Node& At(uint32_t i) { return chunks[i >> kChunkBits][i & (kChunkSize - 1)]; }
+    const Node& At(uint32_t i) const { return chunks[i >> kChunkBits][i & (kChunkSize - 1)]; }
+    uint32_t AllocNode();
+    void FreeNode(uint32_t i);
+    void PushReady(uint64_t tag) { ready.push_back(tag); ready_count.store(static_cast<uint32_t>(ready.size()), std::memory_order_relaxed); }
+    void PushReadyFront(uint64_t tag) { ready.push_front(tag); ready_count.store(static_cast<uint32_t>(ready.size()), std::memory_order_relaxed); }
+    uint64_t PopReady() {
+      uint64_t tag = ready.front();
+      ready.pop_front();
+      ready_count.store(static_cast<uint32_t>(ready.size()), std::memory_order_relaxed);
+      return tag;
+    }
+    void ClearReady() { ready.clear(); ready_count.store(0, std::memory_order_relaxed); }
+  };
+  // Lock order: a run queue's mu, then a slot's mu; parked_mu_ and slots_mu_ (registration)
+  // are taken with nothing else held but, for parked_mu_, one run queue's mu. A slot's open
+  // claim lives in one run queue (`queue`); its fields are changed with that run queue's and
+  // the slot's lock held. The slot's progress cell is written by its worker without a lock; a
+  // timeout changes it only by compare-and-swap.
   struct Slot {
     mutable SpinMutex mu;
     bool used = false;
@@ -278,35 +337,39 @@ class TagQueue {
     bool open = false;  // a Take claim has not been completed yet
     int64_t take_ns = 0;  // when the open claim was taken
     double thread_id = 0, task_id = 0;
+    std::atomic<int32_t> queue{-1};  // the run queue of the open claim
+    size_t cursor = 0;  // where its next sweep starts (only its worker's Take touches it)
     std::vector<Claimed> claim;
     std::vector<uint64_t> tags;  // claimed tags, in claim order
   };
-  // Counts events per whole second so the last complete second can be reported.
-  struct Rate {
-    int64_t sec = INT64_MIN, count = 0, prev_sec = INT64_MIN, prev_count = 0;
-    void Add(int64_t now_sec, uint64_t n);
-    uint64_t LastWholeSecond(int64_t now_sec) const;
-  };
 
-  Node& At(uint32_t i) { return chunks_[i >> kChunkBits][i & (kChunkSize - 1)]; }
-  const Node& At(uint32_t i) const { return chunks_[i >> kChunkBits][i & (kChunkSize - 1)]; }
-  uint32_t AllocNode();
-  void FreeNode(uint32_t i);
+  size_t QueueIndex(uint64_t tag) const {
+    return static_cast<size_t>((tag * 0x9E3779B97F4A7C15ull) >> 58) & queue_mask_;
+  }
+  RunQueue& QueueOf(uint64_t tag) { return queues_[QueueIndex(tag)]; }
   Slot& CheckedSlot(int slot);
   const Slot& CheckedSlot(int slot) const;
-  void AppendLocked(uint64_t tag, uint32_t node);
+  // Locks the run queue of the slot's open claim, then the slot, and returns the run queue; null
+  // (only the slot locked) when it holds no open claim.
+  RunQueue* LockClaim(Slot& s, std::unique_lock<SpinMutex>* queue_lock, std::unique_lock<SpinMutex>* slot_lock);
+  void AppendLocked(RunQueue& q, uint64_t tag, uint32_t node);
+  // Claims ready runs of `q` for slot `s` (both locked); see Take.
+  int64_t TakeLocked(RunQueue& q, Slot& s, int slot, double* meta, size_t max, uint8_t* bytes, size_t bytes_len);
   // Returns the slot's unstarted claimed events to the front of their tags and
   // unclaims its tags; with `drop_tag`, that tag's events (claimed or queued)
-  // are dropped instead. Returns how many events were requeued. Holds mu_ and s.mu.
+  // are dropped instead. Returns how many events were requeued. Holds q.mu and s.mu.
   // `running` is the index of the last begun event (its progress cell), or kProgressNone.
-  size_t UnwindClaimLocked(Slot& s, int32_t running, bool drop_tag, uint64_t tag_to_drop,
+  size_t UnwindClaimLocked(RunQueue& q, Slot& s, int32_t running, bool drop_tag, uint64_t tag_to_drop,
                            std::vector<DroppedEvent>* dropped, bool* made_ready);
-  // Abandons every parked event of the slot (its worker is gone). Holds mu_.
-  void AbandonParkedLocked(int slot, std::vector<AbandonedEvent>* abandoned, bool* made_ready);
+  // Abandons every parked event of the slot (its worker is gone), in every run queue.
+  void AbandonParked(int slot, std::vector<AbandonedEvent>* abandoned, bool* made_ready);
   // Frees a tag held by a parked event that ended; makes it ready if it has queued events.
-  void ReleaseParkedTagLocked(uint64_t tag, bool* made_ready);
-  // Requeues `nodes` (in order) at the front of their tags. Holds mu_.
-  void RequeueFrontLocked(const std::vector<uint32_t>& nodes);
+  void ReleaseParkedTagLocked(RunQueue& q, uint64_t tag, bool* made_ready);
+  // Requeues `nodes` (in order) at the front of their tags. Holds q.mu.
+  void RequeueFrontLocked(RunQueue& q, const std::vector<uint32_t>& nodes);
+  // The run queue of a parked event (kRunQueues if it is not parked).
+  size_t ParkedQueue(uint64_t event_id) const;
+  void ForgetParked(uint64_t event_id);
   std::atomic<int32_t>& Progress(size_t slot) { return progress_[slot * kProgressStride]; }
   const std::atomic<int32_t>& Progress(size_t slot) const { return progress_[slot * kProgressStride]; }
   std::atomic<int32_t>& ProgressStartUs(size_t slot) { return progress_[slot * kProgressStride + 1]; }
@@ -317,27 +380,20 @@ class TagQueue {
   // When event `i` of the open claim started, from the worker's timings.
   int64_t StartNs(const Slot& s, size_t i, int32_t running, const double* timings, int64_t now) const;
   void RecordSamples(const double* timings, const int64_t* start_ns, const int64_t* enqueue_ns, size_t n);
-  void DropQueuedLocked(TagState& st, std::vector<DroppedEvent>* out);
-  void RemoveFromReady(uint64_t tag);
-
-  static constexpr uint32_t kChunkBits = 10;
-  static constexpr uint32_t kChunkSize = 1u << kChunkBits;
+  void DropQueuedLocked(RunQueue& q, TagState& st, std::vector<DroppedEvent>* out);
 
   Profiler* profiler_;
   WakeSignal* wake_;
-  mutable SpinMutex mu_;
-  std::vector<std::unique_ptr<Node[]>> chunks_;
-  uint32_t free_head_ = kNil;
-  uint32_t node_count_ = 0;
-  std::unordered_map<uint64_t, TagState> tags_;
-  std::unordered_map<uint64_t, ParkedEvent> parked_;
-  std::deque<uint64_t> ready_;
+  size_t queue_mask_;  // run queues in use, less one
+  std::array<RunQueue, kRunQueues> queues_;
+  // Serialises slot registration and release (rare); a slot's fields are guarded by its mu.
+  mutable std::mutex slots_mu_;
   std::array<Slot, kMaxSlots> slots_;
+  // The run queue of each parked event, for the calls that name only the event.
+  mutable SpinMutex parked_mu_;
+  std::unordered_map<uint64_t, uint32_t> parked_queue_;
   alignas(64) std::atomic<int32_t> progress_[kMaxSlots * kProgressStride] = {};
-  std::atomic<uint64_t> next_id_{1};
-  uint64_t waiting_ = 0, outstanding_ = 0;
-  uint64_t pushed_total_ = 0, completed_total_ = 0, cancelled_total_ = 0;
-  Rate inflow_, throughput_;
+  alignas(64) std::atomic<uint64_t> next_id_{1};
 };
 
 }  // namespace gsf

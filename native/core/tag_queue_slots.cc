@@ -10,15 +10,16 @@
 namespace gsf {
 
 int TagQueue::SlotRegister(double thread_id) {
-  std::lock_guard<SpinMutex> lock(mu_);
+  std::lock_guard<std::mutex> reg(slots_mu_);
   for (int i = 0; i < kMaxSlots; ++i) {
     Slot& s = slots_[static_cast<size_t>(i)];
-    if (s.used) continue;
     std::lock_guard<SpinMutex> slot_lock(s.mu);
+    if (s.used) continue;
     s.used = true;
     s.revoked = false;
     s.retired = false;
     s.open = false;
+    s.queue.store(-1);
     Progress(static_cast<size_t>(i)).store(kProgressNone);
     s.thread_id = thread_id;
     s.task_id = 0;
@@ -30,13 +31,12 @@ int TagQueue::SlotRegister(double thread_id) {
 }
 
 void TagQueue::SlotAttachTask(int slot, double task_id) {
-  std::lock_guard<SpinMutex> lock(mu_);
   Slot& s = CheckedSlot(slot);
   std::lock_guard<SpinMutex> slot_lock(s.mu);
   s.task_id = task_id;
 }
 
-size_t TagQueue::UnwindClaimLocked(Slot& s, int32_t running, bool drop_tag, uint64_t tag_to_drop,
+size_t TagQueue::UnwindClaimLocked(RunQueue& q, Slot& s, int32_t running, bool drop_tag, uint64_t tag_to_drop,
                                    std::vector<DroppedEvent>* dropped, bool* made_ready) {
   const size_t n = s.claim.size();
   size_t gone = 0;
@@ -48,7 +48,7 @@ size_t TagQueue::UnwindClaimLocked(Slot& s, int32_t running, bool drop_tag, uint
       case ClaimState::kGone:
         continue;
       case ClaimState::kParked:
-        // Abandoned with the worker: AbandonParkedLocked reports it and frees the node.
+        // Abandoned with the worker: AbandonParked reports it and frees the node.
         continue;
       case ClaimState::kSkipped:
         break;
@@ -56,11 +56,11 @@ size_t TagQueue::UnwindClaimLocked(Slot& s, int32_t running, bool drop_tag, uint
         if (running >= 0 && i <= static_cast<size_t>(running)) {
           // Events before the current one have run to their end; the current one never will.
           if (static_cast<int32_t>(i) == running) {
-            ++cancelled_total_;
+            ++q.cancelled_total;
           } else {
-            ++completed_total_;
+            ++q.completed_total;
           }
-          FreeNode(c.node);
+          q.FreeNode(c.node);
           c.state = ClaimState::kGone;
           ++gone;
           continue;
@@ -68,24 +68,24 @@ size_t TagQueue::UnwindClaimLocked(Slot& s, int32_t running, bool drop_tag, uint
         break;
     }
     if (drop_tag && c.tag == tag_to_drop) {
-      const Node& nd = At(c.node);
+      const Node& nd = q.At(c.node);
       if (dropped) dropped->push_back(DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id});
-      ++cancelled_total_;
-      FreeNode(c.node);
+      ++q.cancelled_total;
+      q.FreeNode(c.node);
       c.state = ClaimState::kGone;
       ++gone;
       continue;
     }
     requeue.push_back(c.node);
   }
-  RequeueFrontLocked(requeue);
-  outstanding_ -= gone + requeue.size();
-  waiting_ += requeue.size();
+  RequeueFrontLocked(q, requeue);
+  q.outstanding -= gone + requeue.size();
+  q.waiting += requeue.size();
   // Requeued tags go to the front of the ready list: their events are the oldest. A tag whose
-  // parked event is in this claim stays held until AbandonParkedLocked frees it.
+  // parked event is in this claim stays held until AbandonParked frees it.
   for (size_t i = s.tags.size(); i-- > 0;) {
     uint64_t tag = s.tags[i];
-    auto it = tags_.find(tag);
+    auto it = q.tags.find(tag);
     TagState& st = it->second;
     if (st.parked) {
       st.claimed_by = kParkedOwner;
@@ -93,18 +93,19 @@ size_t TagQueue::UnwindClaimLocked(Slot& s, int32_t running, bool drop_tag, uint
     }
     st.claimed_by = -1;
     if (drop_tag && tag == tag_to_drop) {
-      DropQueuedLocked(st, dropped);
-      tags_.erase(it);
+      DropQueuedLocked(q, st, dropped);
+      q.tags.erase(it);
     } else if (st.count > 0) {
-      ready_.push_front(tag);
+      q.PushReadyFront(tag);
       *made_ready = true;
     } else {
-      tags_.erase(it);
+      q.tags.erase(it);
     }
   }
   s.claim.clear();
   s.tags.clear();
   s.open = false;
+  s.queue.store(-1, std::memory_order_relaxed);
   return requeue.size();
 }
 
@@ -112,17 +113,26 @@ int64_t TagQueue::SlotReleaseThread(double thread_id, std::vector<AbandonedEvent
   bool found = false, made_ready = false;
   size_t requeued = 0;
   {
-    std::lock_guard<SpinMutex> lock(mu_);
+    std::lock_guard<std::mutex> reg(slots_mu_);
     for (Slot& s : slots_) {
-      if (!s.used || s.thread_id != thread_id) continue;
-      std::lock_guard<SpinMutex> slot_lock(s.mu);
+      {
+        std::lock_guard<SpinMutex> slot_lock(s.mu);
+        if (!s.used || s.thread_id != thread_id) continue;
+        // Revoked first: the thread may still be ending (termination is asynchronous), and
+        // from now on it claims, parks and completes nothing.
+        s.revoked = true;
+      }
       found = true;
-      // The thread may still be ending (termination is asynchronous): swapping the cell to
-      // revoked fixes which events it started, and makes any later start of its fail. The
-      // cell stays revoked until the slot is registered again.
+      // Swapping the cell to revoked fixes which events it started, and makes any later start
+      // of its fail. The cell stays revoked until the slot is registered again.
       const int32_t running = Progress(SlotIndex(s)).exchange(kProgressRevoked);
-      if (s.open) requeued += UnwindClaimLocked(s, running, false, 0, nullptr, &made_ready);
-      AbandonParkedLocked(static_cast<int>(SlotIndex(s)), abandoned, &made_ready);
+      {
+        std::unique_lock<SpinMutex> lock, slot_lock;
+        RunQueue* q = LockClaim(s, &lock, &slot_lock);
+        if (q != nullptr) requeued += UnwindClaimLocked(*q, s, running, false, 0, nullptr, &made_ready);
+      }
+      AbandonParked(static_cast<int>(SlotIndex(s)), abandoned, &made_ready);
+      std::lock_guard<SpinMutex> slot_lock(s.mu);
       s.used = false;
       s.revoked = false;
       s.task_id = 0;
@@ -133,11 +143,11 @@ int64_t TagQueue::SlotReleaseThread(double thread_id, std::vector<AbandonedEvent
 }
 
 size_t TagQueue::SlotRetireThread(double thread_id) {
-  std::lock_guard<SpinMutex> lock(mu_);
+  std::lock_guard<std::mutex> reg(slots_mu_);
   size_t retired = 0;
   for (Slot& s : slots_) {
-    if (!s.used || s.thread_id != thread_id) continue;
     std::lock_guard<SpinMutex> slot_lock(s.mu);
+    if (!s.used || s.thread_id != thread_id) continue;
     s.retired = true;
     ++retired;
   }
@@ -147,10 +157,11 @@ size_t TagQueue::SlotRetireThread(double thread_id) {
 std::vector<RunningSlot> TagQueue::SlotsRunning() const {
   int64_t now = NowNs();
   std::vector<RunningSlot> out;
-  std::lock_guard<SpinMutex> lock(mu_);
   for (int i = 0; i < kMaxSlots; ++i) {
-    const Slot& s = slots_[static_cast<size_t>(i)];
-    std::lock_guard<SpinMutex> slot_lock(s.mu);
+    Slot& s = const_cast<Slot&>(slots_[static_cast<size_t>(i)]);
+    std::unique_lock<SpinMutex> lock, slot_lock;
+    const RunQueue* q = const_cast<TagQueue*>(this)->LockClaim(s, &lock, &slot_lock);
+    if (q == nullptr) continue;
     // The index is read before the start: a worker writes the start first, so a racing read
     // pairs an index with its own start or the next event's (later: the event looks younger),
     // never with an older one (which would make a just-started event look long-running).
@@ -160,17 +171,21 @@ std::vector<RunningSlot> TagQueue::SlotsRunning() const {
     if (!s.used || s.revoked || !s.open || running < 0 || static_cast<size_t>(running) >= s.claim.size()) continue;
     const Claimed& c = s.claim[static_cast<size_t>(running)];
     if (c.state != ClaimState::kTaken) continue;  // parked: listed below
-    const Node& nd = At(c.node);
+    const Node& nd = q->At(c.node);
     const int64_t begin_ns = s.take_ns + static_cast<int64_t>(start_us) * 1000;
     out.push_back(RunningSlot{i, s.thread_id, s.task_id, nd.id, nd.tag,
                               renamed > 0 ? static_cast<uint32_t>(renamed) : nd.name_id, nd.session_id, nd.kind,
                               static_cast<double>(std::max<int64_t>(0, now - begin_ns)) / kNsPerMs, false});
   }
-  for (const auto& [id, p] : parked_) {
-    const Node& nd = At(p.node);
-    const Slot& s = slots_[static_cast<size_t>(p.slot)];
-    out.push_back(RunningSlot{p.slot, s.thread_id, s.task_id, id, nd.tag, p.name_id, nd.session_id, nd.kind,
-                              static_cast<double>(std::max<int64_t>(0, now - p.begin_ns)) / kNsPerMs, true});
+  for (const RunQueue& q : queues_) {
+    std::lock_guard<SpinMutex> lock(q.mu);
+    for (const auto& [id, p] : q.parked) {
+      const Node& nd = q.At(p.node);
+      const Slot& s = slots_[static_cast<size_t>(p.slot)];
+      std::lock_guard<SpinMutex> slot_lock(s.mu);
+      out.push_back(RunningSlot{p.slot, s.thread_id, s.task_id, id, nd.tag, p.name_id, nd.session_id, nd.kind,
+                                static_cast<double>(std::max<int64_t>(0, now - p.begin_ns)) / kNsPerMs, true});
+    }
   }
   return out;
 }
@@ -179,17 +194,21 @@ bool TagQueue::TimeoutSlot(int slot, uint64_t event_id, std::vector<DroppedEvent
                            std::vector<AbandonedEvent>* abandoned, uint32_t* out_name_id) {
   uint32_t name_id;
   bool made_ready = false;
+  if (slot < 0 || slot >= kMaxSlots) throw ArgumentError("slot index out of range");
   {
-    std::lock_guard<SpinMutex> lock(mu_);
-    if (slot < 0 || slot >= kMaxSlots) throw ArgumentError("slot index out of range");
     Slot& s = slots_[static_cast<size_t>(slot)];
-    std::lock_guard<SpinMutex> slot_lock(s.mu);
+    std::unique_lock<SpinMutex> lock, slot_lock;
+    RunQueue* qp = LockClaim(s, &lock, &slot_lock);
     // The watchdog may race with the worker's exit: a freed slot is "no longer running there".
     int32_t running = Progress(static_cast<size_t>(slot)).load();
-    if (!s.used || s.revoked || !s.open || running < 0 || static_cast<size_t>(running) >= s.claim.size()) return false;
+    if (qp == nullptr || !s.used || s.revoked || !s.open || running < 0 ||
+        static_cast<size_t>(running) >= s.claim.size()) {
+      return false;
+    }
+    RunQueue& q = *qp;
     const Claimed& c = s.claim[static_cast<size_t>(running)];
     if (c.state != ClaimState::kTaken) return false;
-    const Node& nd = At(c.node);
+    const Node& nd = q.At(c.node);
     if (nd.id != event_id) return false;
     const int32_t renamed = ProgressName(static_cast<size_t>(slot)).load();
     // The worker may be starting the next event right now: whichever swaps the cell first wins.
@@ -199,10 +218,10 @@ bool TagQueue::TimeoutSlot(int slot, uint64_t event_id, std::vector<DroppedEvent
     // Revoked until the worker's thread is released: whatever the stuck
     // handler does later must not touch the queue again.
     s.revoked = true;
-    UnwindClaimLocked(s, running, true, tag, dropped, &made_ready);
-    // The worker is ended: its parked events never finish.
-    AbandonParkedLocked(slot, abandoned, &made_ready);
+    UnwindClaimLocked(q, s, running, true, tag, dropped, &made_ready);
   }
+  // The worker is ended: its parked events never finish.
+  AbandonParked(slot, abandoned, &made_ready);
   if (out_name_id) *out_name_id = name_id;
   if (profiler_) profiler_->RecordTimeout(name_id);
   if (made_ready && wake_) wake_->Notify();

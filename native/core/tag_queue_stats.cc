@@ -20,37 +20,48 @@ uint64_t TagQueue::Rate::LastWholeSecond(int64_t now_sec) const {
   return 0;
 }
 
-uint64_t TagQueue::Waiting() const {
-  std::lock_guard<SpinMutex> lock(mu_);
-  return waiting_;
-}
+uint64_t TagQueue::Waiting() const { return Stats().waiting; }
 
 bool TagQueue::HasReady() const {
-  std::lock_guard<SpinMutex> lock(mu_);
-  return !ready_.empty();
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // see Push
+  for (const RunQueue& q : queues_) {
+    if (q.ready_count.load(std::memory_order_relaxed) != 0) return true;
+  }
+  return false;
 }
 
 size_t TagQueue::ReadyTags() const {
-  std::lock_guard<SpinMutex> lock(mu_);
-  return ready_.size();
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // see Push
+  size_t ready = 0;
+  for (const RunQueue& q : queues_) ready += q.ready_count.load(std::memory_order_relaxed);
+  return ready;
 }
 
 size_t TagQueue::TagStateCount() const {
-  std::lock_guard<SpinMutex> lock(mu_);
-  return tags_.size();
+  size_t count = 0;
+  for (const RunQueue& q : queues_) {
+    std::lock_guard<SpinMutex> lock(q.mu);
+    count += q.tags.size();
+  }
+  return count;
 }
 
 QueueStats TagQueue::Stats() const {
   int64_t now_sec = NowNs() / kNsPerSec;
-  std::lock_guard<SpinMutex> lock(mu_);
   QueueStats st;
-  st.inflow_per_sec = inflow_.LastWholeSecond(now_sec);
-  st.throughput_per_sec = throughput_.LastWholeSecond(now_sec);
-  st.waiting = waiting_;
-  st.outstanding = outstanding_;
-  st.pushed_total = pushed_total_;
-  st.completed_total = completed_total_;
-  st.cancelled_total = cancelled_total_;
+  // Every run queue's lock at once (in order; nothing else holds two): an event that one run
+  // queue's event pushed into another is counted there or in the first, never in neither.
+  std::array<std::unique_lock<SpinMutex>, kRunQueues> locks;
+  for (size_t i = 0; i < kRunQueues; ++i) locks[i] = std::unique_lock<SpinMutex>(queues_[i].mu);
+  for (const RunQueue& q : queues_) {
+    st.inflow_per_sec += q.inflow.LastWholeSecond(now_sec);
+    st.throughput_per_sec += q.throughput.LastWholeSecond(now_sec);
+    st.waiting += q.waiting;
+    st.outstanding += q.outstanding;
+    st.pushed_total += q.pushed_total;
+    st.completed_total += q.completed_total;
+    st.cancelled_total += q.cancelled_total;
+  }
   return st;
 }
 

@@ -19,11 +19,16 @@ struct Taken {
   std::string payload;
 };
 
-/** A private queue with its own profiler and wake signal. */
+/**
+ * A private queue with its own profiler and wake signal. One run queue unless asked otherwise:
+ * the single-thread tests check what one run queue does (claims take tags in ready order);
+ * the concurrency tests spread tags over as many as the server uses.
+ */
 struct QueueFixture {
+  explicit QueueFixture(size_t run_queues = 1) : queue(&profiler, &wake, run_queues) {}
   gsf::Profiler profiler;
   gsf::WakeSignal wake;
-  gsf::TagQueue queue{&profiler, &wake};
+  gsf::TagQueue queue;
   // Per slot: when its claim was taken, and the last claimed index it started.
   std::array<int64_t, gsf::TagQueue::kMaxSlots> take_ns{};
   std::array<int32_t, gsf::TagQueue::kMaxSlots> last_started{};

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds and runs the native core unit tests under AddressSanitizer.
+# Builds and runs the native core unit tests under AddressSanitizer, then (a full run) the tag
+# queue tests under ThreadSanitizer (run-tsan.sh).
 # Usage: bash native/tests/run.sh [test-name-substring]
 set -euo pipefail
 
@@ -20,3 +21,7 @@ cmake --build "$build" --parallel
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_error=1}"
 "$build/gsf_core_tests" "$@"
+# A full run (no name filter) also runs the tag queue tests under ThreadSanitizer.
+if [[ $# -eq 0 ]]; then
+  bash "$root/native/tests/run-tsan.sh"
+fi

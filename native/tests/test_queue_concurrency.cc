@@ -29,7 +29,7 @@ uint64_t TagOf(uint32_t index) { return kTagBase + index; }
 }  // namespace
 
 TEST(concurrent_producers_and_consumers_keep_tag_order_and_exclusivity) {
-  QueueFixture f;
+  QueueFixture f(gsf::TagQueue::kRunQueues);
   const int total_tags = kOwnedTags + kSharedTags;
   // last[tag * kProducers + producer]: last sequence seen per (tag, producer).
   std::unique_ptr<std::atomic<uint64_t>[]> last(new std::atomic<uint64_t>[total_tags * kProducers]);

@@ -1,11 +1,16 @@
 /**
  * Wake-ups between threads, in one SharedArrayBuffer every thread of the process shares.
  *
- * Event workers run a serve loop (`worker.ts`); a worker with nothing to do spins briefly,
- * then sleeps on its own cell. Whoever makes events ready (the main thread's push stage and
- * timers, a worker that invoked events or completed a claim) calls `workReady()`, which wakes
- * one sleeping worker, and only when no worker is awake and looking for work: at low rates one
- * wake-up per turn of the main thread, at high rates none (the workers never sleep).
+ * Event workers run a serve loop (`worker/serve.ts`); a worker with nothing to do may spin briefly on
+ * its own cell (seeking), then sleeps on it. Whoever makes events ready (the main thread's push
+ * stage and timers, a worker that invoked events or completed a claim) calls `workReady()`,
+ * which hands the work to one idle worker: a seeking one (its cell changes, no system call), or
+ * else one sleeping one (a futex wake-up). Pushes never touch a cell every worker watches, and
+ * wake at most one worker each; while no worker is idle they cost one atomic read.
+ *
+ * The native queue issues a full fence after each change that makes events ready, and before it
+ * reports whether any are ready: a worker announces itself idle in its cell, then asks the queue
+ * (`workWaiting`), so a producer either sees the worker idle or the worker sees its events.
  */
 import { getEnvironmentData, isMainThread, setEnvironmentData } from 'node:worker_threads';
 
@@ -13,17 +18,23 @@ const KEY = 'gsf.events.wake-cells';
 const MAX_WORKERS = 256;
 
 /** Cell indices. */
-const GENERATION = 0; // bumped each time events became ready
+const IDLE = 0; // workers seeking or asleep waiting for work: workReady does nothing while it is 0
 const SLEEPERS = 1; // workers asleep or about to sleep
-const SEEKERS = 2; // workers awake and looking for work (spinning)
+const SEEKERS = 2; // workers spinning on their cell now
 const EPOCH = 3; // serve loops of an older epoch stop (pool replaced, server stopping)
-const SLOTS_SEEN = 4; // one past the highest slot that ever slept: wake-ups scan no further
+const SLOTS_SEEN = 4; // one past the highest slot that ever went idle: wake-ups scan no further
 /** First counter cell free for other features (`counterCell`). */
 const FEATURE_BASE = 8;
 const FEATURE_CELLS = 8;
-const WORKER_BASE = FEATURE_BASE + FEATURE_CELLS; // + slot: 1 while that worker sleeps
+const WORKER_BASE = FEATURE_BASE + FEATURE_CELLS; // + slot: that worker's state (below)
 const PARKED_BASE = WORKER_BASE + MAX_WORKERS; // + slot: bumped when an event that slot parked timed out
 const CELLS = PARKED_BASE + MAX_WORKERS;
+
+/** A worker's cell. */
+const BUSY = 0; // running, or handed work (by a waker, who set it back to this)
+const ASLEEP = 1; // asleep, waiting for work
+const SEEKING = 2; // spinning on its cell, waiting for work
+const ASLEEP_OWN = 3; // asleep for its own awaiting events only (takes no work now)
 
 // Created once on the main thread before any worker exists (this module is imported with the
 // event system), so every worker inherits the same cells.
@@ -33,20 +44,22 @@ if (isMainThread && getEnvironmentData(KEY) === undefined) {
 const cells = new Int32Array((getEnvironmentData(KEY) as unknown as SharedArrayBuffer | undefined) ?? new SharedArrayBuffer(CELLS * 4));
 
 /**
- * Events became ready: wakes one sleeping worker unless one is awake and looking (it will
- * find them). Safe on any thread; costs two atomic reads when nobody sleeps.
+ * Events became ready: hands them to one idle worker, a seeking one first. Safe on any thread;
+ * costs one atomic read when no worker is idle.
  */
 export function workReady(): void {
-  Atomics.add(cells, GENERATION, 1);
-  if (Atomics.load(cells, SEEKERS) > 0 || Atomics.load(cells, SLEEPERS) === 0) return;
+  if (Atomics.load(cells, IDLE) === 0) return;
   wakeOne();
 }
 
-/** Wakes one sleeping worker, if any; true if one was woken. */
+/** Hands work to one idle worker, if any (seeking before sleeping); true if one was found. */
 export function wakeOne(): boolean {
   const end = WORKER_BASE + Atomics.load(cells, SLOTS_SEEN);
   for (let i = WORKER_BASE; i < end; i++) {
-    if (Atomics.load(cells, i) === 1 && Atomics.compareExchange(cells, i, 1, 0) === 1) {
+    if (Atomics.load(cells, i) === SEEKING && Atomics.compareExchange(cells, i, SEEKING, BUSY) === SEEKING) return true;
+  }
+  for (let i = WORKER_BASE; i < end; i++) {
+    if (Atomics.load(cells, i) === ASLEEP && Atomics.compareExchange(cells, i, ASLEEP, BUSY) === ASLEEP) {
       Atomics.notify(cells, i, 1);
       return true;
     }
@@ -54,17 +67,20 @@ export function wakeOne(): boolean {
   return false;
 }
 
-/** Wakes every sleeping worker (a new epoch: they check whether to stop). */
+/** Wakes every idle worker (a new epoch: they check whether to stop). */
 export function wakeAll(): void {
   const end = WORKER_BASE + Atomics.load(cells, SLOTS_SEEN);
   for (let i = WORKER_BASE; i < end; i++) {
-    if (Atomics.load(cells, i) === 1 && Atomics.compareExchange(cells, i, 1, 0) === 1) Atomics.notify(cells, i, 1);
+    const state = Atomics.load(cells, i);
+    if (state !== BUSY && Atomics.compareExchange(cells, i, state, BUSY) === state) Atomics.notify(cells, i, 1);
   }
 }
 
-/** The ready generation: a worker compares it before and after looking at the queue. */
-export function readyGeneration(): number {
-  return Atomics.load(cells, GENERATION);
+/** Raised before a worker announces itself idle: a waker that sees it scans far enough. */
+function markSeen(slot: number): void {
+  for (let high = Atomics.load(cells, SLOTS_SEEN); high <= slot; high = Atomics.load(cells, SLOTS_SEEN)) {
+    Atomics.compareExchange(cells, SLOTS_SEEN, high, slot + 1);
+  }
 }
 
 /** Main thread: starts a new serve epoch (older serve loops end) and returns it. */
@@ -85,59 +101,90 @@ export function stopAllEpochs(): void {
   wakeAll();
 }
 
-/** Worker: counts itself as awake and looking for work (workReady wakes nobody meanwhile). */
-export function beginSeeking(): void {
-  Atomics.add(cells, SEEKERS, 1);
-}
-
-/** Worker: no longer looking (found work, or about to sleep). */
-export function endSeeking(): void {
-  Atomics.sub(cells, SEEKERS, 1);
+/**
+ * Worker: spins on its own cell for up to `maxMs` while no more than `maxSeekers` workers spin,
+ * until a waker hands it work; true if it was handed work or `workWaiting` already found some,
+ * false if it spun out or too many spin (then it should sleep).
+ */
+export function seek(slot: number, maxMs: number, maxSeekers: number, workWaiting: () => boolean): boolean {
+  if (Atomics.add(cells, SEEKERS, 1) >= maxSeekers) {
+    Atomics.sub(cells, SEEKERS, 1);
+    return false;
+  }
+  const cell = WORKER_BASE + slot;
+  markSeen(slot);
+  Atomics.store(cells, cell, SEEKING);
+  Atomics.add(cells, IDLE, 1);
+  try {
+    // Asked after announcing: a producer either saw us seeking or we see its work.
+    if (workWaiting()) return true;
+    const until = performance.now() + maxMs;
+    for (let k = 0; ; k++) {
+      if (Atomics.load(cells, cell) !== SEEKING) return true;
+      if ((k & 63) === 63 && performance.now() >= until) return false;
+    }
+  } finally {
+    Atomics.store(cells, cell, BUSY);
+    Atomics.sub(cells, IDLE, 1);
+    Atomics.sub(cells, SEEKERS, 1);
+  }
 }
 
 /**
- * Worker: sleeps until woken or `maxMs` passes, unless the generation moved past `seen`
- * (events became ready meanwhile). The caller must not be seeking.
+ * Worker: sleeps on its own cell until woken or `maxMs` passes. With `workWaiting`, it waits for
+ * work too (a producer's `workReady` may wake it), and returns at once if that finds work after
+ * the sleep was announced; without, only `wakeSelf`, `parkedEventGone` and `wakeAll` wake it
+ * (its own awaiting events fill its room).
  *
  * With `keepLoop` (events of this worker await), the sleep keeps the thread's event loop
  * running so they can resume. Without it the thread blocks on the cell: a wake-up is then a
  * plain futex wake, several times cheaper on both sides than waking an event loop, which is
  * what a lightly loaded server does for every message.
  */
-export async function sleep(slot: number, seen: number, maxMs: number, keepLoop: boolean): Promise<void> {
+export async function sleep(slot: number, maxMs: number, keepLoop: boolean, workWaiting?: () => boolean): Promise<void> {
   const cell = WORKER_BASE + slot;
-  // Raised before the sleep is announced: a waker that sees us sleeping scans far enough.
-  for (let high = Atomics.load(cells, SLOTS_SEEN); high <= slot; high = Atomics.load(cells, SLOTS_SEEN)) {
-    Atomics.compareExchange(cells, SLOTS_SEEN, high, slot + 1);
-  }
-  Atomics.store(cells, cell, 1);
+  const forWork = workWaiting !== undefined;
+  const state = forWork ? ASLEEP : ASLEEP_OWN;
+  markSeen(slot);
+  Atomics.store(cells, cell, state);
   Atomics.add(cells, SLEEPERS, 1);
+  if (forWork) Atomics.add(cells, IDLE, 1);
   try {
-    // Checked after announcing the sleep: a producer either saw us sleeping or we see its work.
-    if (Atomics.load(cells, GENERATION) !== seen) return;
+    // Asked after announcing the sleep: a producer either saw us sleeping or we see its work.
+    if (forWork && workWaiting()) return;
     if (!keepLoop) {
-      Atomics.wait(cells, cell, 1, maxMs);
+      Atomics.wait(cells, cell, state, maxMs);
       return;
     }
-    const wait = Atomics.waitAsync(cells, cell, 1, maxMs);
+    const wait = Atomics.waitAsync(cells, cell, state, maxMs);
     if (wait.async) await wait.value;
   } finally {
-    Atomics.store(cells, cell, 0);
+    Atomics.store(cells, cell, BUSY);
     Atomics.sub(cells, SLEEPERS, 1);
+    if (forWork) Atomics.sub(cells, IDLE, 1);
+  }
+}
+
+/** Ends a sleep of `slot`, for work or not. */
+function wakeSlot(slot: number): void {
+  const cell = WORKER_BASE + slot;
+  for (const state of [ASLEEP, ASLEEP_OWN]) {
+    if (Atomics.compareExchange(cells, cell, state, BUSY) === state) {
+      Atomics.notify(cells, cell, 1);
+      return;
+    }
   }
 }
 
 /** Worker: ends its own sleep (an awaiting event finished on this thread). */
 export function wakeSelf(slot: number): void {
-  const cell = WORKER_BASE + slot;
-  if (Atomics.compareExchange(cells, cell, 1, 0) === 1) Atomics.notify(cells, cell, 1);
+  wakeSlot(slot);
 }
 
 /** Main thread: an event `slot` parked was timed out; the worker lets it go (and wakes to see it). */
 export function parkedEventGone(slot: number): void {
   Atomics.add(cells, PARKED_BASE + slot, 1);
-  const cell = WORKER_BASE + slot;
-  if (Atomics.compareExchange(cells, cell, 1, 0) === 1) Atomics.notify(cells, cell, 1);
+  wakeSlot(slot);
 }
 
 /** Worker: changes whenever an event this slot parked was timed out. */

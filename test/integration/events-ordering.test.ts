@@ -35,8 +35,11 @@ test.serial('events of different tags overlap in time; the same tag never does',
     const recs = await waitFor(() => (s.records().length === 4 ? s.records() : null), 10000, 'four notes');
     const by = Object.fromEntries(recs.map((r) => [r.label, r]));
     const overlap = (x: typeof recs[number], y: typeof recs[number]) => x.start < y.end && y.start < x.end;
-    t.true(overlap(by.a!, by.b!), 'different tags ran in parallel');
-    t.not(by.a!.thread, by.b!.thread);
+    // Which tags pair up depends on the order the threads claim them (run queues are swept, not
+    // one FIFO), but with two threads and three tags two different tags must run side by side.
+    const pair = recs.flatMap((x) => recs.map((y) => [x, y] as const)).find(([x, y]) => x.tag !== y.tag && overlap(x, y));
+    t.truthy(pair, `different tags ran in parallel: ${JSON.stringify(recs)}`);
+    t.not(pair![0].thread, pair![1].thread);
     t.false(overlap(by.c1!, by.c2!), 'same tag never overlaps');
     t.true(by.c1!.end <= by.c2!.start);
   } finally {

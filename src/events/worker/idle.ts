@@ -1,10 +1,13 @@
 /**
- * How an event worker with nothing to do waits for work: it spins briefly while that pays
- * (work has been coming back within the spin time), then sleeps on its own shared cell
- * (`wake.ts`). With nothing of its own awaiting, the sleep blocks the thread (a plain futex
- * wake-up, the cheapest there is); with awaiting events it keeps the event loop running.
+ * How an event worker with nothing to do waits for work: it spins on its own shared cell while
+ * that pays (work has been coming back within the spin time) and few other workers spin, then
+ * sleeps on that cell (`wake.ts`). A producer hands work to one such worker by changing its
+ * cell. With nothing of its own awaiting, the sleep blocks the thread (a plain futex wake-up,
+ * the cheapest there is); with awaiting events it keeps the event loop running.
  */
-import { beginSeeking, endSeeking, readyGeneration, sleep } from '../wake.ts';
+import os from 'node:os';
+import { native } from '../../native.ts';
+import { seek, sleep } from '../wake.ts';
 
 /** Longest a worker sleeps without looking at the queue (a safety net; wake-ups are explicit). */
 const MAX_SLEEP_MS = 1000;
@@ -15,9 +18,17 @@ const MAX_SLEEP_MS = 1000;
 const MAX_BLOCK_MS = 250;
 /** Longest a worker spins for the next event before it sleeps. */
 const MAX_SPIN_MS = 0.2;
+/**
+ * Workers spinning at once: fewer than the cores, so that spinning ones never take a core from
+ * the threads that produce and run events (more event threads than cores is common).
+ */
+const MAX_SEEKERS = Math.max(1, os.availableParallelism() - 1);
 
 // The global `performance` is a lazy getter on Node 20: read it once.
 const clock = performance;
+const core = native;
+/** Whether some tag could be claimed now (fenced: see wake.ts). */
+const workWaiting = (): boolean => core.ready() > 0;
 
 /** Lets the thread's event loop run once (awaiting events resume, messages arrive). */
 export const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -29,31 +40,21 @@ export class IdleWaiter {
   constructor(private readonly slot: number) {}
 
   /**
-   * Waits until events may be ready (the ready generation moved past `seen`), a wake-up, or the
-   * sleep's limit. `keepLoop`: events of this worker await (or frames wait to be flushed), so
-   * the thread's event loop must run meanwhile.
+   * Waits until work may be ready (handed over by a producer, or found when going idle), a
+   * wake-up, or the sleep's limit. `forWork`: the worker has room to claim events (else only its
+   * own awaiting events or a new epoch wake it). `keepLoop`: events of this worker await (or
+   * frames wait to be flushed), so the thread's event loop must run meanwhile.
    */
-  async wait(seen: number, keepLoop: boolean): Promise<void> {
+  async wait(forWork: boolean, keepLoop: boolean): Promise<void> {
     const start = clock.now();
     // Spin only while work has recently come back within the spin time; never while the event
     // loop must run (spinning blocks it).
-    if (!keepLoop && this.gapMs <= MAX_SPIN_MS) {
-      beginSeeking();
-      try {
-        const until = start + MAX_SPIN_MS;
-        for (let k = 0; ; k++) {
-          if (readyGeneration() !== seen) {
-            this.gapMs = 0.75 * this.gapMs + 0.25 * (clock.now() - start);
-            return;
-          }
-          if ((k & 63) === 63 && clock.now() >= until) break;
-        }
-      } finally {
-        endSeeking();
-      }
+    if (forWork && !keepLoop && this.gapMs <= MAX_SPIN_MS && seek(this.slot, MAX_SPIN_MS, MAX_SEEKERS, workWaiting)) {
+      this.gapMs = 0.75 * this.gapMs + 0.25 * (clock.now() - start);
+      return;
     }
-    await sleep(this.slot, seen, keepLoop ? MAX_SLEEP_MS : MAX_BLOCK_MS, keepLoop);
-    if (!keepLoop && readyGeneration() === seen) await yieldToLoop();
+    await sleep(this.slot, keepLoop ? MAX_SLEEP_MS : MAX_BLOCK_MS, keepLoop, forWork ? workWaiting : undefined);
+    if (!keepLoop && clock.now() - start >= MAX_BLOCK_MS) await yieldToLoop();
     this.gapMs = 0.75 * this.gapMs + 0.25 * Math.min(clock.now() - start, 100);
   }
 }

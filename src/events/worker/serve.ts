@@ -19,7 +19,7 @@ import { describeError } from '../../errors.ts';
 import type { ArgValue } from '../../config/manifest.ts';
 import { decodePayload } from '../codec.ts';
 import { RunningEvent, nameOf, type HandlerEntry } from '../runtime.ts';
-import { currentEpoch, readyGeneration, workReady } from '../wake.ts';
+import { currentEpoch, workReady } from '../wake.ts';
 import { AwaitCap } from './await-cap.ts';
 import { AwaitingEvents } from './awaiting.ts';
 import { IdleWaiter, yieldToLoop } from './idle.ts';
@@ -305,7 +305,6 @@ async function serveLoop(task: ServeTask): Promise<ServeResult> {
   while (currentEpoch() === task.epoch) {
     refreshFlags();
     awaiting.letGoOfTimedOut();
-    const seen = readyGeneration();
     // Each claimed event may await: claim no more than the cap leaves room for.
     const room = awaitCap.value - awaiting.size;
     const n = room > 0 ? claim(Math.min(task.maxBatch, room)) : 0;
@@ -331,7 +330,7 @@ async function serveLoop(task: ServeTask): Promise<ServeResult> {
     }
     if (awaiting.flushDue) flushEffects();
     // Commits in flight keep the loop too: their answers must be heard (those of timed-out events included).
-    await idle.wait(seen, awaiting.size > 0 || awaiting.flushDue || (runtime.objects?.inFlight ?? 0) > 0);
+    await idle.wait(room > 0, awaiting.size > 0 || awaiting.flushDue || (runtime.objects?.inFlight ?? 0) > 0);
     awaiting.turn++;
     lastYield = clock.now();
     if (awaiting.flushDue) flushEffects();
