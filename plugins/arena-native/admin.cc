@@ -1,5 +1,6 @@
-// arena-native: what the operations console asks of the game (arena.kick, arena.notice: the
-// console plugin invokes them), the live view restored at start, and sessions that close.
+// arena-native: the game's events for administration (arena.kick, arena.notice: the TypeScript
+// game's, which its managed console half invokes; the C half acts on sessions itself), the
+// live view restored at start, and sessions that close.
 #include <memory>
 
 #include "arena.h"
@@ -55,7 +56,7 @@ void Restore(Event& ev) {
 }
 
 void RegisterAdmin(Registrar& r) {
-  // The console's force-logout and ban: close the player's session where it is logged in.
+  // A force-logout or ban: close the player's session where it is logged in.
   r.on_event("arena.kick", [](Event& ev) {
     Reader p = ev.payload();
     std::string name(p.string("name").value_or(""));
@@ -65,7 +66,7 @@ void RegisterAdmin(Registrar& r) {
       if (a.session() != 0) c.close(a.session(), reason);
     });
   });
-  // The console's realtime notice {category, color, messages}: to everyone, or to a room.
+  // A realtime notice {category, color, messages}: to everyone, or to a room.
   r.on_event("arena.notice", [](Event& ev) {
     auto category = ev.payload().string("category");
     if (!category) throw Error(GSF_STATUS_INVALID_ARGUMENT, "arena.notice needs {category, color, messages}");
