@@ -23,14 +23,15 @@ void Restored(const RestoreSums& st) {
 
 /**
  * The live leaderboard and total come back from the stored players after a restart (no
- * session survived it, so every player's session is reset). A fresh store has no roster:
- * nothing to restore. A rerun (a conflict) recomputes it all.
+ * session survived it, so every player's session is reset). A fresh store has no roster: the
+ * total starts at 0 (the counters are the process's, and may hold an earlier server's). A rerun
+ * (a conflict) recomputes it all.
  */
 void Restore(Event& ev) {
   ev.fetch(kRosterType, kRoster, Mode::read, [](Call& c, const Object* roster) {
-    auto names = roster ? roster->field("names") : std::nullopt;
-    if (!names) return;
     auto st = std::make_shared<RestoreSums>();
+    auto names = roster ? roster->field("names") : std::nullopt;
+    if (!names) return Restored(*st);
     Reader r = *names;
     uint32_t n = r.array().value_or(0);
     for (uint32_t i = 0; i < n; i++) {
