@@ -196,10 +196,10 @@ void ApiHost::SetNotify(void (*notify)()) {
 }
 
 uint64_t ApiHost::AddContinuation(const NativePlugin* plugin, gsf_on_object then, void* user_data, uint64_t event_id,
-                                  gsf_on_drop drop) {
+                                  gsf_on_drop drop, MessageOrigin origin) {
   std::lock_guard<std::mutex> lock(continuations_mu_);
   uint64_t id = next_continuation_++;
-  continuations_[id] = Continuation{plugin, then, user_data, event_id, drop};
+  continuations_[id] = Continuation{plugin, then, user_data, event_id, drop, std::move(origin)};
   return id;
 }
 
@@ -271,15 +271,16 @@ CallResult ApiHost::Continue(uint64_t id, const EventContext& event, bool found,
       r.error = "no native continuation " + std::to_string(id);
       return r;
     }
-    c = it->second;
+    c = std::move(it->second);
     continuations_.erase(it);
   }
-  CallScope scope(c.plugin, effects, &event, false);
+  CallScope scope(c.plugin, effects, &event, false, &c.origin);
   gsf_type_status status = RunHook(scope, [&] {
     return c.fn(scope.call(), found ? 1 : 0, Borrow(found ? object_id : std::string_view()),
                 gsf_bytes(found ? fields.data() : nullptr, found ? fields.size() : 0), c.user_data);
   });
   CallResult result = Finish(scope.state(), status);
+  AnswersOrigin(result, c.origin);
   ReleaseData(c.drop, c.user_data);
   return result;
 }

@@ -100,9 +100,12 @@ class ApiHost {
   /** Called (from any thread) when the mailbox gets an answer while it was empty. */
   void SetNotify(void (*notify)());
 
-  /** Keeps `then` for the event's object request; returns its id. `drop` releases `user_data` once (ABI 1.2). */
+  /**
+   * Keeps `then` for the event's object request; returns its id. `drop` releases `user_data` once
+   * (ABI 1.2); `origin` is the message the asking call answers (its continuation answers it too).
+   */
   uint64_t AddContinuation(const NativePlugin* plugin, gsf_on_object then, void* user_data, uint64_t event_id,
-                           gsf_on_drop drop = nullptr);
+                           gsf_on_drop drop, MessageOrigin origin);
   /** Runs a continuation (once) with the object, or none, then releases its user data. */
   CallResult Continue(uint64_t id, const EventContext& event, bool found, std::string_view object_id, std::string_view fields,
                       PluginEffects* effects);
@@ -127,6 +130,7 @@ class ApiHost {
     void* user_data;
     uint64_t event_id;
     gsf_on_drop drop;
+    MessageOrigin origin;
   };
   template <typename Match>
   size_t DropWhere(Match&& match);

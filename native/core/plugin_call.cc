@@ -54,7 +54,18 @@ ThreadCall& This() {
 
 CallState& ThisThreadCall() { return This().state; }
 
-CallScope::CallScope(const NativePlugin* plugin, PluginEffects* effects, const EventContext* event, bool init)
+MessageOrigin OriginOf(const CallState& state) {
+  MessageOrigin o;
+  if (!state.message) return o;
+  o.message = true;
+  o.has_id = state.has_message_id;
+  o.id = state.message_id;
+  o.type = std::string(state.message_type);
+  return o;
+}
+
+CallScope::CallScope(const NativePlugin* plugin, PluginEffects* effects, const EventContext* event, bool init,
+                     const MessageOrigin* origin)
     : state_(This().state) {
   ThreadCall& t = This();
   // Thread number and sequence: unique per process without a shared counter.
@@ -65,8 +76,10 @@ CallScope::CallScope(const NativePlugin* plugin, PluginEffects* effects, const E
   state_.event = event ? *event : EventContext();
   state_.name_known = false;
   state_.children = 0;
-  state_.message = false;
-  state_.has_message_id = false;
+  state_.message = origin != nullptr && origin->message;
+  state_.message_type = state_.message ? std::string_view(origin->type) : std::string_view();
+  state_.has_message_id = state_.message && origin->has_id;
+  state_.message_id = state_.message ? origin->id : 0;
   state_.error.clear();
   state_.event_id.store(state_.event.event_id, std::memory_order_relaxed);
   state_.token.store(token_, std::memory_order_release);

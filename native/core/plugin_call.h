@@ -52,16 +52,33 @@ struct CallState {
   }
 };
 
+/**
+ * The client message a call answers: a message handler's request, kept by every continuation the
+ * handler asks for (and by theirs), so that a reply from a continuation answers the original
+ * request with its type and id, as a managed handler's reply after an await does.
+ */
+struct MessageOrigin {
+  bool message = false;
+  bool has_id = false;
+  double id = 0;
+  std::string type;
+};
+
+/** The message `state`'s call answers (none outside message handlers and their continuations). */
+MessageOrigin OriginOf(const CallState& state);
+
 /** This thread's call state (registered so that Revoke can find it). */
 CallState& ThisThreadCall();
 
 /**
  * Makes a call current on this thread for its lifetime, with a fresh token; the state is
- * reset when it ends, so the token is refused from then on.
+ * reset when it ends, so the token is refused from then on. A continuation's call passes the
+ * message its origin answers (`origin`, kept alive by the caller for the scope's lifetime).
  */
 class CallScope {
  public:
-  CallScope(const NativePlugin* plugin, PluginEffects* effects, const EventContext* event, bool init);
+  CallScope(const NativePlugin* plugin, PluginEffects* effects, const EventContext* event, bool init,
+            const MessageOrigin* origin = nullptr);
   ~CallScope();
   CallScope(const CallScope&) = delete;
   CallScope& operator=(const CallScope&) = delete;

@@ -94,6 +94,13 @@ struct CallResult {
   double message_id = 0;
 };
 
+/** A continuation's result carries the request id of the message its origin answers (failure frames carry it). */
+inline void AnswersOrigin(CallResult& r, const MessageOrigin& origin) {
+  if (!origin.message) return;
+  r.has_message_id = origin.has_id;
+  r.message_id = origin.id;
+}
+
 class PluginHost {
  public:
   static constexpr uint32_t kMaxHandlers = 4096;

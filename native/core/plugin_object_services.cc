@@ -69,7 +69,7 @@ gsf_type_status ObjectCreate(gsf_type_call call, gsf_type_borrowed_str type, gsf
     if (id.len == 0) gsf_mp_write_nil(&w); else WriteStr(&w, View(id));
     if (fields.len == 0) gsf_mp_write_nil(&w); else gsf_mp_write_raw(&w, fields);
     std::string args = Written(&w);
-    uint64_t cont = then ? ProcessResultHost().AddContinuation(s->plugin, GSF_CALL_OBJECT_CREATE, then, user_data, drop, s->event.event_id) : 0;
+    uint64_t cont = then ? ProcessResultHost().AddContinuation(s->plugin, GSF_CALL_OBJECT_CREATE, then, user_data, drop, s->event.event_id, OriginOf(*s)) : 0;
     s->effects->ServiceRequest(kServiceCreate, cont, args);
     // Nothing to run later: the user data is released now, as the doc promises "exactly once".
     if (!then && drop) drop(user_data);

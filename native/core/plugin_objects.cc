@@ -39,7 +39,7 @@ gsf_type_status ObjectFetchV2(gsf_type_call call, gsf_type_borrowed_str type, gs
     if (!ValidName(View(type)) || !ValidName(View(id))) return Note(s, GSF_STATUS_INVALID_ARGUMENT, "object_fetch: type and id must be non-empty UTF-8");
     if (!CheckMode(s, "object_fetch", mode, &status)) return status;
     if (!then) return Note(s, GSF_STATUS_INVALID_ARGUMENT, "object_fetch: no continuation");
-    uint64_t cont = ProcessApiHost().AddContinuation(s->plugin, then, user_data, s->event.event_id, drop);
+    uint64_t cont = ProcessApiHost().AddContinuation(s->plugin, then, user_data, s->event.event_id, drop, OriginOf(*s));
     s->effects->ObjectRequest(kObjectOpFetch, cont, View(type), View(id), std::string_view(), mode);
     return GSF_STATUS_OK;
   });
@@ -60,7 +60,7 @@ gsf_type_status ObjectFetchByV2(gsf_type_call call, gsf_type_borrowed_str type, 
     }
     if (!CheckMode(s, "object_fetch_by", mode, &status)) return status;
     if (!then) return Note(s, GSF_STATUS_INVALID_ARGUMENT, "object_fetch_by: no continuation");
-    uint64_t cont = ProcessApiHost().AddContinuation(s->plugin, then, user_data, s->event.event_id, drop);
+    uint64_t cont = ProcessApiHost().AddContinuation(s->plugin, then, user_data, s->event.event_id, drop, OriginOf(*s));
     s->effects->ObjectRequest(kObjectOpFetchBy, cont, View(type), View(field), View(key), mode);
     return GSF_STATUS_OK;
   });

@@ -61,7 +61,7 @@ bool Bytes(gsf_type_borrowed_bytes b) { return b.ptr != nullptr || b.len == 0; }
 
 gsf_type_status Request(CallState* s, uint32_t service, uint32_t op, const std::string& args, gsf_on_result then, void* user_data,
                         gsf_on_drop drop) {
-  uint64_t cont = then ? ProcessResultHost().AddContinuation(s->plugin, op, then, user_data, drop, s->event.event_id) : 0;
+  uint64_t cont = then ? ProcessResultHost().AddContinuation(s->plugin, op, then, user_data, drop, s->event.event_id, OriginOf(*s)) : 0;
   s->effects->ServiceRequest(service, cont, args);
   if (!then && drop) drop(user_data);  // nothing runs later: released now
   return GSF_STATUS_OK;

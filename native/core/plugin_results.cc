@@ -91,10 +91,10 @@ void SetCachedObjectReader(CachedObjectReader reader) { cached_reader.store(read
 CachedObjectReader GetCachedObjectReader() { return cached_reader.load(); }
 
 uint64_t ResultHost::AddContinuation(const NativePlugin* plugin, uint32_t op, gsf_on_result then, void* user_data,
-                                     gsf_on_drop drop, uint64_t event_id) {
+                                     gsf_on_drop drop, uint64_t event_id, MessageOrigin origin) {
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t id = next_continuation_++;
-  continuations_[id] = Continuation{plugin, op, then, user_data, drop, event_id};
+  continuations_[id] = Continuation{plugin, op, then, user_data, drop, event_id, std::move(origin)};
   return id;
 }
 
@@ -104,13 +104,14 @@ CallResult ResultHost::Continue(uint64_t id, const EventContext& event, const Re
     std::lock_guard<std::mutex> lock(mu_);
     auto it = continuations_.find(id);
     if (it == continuations_.end()) return Missing("result continuation", id);
-    c = it->second;
+    c = std::move(it->second);
     continuations_.erase(it);
   }
   gsf_type_call_result result = ResultOf(c.op, answer);
-  CallScope scope(c.plugin, effects, &event, false);
+  CallScope scope(c.plugin, effects, &event, false, &c.origin);
   gsf_type_status status = RunHook(scope, [&] { return c.fn(scope.call(), &result, c.user_data); });
   CallResult r = Finish(scope.state(), status);
+  AnswersOrigin(r, c.origin);
   ReleaseData(c.drop, c.user_data);
   return r;
 }

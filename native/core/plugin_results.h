@@ -72,9 +72,9 @@ class ResultHost {
   static constexpr uint64_t kFirstContinuation = uint64_t{1} << 48;
   static constexpr uint32_t kMaxCallables = 4096;
 
-  /** Keeps `then` for a request of event `event_id`; returns its id. */
+  /** Keeps `then` for a request of event `event_id` (asked by a call answering `origin`); returns its id. */
   uint64_t AddContinuation(const NativePlugin* plugin, uint32_t op, gsf_on_result then, void* user_data, gsf_on_drop drop,
-                           uint64_t event_id);
+                           uint64_t event_id, MessageOrigin origin);
   /** Runs a continuation (once) with the answer, then releases its user data. */
   CallResult Continue(uint64_t id, const EventContext& event, const ResultAnswer& answer, PluginEffects* effects);
   void DropContinuation(uint64_t id);
@@ -124,6 +124,7 @@ class ResultHost {
     void* user_data;
     gsf_on_drop drop;
     uint64_t event_id;
+    MessageOrigin origin;
   };
   struct Transaction {
     const NativePlugin* plugin;

@@ -122,10 +122,11 @@ CallResult SessionHost::CallHook(uint32_t index, const EventContext& event, cons
 }
 
 uint64_t SessionHost::AddContinuation(const NativePlugin* plugin, uint32_t op, std::string_view account, uint64_t session_id,
-                                      gsf_on_account then, void* user_data, gsf_on_drop drop, uint64_t event_id) {
+                                      gsf_on_account then, void* user_data, gsf_on_drop drop, uint64_t event_id,
+                                      MessageOrigin origin) {
   std::lock_guard<std::mutex> lock(continuations_mu_);
   uint64_t id = next_continuation_++;
-  continuations_[id] = Continuation{plugin, op, std::string(account), session_id, then, user_data, drop, event_id};
+  continuations_[id] = Continuation{plugin, op, std::string(account), session_id, then, user_data, drop, event_id, std::move(origin)};
   return id;
 }
 
@@ -168,9 +169,10 @@ CallResult SessionHost::Continue(uint64_t id, const EventContext& event, const A
       result.account = Borrow(answer.has_account ? answer.account : std::string_view());
       break;
   }
-  CallScope scope(c.plugin, effects, &event, false);
+  CallScope scope(c.plugin, effects, &event, false, &c.origin);
   gsf_type_status status = RunHook(scope, [&] { return c.fn(scope.call(), &result, c.user_data); });
   CallResult r = Finish(scope.state(), status);
+  AnswersOrigin(r, c.origin);
   ReleaseData(c.drop, c.user_data);
   return r;
 }
@@ -348,7 +350,7 @@ gsf_type_status Broadcast(gsf_type_call call, const uint64_t* session_ids, size_
 gsf_type_status Request(CallState* s, uint32_t op, std::string_view account, uint64_t session_id, gsf_on_account then,
                         void* user_data, gsf_on_drop drop) {
   uint64_t cont = then ? ProcessSessionHost().AddContinuation(s->plugin, op, account, session_id, then, user_data, drop,
-                                                              s->event.event_id)
+                                                              s->event.event_id, OriginOf(*s))
                        : 0;
   s->effects->AccountRequest(op, cont, account, session_id);
   return GSF_STATUS_OK;

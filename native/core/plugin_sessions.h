@@ -57,9 +57,9 @@ class SessionHost {
   /** Runs hook `index` for the session event `event`; a released hook runs nothing. */
   CallResult CallHook(uint32_t index, const EventContext& event, const SessionHookInput& input, PluginEffects* effects);
 
-  /** Keeps `then` for an account call of event `event_id`; returns its id. */
+  /** Keeps `then` for an account call of event `event_id` (asked by a call answering `origin`); returns its id. */
   uint64_t AddContinuation(const NativePlugin* plugin, uint32_t op, std::string_view account, uint64_t session_id,
-                           gsf_on_account then, void* user_data, gsf_on_drop drop, uint64_t event_id);
+                           gsf_on_account then, void* user_data, gsf_on_drop drop, uint64_t event_id, MessageOrigin origin);
   /** Runs a continuation (once) with the answer, then releases its user data. */
   CallResult Continue(uint64_t id, const EventContext& event, const AccountAnswer& answer, PluginEffects* effects);
   /** Forgets a continuation that will not run, releasing its user data. */
@@ -88,6 +88,7 @@ class SessionHost {
     void* user_data;
     gsf_on_drop drop;
     uint64_t event_id;
+    MessageOrigin origin;
   };
   template <typename Match>
   size_t DropWhere(Match&& match);
