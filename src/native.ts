@@ -245,13 +245,13 @@ export interface NativeCore {
   push(tag: number, nameId: number, handlerId: number, sessionId: number, kind: number,
     payload: Uint8Array | null, id?: number): number;
   /** An id for an event that is pushed later (`push(..., id)`). */
-  reserveEventId(): number;
+  reserveEventId(count?: number): number;
   /**
    * Queues `count` events in order under one lock, as `push` would one after another:
    * `records` holds PUSH_STRIDE values per event and the payloads follow one another in
    * `bytes`. Returns the first event's id (the others follow consecutively), 0 for none.
    */
-  pushBatch(records: Float64Array, count: number, bytes: Uint8Array): number;
+  pushBatch(records: Float64Array, count: number, bytes: Uint8Array, firstId?: number): number;
   /**
    * Claims up to `max` ready events for `slot`: tags not claimed by any slot, in push order,
    * each tag's queued events consecutively. Fills `meta` (TAKE_STRIDE per event) and copies

@@ -29,8 +29,10 @@ Napi::Value Push(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(id));
 }
 
+// reserveEventId(count = 1): the first of `count` consecutive ids for events pushed later.
 Napi::Value ReserveEventId(const Napi::CallbackInfo& info) {
-  return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().queue.ReserveId()));
+  const uint64_t count = info.Length() > 0 ? static_cast<uint64_t>(IntegerArg(info, 0, "count", 1, 1 << 20)) : 1;
+  return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().queue.ReserveIds(count)));
 }
 
 bool IsInteger(double v, double max) { return v >= 0 && v <= max && std::trunc(v) == v; }
@@ -68,7 +70,9 @@ Napi::Value PushBatch(const Napi::CallbackInfo& info) {
     in.payload_len = length;
     offset += length;
   }
-  const uint64_t first = ProcessRuntime().queue.PushBatch(inputs.data(), count);
+  // firstId: ids reserved with reserveEventId(count) for these events, in order.
+  const uint64_t first_id = info.Length() > 3 && !info[3].IsUndefined() ? UintArg(info, 3, "firstId") : 0;
+  const uint64_t first = ProcessRuntime().queue.PushBatch(inputs.data(), count, first_id);
   TagQueue::TakeOwnReadyPushes();  // as in Push
   return Napi::Number::New(info.Env(), static_cast<double>(first));
 }

@@ -154,7 +154,7 @@ uint64_t TagQueue::Push(const EventInput& in) {
   return id;
 }
 
-uint64_t TagQueue::PushBatch(const EventInput* in, size_t n) {
+uint64_t TagQueue::PushBatch(const EventInput* in, size_t n, uint64_t first_id) {
   if (n == 0) return 0;
   int64_t now = NowNs();
   // As in Push: payloads are copied before the lock, into buffers recycled from freed nodes.
@@ -167,7 +167,8 @@ uint64_t TagQueue::PushBatch(const EventInput* in, size_t n) {
       staging[i].clear();
     }
   }
-  const uint64_t first = next_id_.fetch_add(n, std::memory_order_relaxed);
+  // Ids reserved before (ReserveIds) or drawn now.
+  const uint64_t first = first_id != 0 ? first_id : next_id_.fetch_add(n, std::memory_order_relaxed);
   // Consecutive events of one run queue are added under one acquisition of its lock.
   for (size_t i = 0; i < n;) {
     RunQueue& q = QueueOf(in[i].tag);

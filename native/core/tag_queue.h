@@ -155,11 +155,13 @@ class TagQueue {
   static bool TakeOwnReadyPushes();
   /** An id for an event pushed later (an event whose parent holds it until it finishes). */
   uint64_t ReserveId() { return next_id_.fetch_add(1); }
+  /** `n` consecutive ids for events pushed later; returns the first. */
+  uint64_t ReserveIds(uint64_t n) { return next_id_.fetch_add(n); }
   /**
    * Queues `n` events in order under one lock acquisition, with one enqueue time;
    * returns the id of the first (the others follow consecutively), 0 if `n` is 0.
    */
-  uint64_t PushBatch(const EventInput* in, size_t n);
+  uint64_t PushBatch(const EventInput* in, size_t n, uint64_t first_id = 0);
   /**
    * Claims up to `max` ready events for `slot` (see native.ts). Returns the
    * count, 0 if nothing is ready, -needed if the first payload does not fit in

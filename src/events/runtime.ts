@@ -9,6 +9,7 @@ import type { FlagRegistry } from '../config/flags.ts';
 import type { Logger } from '../log/logger.ts';
 import { encodePayload } from './codec.ts';
 import { workReady } from './wake.ts';
+import { invokeStage } from './main/invoke-stage.ts';
 import { isValidTag, randomTag, resolveTag, type TagSwitches } from './tags.ts';
 import { HeldCounter, pendingValue } from './held-counters.ts';
 import type { EventContext, EventHandler, EventKindName, EventObjects, HeldEffects, InvokeOptions, WorkerEffects } from './types.ts';
@@ -241,6 +242,8 @@ export class EventRuntime {
       (parent.heldInvokes ??= []).push([tag, intern(name), handlerId, parent.session, EventKind.user, bytes, id]);
       return id;
     }
+    // The main thread stages its invokes and hands them over in batches (invoke-stage.ts).
+    if (this.role === 'main') return invokeStage.add(tag, intern(name), handlerId, parent?.session ?? 0, EventKind.user, bytes);
     const id = native.push(tag, intern(name), handlerId, parent?.session ?? 0, EventKind.user, bytes);
     workReady();
     return id;
@@ -255,6 +258,7 @@ export class EventRuntime {
     const handlerId = this.handlerId(event);
     this.refuseAfterStop(`${kind} event '${event}'`);
     const tag = opts.tag ?? randomTag();
+    invokeStage.flush(); // what the main thread invoked before goes first
     const id = native.push(tag, intern(opts.name ?? event), handlerId, opts.sessionId ?? 0, EventKind[kind], encodePayload(payload));
     workReady();
     return id;

@@ -75,3 +75,20 @@ test.serial('pushBatch refuses bad records with GSF_ERR_NATIVE_ARGUMENT and queu
   }
   t.is(native.waiting(), 0);
 });
+
+test.serial('reserveEventId(count) reserves consecutive ids that pushBatch gives its events in order', (t) => {
+  const slot = native.slotRegister(9002);
+  const first = native.reserveEventId(10);
+  t.is(native.reserveEventId(), first + 10);
+  const tag = 2 ** 40 + 6;
+  t.is(native.pushBatch(records([[tag, 1, 1, 0, EventKind.user, 0], [tag, 2, 1, 0, EventKind.user, 0]]), 2, new Uint8Array(0), first + 3), first + 3);
+  const meta = new Float64Array(8 * TAKE_STRIDE);
+  t.is(native.take(slot, meta, new Uint8Array(16), 8), 2);
+  t.deepEqual([meta[TakeField.id], meta[TAKE_STRIDE + TakeField.id]], [first + 3, first + 4]);
+  native.complete(slot, 2, new Float64Array(2 * COMPLETE_STRIDE));
+  for (const bad of [-1, 1.5, 2 ** 53]) {
+    t.throws(() => native.pushBatch(records([[tag, 1, 1, 0, 0, 0]]), 1, new Uint8Array(0), bad), { instanceOf: RangeError }, String(bad));
+  }
+  for (const bad of [0, 1.5, 2 ** 21]) t.throws(() => native.reserveEventId(bad), { instanceOf: RangeError }, String(bad));
+  t.is(native.waiting(), 0);
+});

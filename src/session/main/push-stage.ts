@@ -9,6 +9,7 @@
  */
 import { native, EventKind, PUSH_STRIDE, PushField } from '../../native.ts';
 import { workReady } from '../../events/wake.ts';
+import { invokeStage } from '../../events/main/invoke-stage.ts';
 
 const INITIAL_RECORDS = 1024;
 // Local copies: module exports are getters under the CommonJS transform.
@@ -56,6 +57,7 @@ export class PushStage {
 
   /** Hands the staged events to the queue now (before any other push on a session tag). */
   flush(): void {
+    invokeStage.flush(); // events the main thread invoked before these messages go first
     if (this.count === 0) return;
     const count = this.count;
     this.count = 0;

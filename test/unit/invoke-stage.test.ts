@@ -1,0 +1,68 @@
+import test from 'ava';
+import { native, COMPLETE_STRIDE, TAKE_STRIDE, TakeField } from '../../src/native.ts';
+import { InvokeStage } from '../../src/events/main/invoke-stage.ts';
+
+// The queue is process-global: ava runs this file in its own process, and the tests run one at a time.
+test.serial.afterEach(() => native.queueReset());
+
+/** Claims everything queued on `slot`: [id, tag, payload text] in claim order. */
+function drain(slot: number): Array<[number, number, string]> {
+  const out: Array<[number, number, string]> = [];
+  const meta = new Float64Array(4096 * TAKE_STRIDE);
+  const bytes = new Uint8Array(1 << 16);
+  for (;;) {
+    const n = native.take(slot, meta, bytes, 4096);
+    if (n <= 0) return out;
+    for (let i = 0; i < n; i++) {
+      const m = (f: number): number => meta[i * TAKE_STRIDE + f]!;
+      const text = Buffer.from(bytes.subarray(m(TakeField.payloadOffset), m(TakeField.payloadOffset) + m(TakeField.payloadLength))).toString();
+      out.push([m(TakeField.id), m(TakeField.tag), text]);
+    }
+    native.complete(slot, n, new Float64Array(n * COMPLETE_STRIDE));
+  }
+}
+
+test.serial('staged events enter the queue at the end of the turn, with the ids add returned, in order per tag', async (t) => {
+  const slot = native.slotRegister(9101);
+  const stage = new InvokeStage();
+  const tags = [2 ** 40 + 10, 2 ** 40 + 12];
+  const ids = Array.from({ length: 6 }, (_, i) => stage.add(tags[i % 2]!, 1, 1, 0, 0, new Uint8Array(Buffer.from(`e${i}`))));
+  t.deepEqual(ids, ids.map((_, i) => ids[0]! + i), 'consecutive ids');
+  t.is(native.waiting(), 0, 'nothing queued before the turn ends');
+  await Promise.resolve();
+  t.is(native.waiting(), 6);
+  const got = drain(slot);
+  for (const tag of tags) {
+    const mine = got.filter(([, tg]) => tg === tag);
+    const expected = ids.map((id, i) => [id, tags[i % 2]!, `e${i}`] as [number, number, string]).filter(([, tg]) => tg === tag);
+    t.deepEqual(mine, expected);
+  }
+});
+
+test.serial('a full stage hands its events over at once, and flush() empties it before a direct push', (t) => {
+  const slot = native.slotRegister(9102);
+  const stage = new InvokeStage();
+  const tag = 2 ** 40 + 14;
+  const ids: number[] = [];
+  for (let i = 0; i < 1500; i++) ids.push(stage.add(tag, 1, 1, 0, 0, null));
+  t.is(native.waiting(), 1024, 'the first 1,024 went in when the stage filled');
+  stage.flush();
+  const direct = native.push(tag, 1, 1, 0, 0, null);
+  const got = drain(slot).map(([id]) => id);
+  t.deepEqual(got, [...ids, direct], 'staged events, then the direct push, in order');
+  t.is(new Set(got).size, 1501);
+});
+
+test.serial('ids stay unique across reserved blocks and other pushers', (t) => {
+  const slot = native.slotRegister(9103);
+  const stage = new InvokeStage();
+  const seen = new Set<number>();
+  for (let i = 0; i < 5000; i++) {
+    seen.add(stage.add(2 ** 40 + 16, 1, 1, 0, 0, null));
+    if (i % 1000 === 0) seen.add(native.push(2 ** 40 + 18, 1, 1, 0, 0, null));
+  }
+  stage.flush();
+  t.is(seen.size, 5005);
+  const got = drain(slot).map(([id]) => id);
+  t.deepEqual(got.sort((a, b) => a - b), [...seen].sort((a, b) => a - b));
+});
