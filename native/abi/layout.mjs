@@ -20,7 +20,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** Structs (name and field names in order) and enum constants declared in a header's text. */
 export function parseHeader(text) {
-  const source = text.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/\/\/.*$/gm, '');
+  // Comments and preprocessor lines (#if GSF_TARGET_ABI_MINOR >= k around the fields of a minor) go.
+  const source = text.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/\/\/.*$/gm, '').replace(/^\s*#\s*(?:if|ifdef|ifndef|elif|else|endif)\b.*$/gm, ' ');
   const structs = [];
   for (const m of source.matchAll(/typedef\s+struct\s+(\w+)\s*\{([\s\S]*?)\}\s*\1\s*;/g)) {
     const fields = [];
