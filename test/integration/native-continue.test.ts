@@ -1,0 +1,113 @@
+/**
+ * Native continuations answer the client message their handler runs for, as a managed handler
+ * replies after an await: a reply from an object, account or result continuation (and from a
+ * chain of them) carries the request's type and id; a continuation that fails after an answer
+ * gets the client an error frame with the request id, also when the event holds objects; and an
+ * event a continuation invokes after an answer from the main thread runs without waiting for the
+ * client's next message. Real WebSocket sessions, real workers, the real addon, real SQLite.
+ */
+import path from 'node:path';
+import test from 'ava';
+import WebSocket from 'ws';
+import { Packr } from 'msgpackr';
+import { EngineType, ProtocolError } from '../../src/sdk/index.ts';
+import { native } from '../../src/native.ts';
+import { fixtures, waitFor } from './_server.ts';
+import { startSessionServer, type SessionServer } from './_session.ts';
+
+const packr = new Packr({ useRecords: false });
+type Codec = 'json' | 'msgpack';
+interface Frame { type: string; id?: number; body?: unknown }
+
+let s: SessionServer;
+
+test.before(async () => {
+  s = await startSessionServer({ EventDispatcher: { event_threads_size: 2 } },
+    ['objects-probe', path.join(fixtures, 'native-plugins', 'native-continue')]);
+});
+test.after.always(async () => {
+  await s?.stop();
+});
+
+/** A raw client: every frame it gets, decoded, in arrival order. */
+async function rawClient(codec: Codec): Promise<{ ws: WebSocket; frames: Frame[]; send(f: Frame): void; nextFrames(n: number): Promise<Frame[]> }> {
+  const ws = new WebSocket(`${s.url}/?version=1.0.0&codec=${codec}`);
+  const frames: Frame[] = [];
+  ws.on('message', (data: Buffer, binary: boolean) => {
+    frames.push((binary ? packr.unpack(data) : JSON.parse(data.toString('utf8'))) as Frame);
+  });
+  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  let seen = 0;
+  return {
+    ws, frames,
+    send: (f) => ws.send(codec === 'json' ? JSON.stringify(f) : packr.pack(f)),
+    /** The next `n` frames after those already taken. */
+    nextFrames: async (n) => {
+      const from = seen;
+      seen += n;
+      await waitFor(() => frames.length >= from + n, 10000, `${n} frame(s) after ${from}`);
+      return frames.slice(from, from + n);
+    },
+  };
+}
+
+for (const codec of ['json', 'msgpack'] as const) {
+  test.serial(`replies from object, result and account continuations answer the request's type and id (${codec})`, async (t) => {
+    const c = await rawClient(codec);
+    try {
+      c.send({ type: 'nc.fetch', id: 11, body: { id: 'nc-none' } });
+      t.deepEqual(await c.nextFrames(1), [{ type: 'nc.fetch', id: 11, body: { found: false } }]);
+      c.send({ type: 'nc.create', id: 12, body: { name: `created-${codec}` } });
+      t.deepEqual(await c.nextFrames(1), [{ type: 'nc.create', id: 12, body: { status: 0, id: true } }]);
+      c.send({ type: 'nc.login', id: 13, body: { account: `ada-${codec}` } });
+      t.deepEqual(await c.nextFrames(1), [{ type: 'nc.login', id: 13, body: { login: 0, account: `ada-${codec}` } }]);
+      // An account answer, then an object, then a result: the third continuation still answers request 14.
+      c.send({ type: 'nc.chain', id: 14, body: { name: `chained-${codec}` } });
+      t.deepEqual(await c.nextFrames(1), [{ type: 'nc.chain', id: 14, body: { steps: 3, account: `chained-${codec}`, found: false } }]);
+      // A message without an id gets a reply without one.
+      c.send({ type: 'nc.fetch', body: { id: 'nc-none' } });
+      t.deepEqual(await c.nextFrames(1), [{ type: 'nc.fetch', body: { found: false } }]);
+    } finally {
+      c.ws.close();
+    }
+  });
+
+  test.serial(`a continuation that fails after an account answer, in an event holding an object, answers the request with an error (${codec})`, async (t) => {
+    const c = await rawClient(codec);
+    try {
+      c.send({ type: 'nc.fail', id: 21 });
+      t.deepEqual(await c.nextFrames(1), [{
+        type: EngineType.error, id: 21,
+        body: { code: ProtocolError.handlerFailed, message: "the handler of 'nc.fail' failed", type: 'nc.fail' },
+      }]);
+      const line = await waitFor(() => s.logs().find((l) => l.includes('nc.fail gave up after the account answer')), 10000, 'the failure line');
+      t.true(line.includes("plugin 'native-continue' message handler 'nc.fail' failed: INVALID_ARGUMENT"), line);
+      // The session goes on: its next request is answered.
+      c.send({ type: 'nc.fetch', id: 22, body: { id: 'nc-none' } });
+      t.deepEqual(await c.nextFrames(1), [{ type: 'nc.fetch', id: 22, body: { found: false } }]);
+    } finally {
+      c.ws.close();
+    }
+  });
+
+  test.serial(`an event invoked from a continuation after an account answer runs without another client message (${codec})`, async (t) => {
+    const c = await rawClient(codec);
+    try {
+      for (let id = 31; id <= 35; id++) {
+        c.send({ type: 'nc.invoke', id });
+        // The reply and the child's push, and nothing else sent meanwhile.
+        const got = await c.nextFrames(2);
+        t.deepEqual(got.map((f) => f.type).sort(), ['nc.child', 'nc.invoke']);
+        t.deepEqual(got.find((f) => f.type === 'nc.invoke'), { type: 'nc.invoke', id, body: {} });
+      }
+    } finally {
+      c.ws.close();
+    }
+  });
+}
+
+test.serial('every continuation\'s user data is released once', async (t) => {
+  const kept = native.counterValue('native_continue', 'kept') ?? 0;
+  t.true(kept > 0);
+  t.is(await waitFor(() => (native.counterValue('native_continue', 'drops') === kept ? kept : null), 10000, 'every drop'), kept);
+});
