@@ -149,10 +149,14 @@ function settleMessageCall(r: NativeCallResult | unknown[], frame: NetworkFrame,
     decodeFailed(frame, sessionId, env.name, r.error, env.ops);
     return undefined;
   }
-  // As for a managed handler that threw: the client learns its request failed.
+  // As for a managed handler that threw: the client learns its request failed. A continuation
+  // that fails while the event awaits, holding objects, has what the event sent discarded with
+  // its changes: it answers once they are (failureReply), as message-event.ts does.
   env.onFailure = (id) => {
     const body = protocolErrorBody(ProtocolError.handlerFailed, [env.name], env.name);
-    env.ops.sendTo(sessionId, EngineType.error, body, id);
+    const ev = env.ev;
+    if (ev.parked && ev.tx !== undefined) ev.failureReply = () => env.ops.sendTo(sessionId, EngineType.error, body, id);
+    else env.ops.sendTo(sessionId, EngineType.error, body, id);
   };
   return settleNativeCall(r, env);
 }
