@@ -138,8 +138,30 @@ function messageHandler(rt: EventRuntime, plugin: string, type: string, handler:
       ops.sendFrame(ev.sessionId ?? 0, r);
       return undefined;
     }
+    // An object conflict runs the handler again (AwaitingEvents.rerun) once the claim's buffer
+    // holds other frames: on a copy of this one, as message-event.ts reruns a managed handler on
+    // the decoded message.
+    const copy: NetworkFrame = { bytes: frame.bytes.slice(frame.start, frame.end), start: 0, end: frame.end - frame.start, claim: -1, claimEnd: 0 };
+    ev.rerun = () => rerunMessage(handler, copy, { rt, ev, ops, log: rt.log, plugin, what: 'message handler', name: type });
     return settleMessageCall(r, frame, { rt, ev, ops, log: rt.log, plugin, what: 'message handler', name: type });
   };
+}
+
+/** Runs a native message handler again on its frame (a copy); its frames are held with the event's. */
+function rerunMessage(handler: number, frame: NetworkFrame, env: NativeCallEnv): void | Promise<void> {
+  const c = contextCells(env.ev);
+  c[C_FRAME_START] = frame.start;
+  c[C_FRAME_END] = frame.end;
+  c[C_RING_WRITE] = -1;
+  const r = callMessage(handler, frame.bytes, null);
+  countCachedReads(env.ev);
+  if (r === null) return undefined;
+  if (typeof r === 'string' || r instanceof Uint8Array) {
+    env.ops.sendFrame(env.ev.sessionId ?? 0, r);
+    return undefined;
+  }
+  if (typeof r === 'number') throw new Error('native message rerun: a ring position without a ring');
+  return settleMessageCall(r, frame, env);
 }
 
 /** A message call that did more than reply, or failed: bad frames and failures are answered as for a managed handler. */

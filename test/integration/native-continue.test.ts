@@ -4,7 +4,8 @@
  * chain of them) carries the request's type and id; a continuation that fails after an answer
  * gets the client an error frame with the request id, also when the event holds objects; and an
  * event a continuation invokes after an answer from the main thread runs without waiting for the
- * client's next message. Real WebSocket sessions, real workers, the real addon, real SQLite.
+ * client's next message; and a handler whose object changes conflict runs again on its own
+ * frame. Real WebSocket sessions, real workers, the real addon, real SQLite.
  */
 import path from 'node:path';
 import test from 'ava';
@@ -105,6 +106,31 @@ for (const codec of ['json', 'msgpack'] as const) {
     }
   });
 }
+
+test.serial('concurrent handlers that change one object conflict and run again on their own frames: every request answered once, in order of commit', async (t) => {
+  const first = await rawClient('json');
+  first.send({ type: 'nc.bump', id: 1, body: { name: 'bumped' } });
+  t.deepEqual(await first.nextFrames(1), [{ type: 'nc.bump', id: 1, body: { coins: 1 } }]);
+  first.ws.close();
+  // Sessions of both codecs, each with three bumps in flight: their events run on different tags
+  // at once, fetch the same object for write, and all but one of each round conflict.
+  const clients = await Promise.all(Array.from({ length: 8 }, (_, k) => rawClient(k % 2 === 0 ? 'json' : 'msgpack')));
+  try {
+    clients.forEach((c, k) => { for (let j = 0; j < 3; j++) c.send({ type: 'nc.bump', id: 100 * k + j, body: { name: 'bumped' } }); });
+    const replies = await Promise.all(clients.map((c) => c.nextFrames(3)));
+    const coins: number[] = [];
+    replies.forEach((frames, k) => {
+      t.deepEqual(frames.map((f) => [f.type, f.id]), [0, 1, 2].map((j) => ['nc.bump', 100 * k + j]));
+      // A session's bumps commit in its order.
+      const mine = frames.map((f) => (f.body as { coins: number }).coins);
+      t.deepEqual(mine, [...mine].sort((a, b) => a - b));
+      coins.push(...mine);
+    });
+    t.deepEqual(coins.sort((a, b) => a - b), Array.from({ length: 24 }, (_, i) => i + 2));
+  } finally {
+    for (const c of clients) c.ws.close();
+  }
+});
 
 test.serial('every continuation\'s user data is released once', async (t) => {
   const kept = native.counterValue('native_continue', 'kept') ?? 0;
