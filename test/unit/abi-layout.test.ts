@@ -55,7 +55,8 @@ test('a changed constant breaks it', (t) => {
 });
 
 test('an append passes only with a minor bump', (t) => {
-  const append = (h: string) => h.replace(/( {2}gsf_on_init init;\s+\/\* @since 1\.0 \*\/\n)/, '$1  void* on_start; /* @since 1.x */\n');
+  // A new last field of the descriptor.
+  const append = (h: string) => h.replace(/(\n\} gsf_type_plugin;)/, '\n  void* appended_for_test; /* @since 1.x */$1');
   const unbumped = problemsOf(frozen, edited(append));
   t.is(unbumped.length, 1);
   t.regex(unbumped[0]!, /^fields, structs or constants were appended without raising GSF_PLUGIN_ABI_MINOR above \d+$/);
