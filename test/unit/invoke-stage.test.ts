@@ -1,6 +1,6 @@
 import test from 'ava';
 import { native, COMPLETE_STRIDE, TAKE_STRIDE, TakeField } from '../../src/native.ts';
-import { InvokeStage } from '../../src/events/main/invoke-stage.ts';
+import { InvokeStage, invokeStage } from '../../src/events/main/invoke-stage.ts';
 
 // The queue is process-global: ava runs this file in its own process, and the tests run one at a time.
 test.serial.afterEach(() => native.queueReset());
@@ -65,4 +65,13 @@ test.serial('ids stay unique across reserved blocks and other pushers', (t) => {
   t.is(seen.size, 5005);
   const got = drain(slot).map(([id]) => id);
   t.deepEqual(got.sort((a, b) => a - b), [...seen].sort((a, b) => a - b));
+});
+
+test.serial("reading the queue's counts on the main thread hands the main stage over first", (t) => {
+  const slot = native.slotRegister(9104);
+  const id = invokeStage.add(2 ** 40 + 20, 1, 1, 0, 0, null);
+  t.is(native.queueStats().waiting, 1, 'queueStats sees the staged event');
+  const second = invokeStage.add(2 ** 40 + 20, 1, 1, 0, 0, null);
+  t.is(native.waiting(), 2, 'so does waiting');
+  t.deepEqual(drain(slot).map(([i]) => i), [id, second]);
 });

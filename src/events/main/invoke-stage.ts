@@ -6,7 +6,8 @@
  * reserved ahead (`reserveEventId(count)`), so `invoke` still returns it.
  *
  * Order is kept: events enter the queue in the order they were staged, and a push that does
- * not go through the stage (a session's opened and closed events) flushes it first.
+ * not go through the stage (a session's opened and closed events) flushes it first. So does a
+ * read of the queue's counts.
  */
 import { native, PUSH_STRIDE, PushField } from '../../native.ts';
 import { workReady } from '../wake.ts';
@@ -81,3 +82,17 @@ export class InvokeStage {
 
 /** The main thread's stage (event threads push at once: their invokes wait for their event anyway). */
 export const invokeStage = new InvokeStage();
+
+// Whoever reads the queue's counts on the main thread (the dispatcher's idle check, a stop's
+// drain, /v1/status, the counters, tests) sees every event invoked before the read: reading
+// them hands the stage over first, so the queue never looks emptier than what was invoked.
+const rawQueueStats = native.queueStats.bind(native);
+const rawWaiting = native.waiting.bind(native);
+native.queueStats = () => {
+  invokeStage.flush();
+  return rawQueueStats();
+};
+native.waiting = () => {
+  invokeStage.flush();
+  return rawWaiting();
+};
