@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# `npm test`: every test. The typecheck and the lint (one core, JavaScript) run beside the
+# native core tests' build and run (the compiler's share), then the test addon is built and
+# ava runs the unit and integration tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+(npm run --silent typecheck && npm run --silent lint) &
+static=$!
+native=0
+npm run --silent test:native || native=$?
+static_rc=0
+wait "$static" || static_rc=$?
+if [ "$native" -ne 0 ] || [ "$static_rc" -ne 0 ]; then
+  echo "npm test: native core tests exit $native, typecheck and lint exit $static_rc" >&2
+  exit 1
+fi
+npm run --silent build:testing
+npm run --silent test:ava
