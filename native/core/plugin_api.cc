@@ -1,8 +1,15 @@
 #include "plugin_api.h"
 
+#include "plugin_hooks.h"
+
 #include <string>
 
 namespace gsf {
+
+using hooks::Borrow;
+using hooks::ReleaseData;
+using hooks::Finish;
+using hooks::RunHook;
 
 ApiHost& ProcessApiHost() {
   static ApiHost* host = new ApiHost();  // never destroyed: plugin threads may answer during exit
@@ -47,33 +54,6 @@ void SplitLabel(std::string_view label, std::string_view parts[3]) {
     parts[i] = label.substr(0, nl);
     label = nl == std::string_view::npos ? std::string_view() : label.substr(nl + 1);
   }
-}
-
-gsf_type_borrowed_str Borrow(std::string_view s) { return gsf_type_borrowed_str{s.data(), s.size()}; }
-
-CallResult Finish(CallState& state, gsf_type_status status) {
-  CallResult result;
-  if (state.Revoked()) {
-    result.status = GSF_STATUS_EXPIRED;
-    result.error = "the event timed out while its handler ran; its effects were dropped";
-    result.expired = true;
-    return result;
-  }
-  result.status = status;
-  if (status != GSF_STATUS_OK) result.error = state.error;
-  return result;
-}
-
-template <typename F>
-gsf_type_status RunHook(CallScope& scope, F&& hook) {
-  try {
-    return hook();
-  } catch (const std::exception& e) {
-    scope.state().error = std::string("an exception crossed the plugin boundary: ") + e.what();
-  } catch (...) {
-    scope.state().error = "an exception crossed the plugin boundary";
-  }
-  return GSF_STATUS_INTERNAL;
 }
 
 }  // namespace
@@ -202,18 +182,6 @@ uint64_t ApiHost::AddContinuation(const NativePlugin* plugin, gsf_on_object then
   continuations_[id] = Continuation{plugin, then, user_data, event_id, drop, std::move(origin)};
   return id;
 }
-
-namespace {
-
-void ReleaseData(gsf_on_drop drop, void* user_data) {
-  if (!drop) return;
-  try {
-    drop(user_data);
-  } catch (...) {
-  }
-}
-
-}  // namespace
 
 void ApiHost::DropContinuation(uint64_t id) {
   Continuation c{};

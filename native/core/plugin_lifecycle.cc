@@ -1,5 +1,7 @@
 #include "plugin_lifecycle.h"
 
+#include "plugin_hooks.h"
+
 #include <cmath>
 
 #include "plugin_api.h"
@@ -9,6 +11,8 @@
 #include "runtime.h"
 
 namespace gsf {
+
+using hooks::RunHook;
 
 namespace {
 
@@ -22,18 +26,6 @@ void Release(const std::vector<std::pair<gsf_on_drop, void*>>& drops) {
     } catch (...) {
     }
   }
-}
-
-template <typename F>
-gsf_type_status RunHook(CallScope& scope, F&& hook) {
-  try {
-    return hook();
-  } catch (const std::exception& e) {
-    scope.state().error = std::string("an exception crossed the plugin boundary: ") + e.what();
-  } catch (...) {
-    scope.state().error = "an exception crossed the plugin boundary";
-  }
-  return GSF_STATUS_INTERNAL;
 }
 
 // The payload of a timer_start timer's event: msgpack [id, plugin name].

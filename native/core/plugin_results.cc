@@ -4,6 +4,8 @@
 // its copy was retired, the server stopped).
 #include "plugin_results.h"
 
+#include "plugin_hooks.h"
+
 #include <atomic>
 #include <cmath>
 #include <exception>
@@ -12,46 +14,16 @@
 #include "runtime.h"
 
 namespace gsf {
+
+using hooks::Borrow;
+using hooks::ReleaseData;
+using hooks::Finish;
+using hooks::RunHook;
 namespace {
 
 using namespace services;
 
 std::atomic<CachedObjectReader> cached_reader{nullptr};
-
-gsf_type_borrowed_str Borrow(std::string_view s) { return gsf_type_borrowed_str{s.data(), s.size()}; }
-
-void ReleaseData(gsf_on_drop drop, void* user_data) {
-  if (!drop) return;
-  try {
-    drop(user_data);
-  } catch (...) {
-  }
-}
-
-CallResult Finish(CallState& state, gsf_type_status status) {
-  CallResult result;
-  if (state.Revoked()) {
-    result.status = GSF_STATUS_EXPIRED;
-    result.error = "the event timed out while its handler ran; its effects were dropped";
-    result.expired = true;
-    return result;
-  }
-  result.status = status;
-  if (status != GSF_STATUS_OK) result.error = state.error;
-  return result;
-}
-
-template <typename F>
-gsf_type_status RunHook(CallScope& scope, F&& hook) {
-  try {
-    return hook();
-  } catch (const std::exception& e) {
-    scope.state().error = std::string("an exception crossed the plugin boundary: ") + e.what();
-  } catch (...) {
-    scope.state().error = "an exception crossed the plugin boundary";
-  }
-  return GSF_STATUS_INTERNAL;
-}
 
 CallResult Missing(const char* what, uint64_t id) {
   CallResult r;

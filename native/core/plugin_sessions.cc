@@ -2,6 +2,8 @@
 // and the host services. Every callback runs inside Guard: nothing may unwind out of a C function.
 #include "plugin_sessions.h"
 
+#include "plugin_hooks.h"
+
 #include <string>
 
 #include "event_tags.h"
@@ -11,44 +13,14 @@
 #include "session_frame.h"
 
 namespace gsf {
+
+using hooks::Borrow;
+using hooks::ReleaseData;
+using hooks::Finish;
+using hooks::RunHook;
 namespace {
 
 using namespace services;
-
-gsf_type_borrowed_str Borrow(std::string_view s) { return gsf_type_borrowed_str{s.data(), s.size()}; }
-
-void ReleaseData(gsf_on_drop drop, void* user_data) {
-  if (!drop) return;
-  try {
-    drop(user_data);
-  } catch (...) {
-  }
-}
-
-CallResult Finish(CallState& state, gsf_type_status status) {
-  CallResult result;
-  if (state.Revoked()) {
-    result.status = GSF_STATUS_EXPIRED;
-    result.error = "the event timed out while its handler ran; its effects were dropped";
-    result.expired = true;
-    return result;
-  }
-  result.status = status;
-  if (status != GSF_STATUS_OK) result.error = state.error;
-  return result;
-}
-
-template <typename F>
-gsf_type_status RunHook(CallScope& scope, F&& hook) {
-  try {
-    return hook();
-  } catch (const std::exception& e) {
-    scope.state().error = std::string("an exception crossed the plugin boundary: ") + e.what();
-  } catch (...) {
-    scope.state().error = "an exception crossed the plugin boundary";
-  }
-  return GSF_STATUS_INTERNAL;
-}
 
 }  // namespace
 
