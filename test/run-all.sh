@@ -4,6 +4,7 @@
 # ava runs the unit and integration tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SECONDS=0
 
 (npm run --silent typecheck && npm run --silent lint) &
 static=$!
@@ -15,5 +16,8 @@ if [ "$native" -ne 0 ] || [ "$static_rc" -ne 0 ]; then
   echo "npm test: native core tests exit $native, typecheck and lint exit $static_rc" >&2
   exit 1
 fi
+echo "npm test: native core tests, typecheck and lint took ${SECONDS} s"
+SECONDS=0
 npm run --silent build:testing
 npm run --silent test:ava
+echo "npm test: test addon and ava took ${SECONDS} s"
