@@ -207,13 +207,16 @@ return {existed, servers, dead}
 
 /**
  * Removes the presence of a server that stopped heartbeating (ARGV = P, id, keep ms); 0 if it is
- * live again. Its stream and sequence numbers are kept for `keep ms` (see cleanup).
+ * live again or another server removed it first. Its stream and sequence numbers are kept for `keep ms` (see cleanup).
  */
 const SWEEP = PRELUDE + `
 local d = ARGV[2]
 if redis.call('EXISTS', P .. 'srv:' .. d) == 1 then return 0 end
+-- Another live server may have swept it first: only the first removal counts.
+local listed = redis.call('ZSCORE', P .. 'servers', d) ~= false
 cleanup(d, tonumber(ARGV[3]))
-return 1
+if listed then return 1 end
+return 0
 `;
 
 /**

@@ -36,7 +36,8 @@ export async function startConsoleServer(managed: boolean | null, extra: Record<
     SessionService: { websocket_address: '127.0.0.1', websocket_port: 0 },
     Logging: { log_file: logFile },
     ...(managed === null ? {} : { DeployApiService: { deploy_api_service_use_managed: managed, ...extra.DeployApiService } }),
-    ...(extra.EventDispatcher ? { EventDispatcher: extra.EventDispatcher } : {}),
+    // One event thread unless the test asks for more (as startTestServer).
+    EventDispatcher: { event_threads_size: 1, ...extra.EventDispatcher },
   };
   const server = await startServer({
     dir,

@@ -22,7 +22,7 @@ export interface TestServer {
 
 export type Components = Record<string, Record<string, unknown>>;
 
-/** Starts a server with the probe plugin, logging to a temp file, API on port 0. */
+/** Starts a server with the probe plugin, logging to a temp file, API on port 0, one event thread. */
 export async function startTestServer(components: Components = {}, plugins = ['probe'], reuseDir?: string): Promise<TestServer> {
   const dir = reuseDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-test-'));
   const logFile = path.join(dir, 'server.log');
@@ -33,6 +33,9 @@ export async function startTestServer(components: Components = {}, plugins = ['p
     ...components,
   };
   merged.ApiService = { api_service_port: 0, ...components.ApiService };
+  // One event thread unless the test asks for more: every worker thread loads gsf's modules
+  // again, which is most of what a server's start costs.
+  merged.EventDispatcher = { event_threads_size: 1, ...components.EventDispatcher };
   // The REST groups most tests read; a service runs only when its component is listed.
   merged.CounterService = { ...components.CounterService };
   merged.RuntimeConfiguration = { ...components.RuntimeConfiguration };

@@ -28,9 +28,10 @@ function pluginFolder(dir: string, name: string, library: string, contents?: str
   return folder;
 }
 
-/** Components of a quiet server: API on port 0, logs to a file of `dir`. */
+/** Components of a quiet server: API on port 0, one event thread, logs to a file of `dir`. */
 function components(dir: string): unknown[] {
-  return [{ name: 'ApiService', arguments: { api_service_port: 0 } }, { name: 'Logging', arguments: { log_file: path.join(dir, 'server.log') } }];
+  return [{ name: 'ApiService', arguments: { api_service_port: 0 } }, { name: 'EventDispatcher', arguments: { event_threads_size: 1 } },
+    { name: 'Logging', arguments: { log_file: path.join(dir, 'server.log') } }];
 }
 
 async function startError(plugins: string[], dir = tempDir()): Promise<GsfError> {
