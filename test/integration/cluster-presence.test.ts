@@ -145,7 +145,7 @@ test.serial('a server id in use by a live server stops the start; one left by a 
   // The killed process's TTL is far longer than a start takes, even on a loaded machine, so that the
   // next start finds its presence. A start beside a live server waits out that server's TTL before
   // it fails, so that check is made against the later server, with the shorter TTL.
-  const first = await startGsf(twin(20000), PLUGINS);
+  const first = await startGsf(twin(10000), PLUGINS);
   started.push(first);
   // An explicit server_id is used as given.
   t.is(first.serverId, 'twin-a');

@@ -29,8 +29,9 @@ test.serial("event threads get the young generation event_thread_young_generatio
     try {
       const file = path.join(s.dir, 'limits.jsonl');
       s.server.invoke('probe.limits', { file });
-      await waitFor(() => fs.existsSync(file), 10000, 'the limits line');
-      const limits = JSON.parse(fs.readFileSync(file, 'utf8')) as { maxYoungGenerationSizeMb: number };
+      // The file exists a moment before its line is written: wait for the whole line.
+      const line = await waitFor(() => (fs.existsSync(file) ? /^.*\n/.exec(fs.readFileSync(file, 'utf8'))?.[0] : undefined), 10000, 'the limits line');
+      const limits = JSON.parse(line) as { maxYoungGenerationSizeMb: number };
       if (expected === undefined) t.not(limits.maxYoungGenerationSizeMb, 200);
       else t.is(limits.maxYoungGenerationSizeMb, expected);
     } finally {
