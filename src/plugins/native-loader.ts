@@ -34,8 +34,10 @@ import { addTransactEvent } from './native-transact.ts';
 export const NATIVE_MARKER = 'gsf-plugin.json';
 const LIBRARY = /\.(so|dylib|dll)$/;
 
-// Read once: module bindings are getters under the CommonJS transform event workers load with.
-const callMessage = native.pluginCallMessage;
+// Read once: module bindings are getters under the CommonJS transform event workers load with,
+// and these are called for every event.
+const callMessage = native.pluginCallMessage, callEvent = native.pluginCallEvent;
+const setCells = contextCells, countReads = countCachedReads, settle = settleNativeCall;
 const { frameStart: C_FRAME_START, frameEnd: C_FRAME_END, ringWrite: C_RING_WRITE } = ContextCell;
 
 /** Whether a resolved plugin file is a native library. */
@@ -107,10 +109,11 @@ function eventHandler(rt: EventRuntime, plugin: string, event: string, handler: 
   // The worker hands the payload over as it was queued (msgpack bytes): the call is direct.
   return takesRawPayload((bytes: Uint8Array | null, ctx: EventContext): void | Promise<void> => {
     const ev = ctx as RunningEvent;
-    contextCells(ev);
-    const r = native.pluginCallEvent(handler, bytes);
-    countCachedReads(ev);
-    return settleNativeCall(r, { rt, ev, ops, log: rt.log, plugin, what: 'event', name: event });
+    setCells(ev);
+    const r = callEvent(handler, bytes);
+    countReads(ev);
+    if (r === null) return undefined;
+    return settle(r, { rt, ev, ops, log: rt.log, plugin, what: 'event', name: event });
   });
 }
 
@@ -122,13 +125,13 @@ function messageHandler(rt: EventRuntime, plugin: string, type: string, handler:
   return (frame: NetworkFrame, ctx: EventContext): void | Promise<void> => {
     const ev = ctx as RunningEvent;
     if (ctx.name !== type) ctx.setEventName(type);
-    const c = contextCells(ev);
+    const c = setCells(ev);
     c[C_FRAME_START] = frame.start;
     c[C_FRAME_END] = frame.end;
     const at = out === null ? -1 : out.nativePosition(ev);
     c[C_RING_WRITE] = at;
     const r = callMessage(handler, frame.bytes, at < 0 ? null : ring);
-    countCachedReads(ev);
+    countReads(ev);
     if (r === null) return undefined;
     if (typeof r === 'number') {
       out!.nativeWritten(r);
