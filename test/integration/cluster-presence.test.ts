@@ -136,6 +136,8 @@ test.serial('a graceful stop removes the server from presence at once and leaves
   t.is((await a.json('/v1/cluster/accounts/mary')).status, 404);
   const keys = redisCli(redis, 'KEYS', 'stop:*').split('\n').filter((k) => k.includes(b.serverId) || k.includes(String(bId)) || k.includes('mary'));
   t.deepEqual(keys, []);
+  // A reads the list of live servers at its next heartbeat.
+  await waitFor(async () => (await a.json<{ servers: Array<{ id: string }> }>('/v1/cluster/servers')).body.servers.length === 1, 5000, 'B to leave the list');
   t.deepEqual((await a.json<{ servers: Array<{ id: string }> }>('/v1/cluster/servers')).body.servers.map((s) => s.id), [a.serverId]);
 });
 
