@@ -67,7 +67,10 @@ for (const managed of [true, false]) {
       t.is(await page.getByLabel('Account score').inputValue(), '30');
       await page.getByText('Logged in: yes').waitFor();
       await page.getByText('Banned: no').waitFor();
-      t.deepEqual(await page.getByRole('table', { name: 'bag ada' }).locator('tbody td').allTextContents(), ['potion', 'Potion', '1', 'Delete']);
+      // The characters and their bags render after the account's own fields: wait for the row.
+      const bagTable = page.getByRole('table', { name: 'bag ada' });
+      await bagTable.getByRole('cell', { name: 'potion', exact: true }).waitFor();
+      t.deepEqual(await bagTable.locator('tbody td').allTextContents(), ['potion', 'Potion', '1', 'Delete']);
       if (managed) {
         fs.mkdirSync(outputDir, { recursive: true });
         await page.screenshot({ path: path.join(outputDir, 'console-account.png'), fullPage: true });
