@@ -101,7 +101,8 @@ export class RunningEvent implements EventContext, HeldEffects {
     private readonly rt: EventRuntime,
     readonly id: number,
     readonly tag: number,
-    private readonly kindIndex: number,
+    /** The kind as `EventKind` numbers it (`kind` names it). */
+    readonly kindIndex: number,
     /** Session id, 0 for none. */
     readonly session: number,
     public name: string,

@@ -5,7 +5,7 @@
  * While fetches are pending the handler's result is a promise, so the event awaits (holding its
  * tag) and commits its object changes once its last continuation has returned.
  */
-import { native, ContextCell, EffectKind, EventKind, NATIVE_STATUS_NAMES, NativeStatus, type NativeCallOutcome } from '../native.ts';
+import { native, ContextCell, EffectKind, NATIVE_STATUS_NAMES, NativeStatus, type NativeCallOutcome } from '../native.ts';
 import { decodePayload, encodePayload } from '../events/codec.ts';
 import { intern, type EventRuntime, type RunningEvent } from '../events/runtime.ts';
 import type { Logger } from '../log/logger.ts';
@@ -55,14 +55,14 @@ let cells: Float64Array | null = null;
 // used per call are read once.
 const { eventId: C_EVENT_ID, tag: C_TAG, kind: C_KIND, sessionId: C_SESSION_ID, nameId: C_NAME_ID } = ContextCell;
 const { objectReads: C_OBJECT_READS, readsAnswered: C_READS_ANSWERED, readsNone: C_READS_NONE } = ContextCell;
-const kinds = EventKind, internName = intern;
+const internName = intern;
 
 /** Writes the event's fields into this thread's context cells before a native call. */
 export function contextCells(ev: RunningEvent): Float64Array {
   const c = cells ??= new Float64Array(native.pluginContextView());
   c[C_EVENT_ID] = ev.id;
   c[C_TAG] = ev.tag;
-  c[C_KIND] = kinds[ev.kind];
+  c[C_KIND] = ev.kindIndex;
   c[C_SESSION_ID] = ev.sessionId ?? 0;
   c[C_NAME_ID] = ev.nameId ?? internName(ev.name);
   // The cache's copy is what a read would give only while the event holds no objects of its own.
