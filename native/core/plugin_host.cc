@@ -9,12 +9,15 @@
 #include <ctime>
 
 #include "plugin_api.h"
+#include "plugin_hooks.h"
 #include "plugin_results.h"
 #include "plugin_sessions.h"
 #include "runtime.h"
 #include "session_frame.h"
 
 namespace gsf {
+
+using hooks::Finish;
 
 namespace {
 
@@ -130,19 +133,6 @@ std::vector<const NativePlugin*> PluginHost::Copies() {
   std::vector<const NativePlugin*> out;
   for (const auto& [path, plugin] : by_path_) out.push_back(plugin);
   return out;
-}
-
-CallResult PluginHost::Finish(CallState& state, gsf_type_status status) {
-  CallResult result;
-  if (state.Revoked()) {
-    result.status = GSF_STATUS_EXPIRED;
-    result.error = "the event timed out while its handler ran; its effects were dropped";
-    result.expired = true;
-    return result;
-  }
-  result.status = status;
-  if (status != GSF_STATUS_OK) result.error = state.error;
-  return result;
 }
 
 namespace {

@@ -160,7 +160,6 @@ class PluginHost {
   const NativePlugin& LoadLocked(const std::string& path, PluginEffects* effects, std::string_view replaces);
   void CheckDescriptor(const std::string& path, const gsf_type_plugin* d);
   const NativeHandler* OwnerLocked(bool message, std::string_view name) const;
-  CallResult Finish(CallState& state, gsf_type_status status);
 
   Runtime* runtime_;
   gsf_type_host_api api_;
