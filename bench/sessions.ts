@@ -9,7 +9,8 @@
  * over raw sockets from worker threads of this process and counts only replies of the expected
  * type. Frames: canonical JSON, JSON with the body first, and msgpack. Also: resident memory
  * per idle session, and the light-load figures of bench/session-light.ts.
- * `npm run bench -- sessions --light` runs the light-load part alone.
+ * `npm run bench -- sessions --light` runs the light-load part alone; `--io-threads=N` sets the
+ * measured gsf's I/O threads; `--peak-only --io-threads=1,4` compares JSON peaks only.
  */
 import os from 'node:os';
 import { printReport, type BenchRow } from './report.ts';
@@ -176,9 +177,63 @@ function serverJson(m: Measured): Record<string, unknown> {
   };
 }
 
+/** `--io-threads=N[,M…]`: the I/O threads of the measured gsf (`SessionService.io_threads_size`); default 1. */
+function ioThreadsOf(args: string[]): number[] {
+  const arg = args.find((a) => a.startsWith('--io-threads='));
+  if (arg === undefined) return [1];
+  const list = arg.slice('--io-threads='.length).split(',').map(Number);
+  if (list.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--io-threads takes positive integers, got '${arg}'`);
+  return list;
+}
+
+/**
+ * `--peak-only`: JSON peaks of gsf with each `--io-threads` count against the raw uWS echo
+ * (one thread), interleaved rounds, nothing else: the scaling figure of the I/O threads.
+ */
+async function runPeaks(ioThreads: number[]): Promise<void> {
+  const servers: Server[] = [];
+  try {
+    for (const n of ioThreads) servers.push({ ...(await gsfServer(EVENT_THREADS, { io_threads_size: n })), name: `gsf io=${n}` });
+    servers.push(await baselineServer('uws'));
+    for (const s of servers) await load(s.port, { mode: 'peak', frames: FRAMES.json, durationMs: 1000 }); // warm-up
+    const peaks = new Map(servers.map((s) => [s.name, [] as number[]]));
+    let errors = 0;
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const s of servers) {
+        const l = await load(s.port, { mode: 'peak', frames: FRAMES.json });
+        errors += l.errors + l.others;
+        peaks.get(s.name)!.push(l.perSec);
+      }
+    }
+    const raw = median(peaks.get('raw uWS')!);
+    const rows: BenchRow[] = [];
+    const json: Record<string, unknown> = {};
+    for (const n of ioThreads) {
+      const g = median(peaks.get(`gsf io=${n}`)!);
+      rows.push(
+        { label: `gsf, io_threads_size ${n}: session → event → handler → reply (JSON)`, value: g, unit: 'msgs/s' },
+        { label: `ratio gsf (io_threads_size ${n}) / raw uWS echo (one thread)`, value: g / raw, unit: 'x' },
+      );
+      json[`io_${n}`] = { msgs_per_sec: Math.round(g), ratio_vs_uws: +(g / raw).toFixed(3), rounds: peaks.get(`gsf io=${n}`)!.map(Math.round) };
+    }
+    rows.push({ label: 'baseline raw uWebSockets.js echo, one thread', value: raw, unit: 'msgs/s' });
+    rows.push({ label: 'error or unexpected frames over the run (must be 0)', value: errors, unit: 'frames' });
+    printReport('sessions --peak-only', rows, {
+      cores: os.availableParallelism(), event_threads: EVENT_THREADS, load_threads: LOAD_THREADS, connections: CONNECTIONS, window: WINDOW,
+      rounds: ROUNDS, io_threads: ioThreads, gsf: json, baseline_uws_echo: { msgs_per_sec: Math.round(raw), rounds: peaks.get('raw uWS')!.map(Math.round) },
+      error_frames: errors,
+    });
+  } finally {
+    await Promise.all(servers.map((s) => stopProcess(s.child)));
+  }
+}
+
 export async function run(args: string[] = []): Promise<void> {
   if (args.includes('--light') || process.env.GSF_BENCH_LIGHT === 'only') return runLight();
-  const servers = [await gsfServer(EVENT_THREADS), await baselineServer('uws'), await baselineServer('ws')];
+  const ioThreads = ioThreadsOf(args);
+  if (args.includes('--peak-only')) return runPeaks(ioThreads);
+  if (ioThreads.length !== 1) throw new Error('--io-threads takes one count without --peak-only');
+  const servers = [await gsfServer(EVENT_THREADS, { io_threads_size: ioThreads[0] }), await baselineServer('uws'), await baselineServer('ws')];
   let measured: Map<string, Measured>;
   let light: Map<string, LightResult>;
   try {
@@ -222,7 +277,7 @@ export async function run(args: string[] = []): Promise<void> {
     { label: 'resident memory per idle session (RSS slope over the second half)', value: idle.bytesPerSession, unit: 'bytes' },
   );
   printReport('sessions', rows, {
-    cores: os.availableParallelism(), event_threads: EVENT_THREADS, rounds: ROUNDS, fixed_rate: FIXED_RATE,
+    cores: os.availableParallelism(), event_threads: EVENT_THREADS, io_threads: ioThreads[0], rounds: ROUNDS, fixed_rate: FIXED_RATE,
     load_threads: LOAD_THREADS, connections: CONNECTIONS, window: WINDOW,
     gsf: { ...serverJson(g), half_load_per_sec: Math.round(g.peak.json / 2) },
     baseline_uws_echo: serverJson(raw),

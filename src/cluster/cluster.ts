@@ -9,7 +9,7 @@ import { describeError } from '../errors.ts';
 import type { ThreadContext } from '../hooks/thread-context.ts';
 import { counterRegistry } from '../counters/registry.ts';
 import type { AccountManager } from '../session/main/accounts.ts';
-import type { SessionListener } from '../session/main/listener.ts';
+import type { LocalSessions } from '../session/main/local-sessions.ts';
 import type { MaintenanceRecord, MaintenanceState } from '../maintenance/state.ts';
 import { readCounterPath } from './aggregate.ts';
 import type { ClusterConfig } from './config.ts';
@@ -38,7 +38,7 @@ export class Cluster implements ClusterChanges {
   readonly objects: ObjectSync;
   private presence: Presence | null = null;
   private rpcClient: RpcClient | null = null;
-  private listener: SessionListener | null = null;
+  private listener: LocalSessions | null = null;
   private accounts: AccountManager | null = null;
   private id = '';
   private readonly instance = randomUUID();
@@ -75,7 +75,7 @@ export class Cluster implements ClusterChanges {
   }
 
   /** Hooks the session listener and account manager up (before the listener accepts clients). */
-  attachSessions(listener: SessionListener, accounts: AccountManager, policy: string): void {
+  attachSessions(listener: LocalSessions, accounts: AccountManager, policy: string): void {
     this.listener = listener;
     this.accounts = accounts;
     listener.remote = new RemoteSessionsOf(this.outbox);

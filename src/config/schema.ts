@@ -106,6 +106,7 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
   SessionService: {
     websocket_address: str('0.0.0.0', 'Address the client WebSocket listener binds'),
     websocket_port: u64(8012, 'Client WebSocket port (0 picks a free port)'),
+    io_threads_size: u64(1, 'Threads that own client sockets (1: the main thread; at most the cores)', 1),
     max_message_bytes: u64(65536, 'Largest client message; larger ones get a GSF_ERR_MESSAGE_TOO_BIG error frame', 1),
     max_backpressure_bytes: u64(1048576, 'A session whose unsent data passes this is closed with code 4008', 1),
     idle_timeout_in_sec: u64(120, 'Close a connection silent this long (0 off; pings keep live clients open)'),

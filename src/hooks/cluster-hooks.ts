@@ -9,7 +9,7 @@ import type { ApiRequest } from '../api/main/router.ts';
 import type { Exposition } from '../api/main/exposition.ts';
 import type { CounterRegistry } from '../counters/registry.ts';
 import type { MaintenanceRecord, MaintenanceState } from '../maintenance/state.ts';
-import type { SessionListener } from '../session/main/listener.ts';
+import type { LocalSessions } from '../session/main/local-sessions.ts';
 import type { AccountManager } from '../session/main/accounts.ts';
 
 /** The outcome of a change sent to the other servers: who applied it, who did not and why. */
@@ -94,7 +94,7 @@ export function currentMaintenanceTarget(): MaintenanceTarget | null {
 /** How the session feature joins its listener and account manager to the cluster. */
 export interface SessionJoin {
   /** Hooks the listener and the account manager up; called before the listener accepts clients. */
-  attach(listener: SessionListener, accounts: AccountManager, policy: string): void;
+  attach(listener: LocalSessions, accounts: AccountManager, policy: string): void;
   /** The listener listens: the server registers (a default id takes this port). */
   listening(address: string, port: number): Promise<void>;
 }

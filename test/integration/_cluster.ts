@@ -9,7 +9,7 @@ import path from 'node:path';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { GsfClient, type CodecName } from '../../src/sdk/index.ts';
-import { fixtures, waitFor } from './_server.ts';
+import { fixtures, TEST_IO_THREADS, waitFor } from './_server.ts';
 import { holdPort, type HeldPort } from './_ports.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -124,7 +124,7 @@ export async function startGsf(components: ComponentList, plugins: string[], dir
   const logFile = path.join(dir, 'server.log');
   const merged: ComponentList = {
     ApiService: { api_service_port: 0 },
-    SessionService: { websocket_address: '127.0.0.1', websocket_port: 0 },
+    SessionService: { websocket_address: '127.0.0.1', websocket_port: 0, io_threads_size: TEST_IO_THREADS },
     CounterService: {},
     RuntimeConfiguration: {},
     EventDispatcher: { event_threads_size: 1 },

@@ -7,6 +7,7 @@ import { startServer, type GsfServer } from '../../src/index.ts';
 import { GsfClient } from '../../src/sdk/index.ts';
 import { activeSessions } from '../../src/session/main/feature.ts';
 import { arenaPlugins, type Game } from './_arena-games.ts';
+import { TEST_IO_THREADS } from './_server.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const ARENA = path.join(root, 'plugins', 'arena');
@@ -33,7 +34,7 @@ export async function startConsoleServer(managed: boolean | null, extra: Record<
   const logFile = path.join(dir, 'server.log');
   const components: Record<string, Record<string, unknown>> = {
     ApiService: { api_service_port: 0, ...extra.ApiService },
-    SessionService: { websocket_address: '127.0.0.1', websocket_port: 0 },
+    SessionService: { websocket_address: '127.0.0.1', websocket_port: 0, io_threads_size: TEST_IO_THREADS },
     Logging: { log_file: logFile },
     ...(managed === null ? {} : { DeployApiService: { deploy_api_service_use_managed: managed, ...extra.DeployApiService } }),
     // One event thread unless the test asks for more (as startTestServer).

@@ -22,6 +22,12 @@ export interface TestServer {
 
 export type Components = Record<string, Record<string, unknown>>;
 
+/**
+ * I/O threads of the session services tests start (`SessionService.io_threads_size`), unless a
+ * test sets it: `GSF_TEST_IO_THREADS`, 1 by default. `npm test` runs the session tests with 1 and with 2.
+ */
+export const TEST_IO_THREADS = Number(process.env.GSF_TEST_IO_THREADS ?? 1);
+
 /** Starts a server with the probe plugin, logging to a temp file, API on port 0, one event thread. */
 export async function startTestServer(components: Components = {}, plugins = ['probe'], reuseDir?: string): Promise<TestServer> {
   const dir = reuseDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-test-'));
@@ -40,6 +46,7 @@ export async function startTestServer(components: Components = {}, plugins = ['p
   merged.CounterService = { ...components.CounterService };
   merged.RuntimeConfiguration = { ...components.RuntimeConfiguration };
   merged.Logging = { log_file: logFile, ...components.Logging };
+  if (components.SessionService !== undefined) merged.SessionService = { io_threads_size: TEST_IO_THREADS, ...components.SessionService };
   const manifest = {
     components: Object.entries(merged).map(([name, args]) => ({ name, arguments: args })),
     plugins: plugins.map((p) => (p.includes('/') ? p : path.join(fixtures, 'plugins', p))),

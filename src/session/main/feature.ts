@@ -18,6 +18,9 @@ import { OutboundReader } from './outbound-reader.ts';
 import { setOutboundListening } from '../worker/outbound-writer.ts';
 import { CloseCode, EngineType, type MaintenanceNotice } from '../protocol.ts';
 import { SessionListener } from './listener.ts';
+import { IoSessions, maxIoThreads } from './io-sessions.ts';
+import type { LocalSessions } from './local-sessions.ts';
+import { sessionHandlers } from '../worker/message-event.ts';
 import { onPluginSwap } from '../../hooks/reload-hooks.ts';
 import { clusterSessionJoin } from '../../hooks/cluster-hooks.ts';
 
@@ -37,7 +40,7 @@ function notice(state: MaintenanceState): MaintenanceNotice {
 }
 
 /** The running session service of this process (tests and embedders), or null. */
-export let activeSessions: { listener: SessionListener; accounts: AccountManager; maintenance: Maintenance; reader: OutboundReader } | null = null;
+export let activeSessions: { listener: LocalSessions; accounts: AccountManager; maintenance: Maintenance; reader: OutboundReader } | null = null;
 
 export const sessionFeature: Feature = {
   name: 'sessions',
@@ -64,14 +67,21 @@ export const sessionFeature: Feature = {
     if (idle > 0 && idle < 8) {
       throw new ManifestError(`${manifest.file}: SessionService.idle_timeout_in_sec must be 0 (off) or at least 8, got ${idle}`);
     }
-    const listener = new SessionListener(thread, {
+    const ioThreads = args.io_threads_size as number;
+    if (ioThreads > maxIoThreads()) {
+      throw new ManifestError(`${manifest.file}: SessionService.io_threads_size must be at most ${maxIoThreads()} (the cores here), got ${ioThreads}`);
+    }
+    const options = {
       address: args.websocket_address as string,
       port: args.websocket_port as number,
       maxMessageBytes: args.max_message_bytes as number,
       maxBackpressureBytes: args.max_backpressure_bytes as number,
       idleTimeoutSec: args.idle_timeout_in_sec as number,
       sendPings: args.send_pings_automatically as boolean,
-    });
+    };
+    const handlers = sessionHandlers(thread.runtime);
+    const io = ioThreads > 1 ? new IoSessions(thread, handlers, options, ioThreads) : null;
+    const listener: LocalSessions = io ?? new SessionListener(thread, handlers, options);
     const accounts = new AccountManager(args.account_login_policy as LoginPolicy, {
       sessionExists: (id) => listener.has(id),
       closeSession: (id, code, reason) => { listener.end(id, code, reason); },
@@ -130,18 +140,27 @@ export const sessionFeature: Feature = {
 
     // A plugin reload changes which message types are served, at its switch.
     const unhookReload = onPluginSwap(() => listener.types.forget());
-    await listener.listen();
-    await cluster?.listening(args.websocket_address as string, listener.port);
+    if (io !== null) await io.listen(manifest);
+    else await (listener as SessionListener).listen();
+    try {
+      await cluster?.listening(args.websocket_address as string, listener.port);
+    } catch (err) {
+      // Not started, so never stopped: its sockets and I/O threads end here (a thread running
+      // uWebSockets.js must end by itself before the process exits).
+      unhookReload();
+      await listener.shutdown();
+      throw err;
+    }
     setOutboundListening(true);
     maintenance.start(m.under_maintenance as boolean);
     activeSessions = { listener, accounts, maintenance, reader };
     return {
       listening: { websocket: `${args.websocket_address as string}:${listener.port}` },
-      stop() {
+      async stop() {
         unhookReload();
         setOutboundListening(false);
         maintenance.stop();
-        listener.shutdown();
+        await listener.shutdown();
         reader.stop();
         dispatcher.onChannel('session-out', null);
         dispatcher.onChannel('accounts', null);

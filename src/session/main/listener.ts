@@ -14,16 +14,16 @@
  */
 import uWS from 'uWebSockets.js';
 import { listenUws, type Listening } from '../../api/main/listen.ts';
-import { native, EventKind } from '../../native.ts';
+import { native } from '../../native.ts';
 import { intern } from '../../events/runtime.ts';
 import { randomTag } from '../../events/tags.ts';
-import { encodePayload } from '../../events/codec.ts';
 import type { ThreadContext } from '../../hooks/thread-context.ts';
+import type { IoRole } from '../io/io-role.ts';
 import { DecodeError, decodeFrame, encodeFrame, peekTypeSpan, TYPE_SPAN, withCodecBit } from '../codec.ts';
 import { logSessionMessage } from '../message-log.ts';
-import { CLOSED_EVENT, MESSAGE_EVENT, OPENED_EVENT, sessionHandlers, type SessionHandlers } from '../worker/message-event.ts';
-import type { OutboundTarget } from './outbound-reader.ts';
-import { PushStage } from './push-stage.ts';
+import { CLOSED_EVENT, MESSAGE_EVENT, OPENED_EVENT } from '../worker/message-event.ts';
+import type { LocalSessions } from './local-sessions.ts';
+import { PushStage, pushEngineEvent } from './push-stage.ts';
 import { SessionGroups } from './groups.ts';
 import { MessageTypes } from '../message-types.ts';
 import { closeReason, CODECS, CloseCode, EngineType, ProtocolError, protocolErrorBody, type CodecName, type ProtocolErrorBody } from '../protocol.ts';
@@ -58,6 +58,13 @@ interface SessionData {
  */
 type Socket = uWS.WebSocket<SessionData> & { session?: SessionData };
 
+
+/** What the listener asks of plugins' session handlers: which message types, and whether anyone hears opens and closes. */
+export interface HandlerView {
+  readonly messages: { has(type: string): boolean; readonly size: number };
+  readonly opened: { readonly length: number };
+  readonly closed: { readonly length: number };
+}
 
 /** Counts for tests and diagnostics. */
 export interface SessionStats {
@@ -96,17 +103,13 @@ export interface RemoteSessions {
   groupChanged(group: string, hasMembers: boolean): void;
 }
 
-export class SessionListener implements OutboundTarget {
-  readonly stats: SessionStats = {
-    opened: 0, closed: 0, refused: 0, messages: 0, protocolErrors: 0, droppedInMaintenance: 0, backpressureCloses: 0,
-    droppedNoSession: 0, droppedBackpressure: 0,
-  };
+export class SessionListener implements LocalSessions {
+  readonly stats: SessionStats;
   private readonly app = uWS.App();
   private readonly sessions = new Map<number, SessionData>();
   /** Members of each group (sessions join and leave through plugin code). */
   private readonly groups = new SessionGroups<SessionData>((group, hasMembers) => this.remote?.groupChanged(group, hasMembers));
   private listening: Listening | null = null;
-  private readonly handlers: SessionHandlers;
   private readonly messageHandlerId: number;
   private readonly stage: PushStage;
   private readonly messageNameId: number;
@@ -120,8 +123,16 @@ export class SessionListener implements OutboundTarget {
   /** Set by the Cluster component; null: every session is on this server. */
   remote: RemoteSessions | null = null;
 
-  constructor(private readonly thread: ThreadContext, private readonly options: SessionServiceOptions) {
-    this.handlers = sessionHandlers(thread.runtime);
+  /**
+   * `io`: this listener runs on an I/O thread (`SessionService.io_threads_size` > 1), which owns
+   * the sockets it accepts; the main thread keeps accounts, groups and the cluster for them.
+   */
+  constructor(private readonly thread: Pick<ThreadContext, 'flags' | 'log'>, private readonly handlers: HandlerView,
+    private readonly options: SessionServiceOptions, private readonly io: IoRole | null = null) {
+    this.stats = io?.stats ?? {
+      opened: 0, closed: 0, refused: 0, messages: 0, protocolErrors: 0, droppedInMaintenance: 0, backpressureCloses: 0,
+      droppedNoSession: 0, droppedBackpressure: 0,
+    };
     this.types = new MessageTypes((type) => this.handlers.messages.has(type));
     this.messageHandlerId = intern(MESSAGE_EVENT);
     this.messageNameId = intern(MESSAGE_EVENT);
@@ -158,8 +169,8 @@ export class SessionListener implements OutboundTarget {
     return [...this.sessions.keys()];
   }
 
-  async listen(): Promise<number> {
-    this.listening = await listenUws(this.app, this.options.address, this.options.port, 'SessionService');
+  async listen(port = this.options.port): Promise<number> {
+    this.listening = await listenUws(this.app, this.options.address, port, 'SessionService');
     return this.listening.port;
   }
 
@@ -171,6 +182,7 @@ export class SessionListener implements OutboundTarget {
   }
 
   private upgrade(res: uWS.HttpResponse, req: uWS.HttpRequest, context: uWS.us_socket_context_t): void {
+    this.io?.refresh();
     const version = req.getQuery('version') ?? '';
     const codec = req.getQuery('codec') ?? '';
     let refuse: SessionData['refuse'] = null;
@@ -194,12 +206,19 @@ export class SessionListener implements OutboundTarget {
       ws.end(d.refuse.code, closeReason(d.refuse.reason));
       return;
     }
-    d.id = withCodecBit(randomTag(), d.codec);
+    d.id = this.io !== null ? this.io.sessionId(d.codec) : withCodecBit(randomTag(), d.codec);
     d.open = true;
     d.ws = ws;
     this.sessions.set(d.id, d);
     this.stats.opened++;
-    this.publishCount();
+    if (this.io !== null) {
+      // Counted here, so a client that sees its connection open sees it counted; the main
+      // thread hears of it before its first event can run (a handler may log it in).
+      native.counterIncrease('engine', 'sessions', 1);
+      this.io.opened(d.id);
+    } else {
+      this.publishCount();
+    }
     this.remote?.opened(d.id);
     if (this.handlers.opened.length > 0) {
       const info: SessionOpenedInfo = {
@@ -214,6 +233,7 @@ export class SessionListener implements OutboundTarget {
     const d = ws.session;
     if (d === undefined || !d.open) return;
     this.stats.messages++;
+    this.io?.refresh();
     if (this.maintenanceFrame !== null) {
       this.stats.droppedInMaintenance++;
       native.counterIncrease('engine', 'maintenance_dropped_messages', 1);
@@ -294,8 +314,15 @@ export class SessionListener implements OutboundTarget {
     if (!d.open) return;
     d.open = false;
     this.sessions.delete(d.id);
-    this.groups.leaveAll(d);
     this.stats.closed++;
+    if (this.io !== null) {
+      // Its messages are queued first; the main thread logs it out and queues the closed event.
+      this.stage.flush();
+      native.counterDecrease('engine', 'sessions', 1);
+      this.io.closed(d.id, code, reason);
+      return;
+    }
+    this.groups.leaveAll(d);
     this.publishCount();
     const account = this.onSessionClosed(d.id);
     this.remote?.closed(d.id);
@@ -307,10 +334,8 @@ export class SessionListener implements OutboundTarget {
 
   /** Queues an engine event on the session tag (also while the server drains at stop). */
   private pushEngine(event: string, sessionId: number, payload: unknown): void {
-    const id = intern(event);
     this.stage.flush();
-    native.push(sessionId, intern(event === OPENED_EVENT ? '_session_opened' : '_session_closed'), id, sessionId,
-      EventKind.engine, encodePayload(payload));
+    pushEngineEvent(event, sessionId, payload);
   }
 
   private publishCount(): void {

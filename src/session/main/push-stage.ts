@@ -10,6 +10,9 @@
 import { native, EventKind, PUSH_STRIDE, PushField } from '../../native.ts';
 import { workReady } from '../../events/wake.ts';
 import { invokeStage } from '../../events/main/invoke-stage.ts';
+import { intern } from '../../events/runtime.ts';
+import { encodePayload } from '../../events/codec.ts';
+import { OPENED_EVENT } from '../worker/message-event.ts';
 
 const INITIAL_RECORDS = 1024;
 // Local copies: module exports are getters under the CommonJS transform.
@@ -65,4 +68,11 @@ export class PushStage {
     native.pushBatch(this.records, count, this.bytes);
     workReady();
   }
+}
+
+/** Queues a session's opened or closed engine event on its tag (flush the stage of its messages first). */
+export function pushEngineEvent(event: string, sessionId: number, payload: unknown): void {
+  native.push(sessionId, intern(event === OPENED_EVENT ? '_session_opened' : '_session_closed'), intern(event), sessionId,
+    EventKind.engine, encodePayload(payload));
+  workReady();
 }

@@ -1,0 +1,44 @@
+/** What the main thread and a session I/O thread tell each other (`thread.ts`, `../main/io-sessions.ts`). */
+import type { MessagePort } from 'node:worker_threads';
+import type { ComponentArgs } from '../../config/manifest.ts';
+import type { SessionServiceOptions } from '../main/listener.ts';
+
+/** The message types plugins handle, and whether any plugin hears opens and closes. */
+export interface HandledTypes {
+  messages: string[];
+  opened: number;
+  closed: number;
+}
+
+export interface IoInit {
+  entry: string;
+  index: number;
+  components: Record<string, ComponentArgs>;
+  logFile: string;
+  logFormat: 'text' | 'json';
+  options: SessionServiceOptions;
+  /** The port every I/O thread listens on (chosen by the main thread when the manifest says 0). */
+  listenPort: number;
+  stats: SharedArrayBuffer;
+  handled: HandledTypes;
+  /** The maintenance frames if maintenance is on at the thread's start. */
+  maintenance: { json: string | Uint8Array; msgpack: string | Uint8Array } | null;
+  /** The thread's notes to the main thread (`IoNote`): a port of its own, so the main thread can read it synchronously. */
+  notes: MessagePort;
+}
+
+/** Main thread → I/O thread (`worker.postMessage`). */
+export type IoCommand =
+  | { kind: 'batch'; buffer: ArrayBuffer }
+  | { kind: 'types'; handled: HandledTypes }
+  | { kind: 'maintenance'; json: string | Uint8Array; msgpack: string | Uint8Array }
+  | { kind: 'maintenance-off' }
+  | { kind: 'shutdown' };
+
+/** I/O thread → main thread (`IoInit.notes`). */
+export type IoNote =
+  | { kind: 'listening'; port: number }
+  | { kind: 'failed'; message: string }
+  | { kind: 'opened'; id: number }
+  | { kind: 'closed'; id: number; code: number; reason: string }
+  | { kind: 'stopped' };

@@ -1,0 +1,409 @@
+/**
+ * Sessions on I/O threads (`SessionService.io_threads_size` > 1), as the main thread sees them.
+ *
+ * Each I/O thread (`../io/thread.ts`) runs a uWebSockets.js app on the shared port and owns the
+ * sessions it accepts: it reads their messages and queues them as events itself, and writes
+ * their frames. The main thread keeps what spans sessions: the session table, groups, accounts
+ * (through `onSessionClosed`), the cluster (`remote`) and the closed events. It routes every
+ * frame, close and publish to the owning thread by the session id's thread bits, packing one
+ * turn's operations per thread into one posted buffer (`../io/io-batch.ts`).
+ *
+ * A thread tells the main thread of a session before it queues any of its events, on a port the
+ * main thread can read synchronously: an operation for a session not known yet reads that
+ * thread's notes first, so a handler that runs before the note arrived finds its session.
+ */
+import os from 'node:os';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import uWS from 'uWebSockets.js';
+import { native } from '../../native.ts';
+import { listenUws } from '../../api/main/listen.ts';
+import { workerExecArgv } from '../../events/main/dispatcher.ts';
+import { logFileOf } from '../../log/log-file.ts';
+import type { Manifest } from '../../config/manifest.ts';
+import type { ThreadContext } from '../../hooks/thread-context.ts';
+import { CLOSED_EVENT } from '../worker/message-event.ts';
+import type { SessionClosedInfo } from '../types.ts';
+import type { CodecName } from '../protocol.ts';
+import { IoBatchWriter } from '../io/io-batch.ts';
+import { ioThreadOf } from '../io/io-ids.ts';
+import { statsBuffer, statsRow, statsSum } from '../io/io-stats.ts';
+import type { HandledTypes, IoCommand, IoInit, IoNote } from '../io/io-messages.ts';
+import { SessionGroups } from './groups.ts';
+import { pushEngineEvent } from './push-stage.ts';
+import type { HandlerView, RemoteSessions, SessionServiceOptions, SessionStats } from './listener.ts';
+import type { LocalSessions } from './local-sessions.ts';
+
+const THREAD_FILE = fileURLToPath(new URL('../io/thread.ts', import.meta.url));
+const BOOT_FILE = fileURLToPath(new URL('../io/boot.mjs', import.meta.url));
+/** How long a stop waits for an I/O thread to close its sessions. */
+const STOP_WAIT_MS = 3000;
+
+interface Entry {
+  id: number;
+  codec: CodecName;
+  thread: number;
+  groups: Set<string> | null;
+}
+
+interface IoThread {
+  worker: Worker;
+  notes: MessagePort;
+  batch: IoBatchWriter;
+  /** Resolved by its `stopped` note (or its exit). */
+  stopped: Promise<void>;
+  onStopped: () => void;
+  /** Resolved when the thread has ended. */
+  exited: Promise<void>;
+}
+
+const utf8 = new TextEncoder();
+const bytesOf = (frame: string | Uint8Array): Uint8Array => (typeof frame === 'string' ? utf8.encode(frame) : frame);
+
+/** The most I/O threads a manifest may ask for here: the cores (and never more than the id bits hold). */
+export function maxIoThreads(): number {
+  return Math.min(64, os.availableParallelism());
+}
+
+export class IoSessions implements LocalSessions {
+  readonly stats: SessionStats;
+  /** The main thread's own counts (frames it could route nowhere). */
+  private readonly own: SessionStats;
+  private readonly statsMemory: SharedArrayBuffer;
+  private readonly sessions = new Map<number, Entry>();
+  private readonly groups = new SessionGroups<Entry>((group, hasMembers) => this.remote?.groupChanged(group, hasMembers));
+  private readonly threads: IoThread[] = [];
+  private flushScheduled = false;
+  private boundPort = 0;
+  private maintenance: ((codec: CodecName) => string | Uint8Array) | null = null;
+  private logLevel: number;
+  onSessionClosed: (sessionId: number) => string | null = () => null;
+  remote: RemoteSessions | null = null;
+  /** A plugin reload changes the message types served: the threads hear the new set. */
+  readonly types = { forget: (): void => this.post({ kind: 'types', handled: this.handled() }) };
+
+  constructor(private readonly thread: ThreadContext, private readonly handlers: HandlerView & { messages: { keys(): Iterable<string> } },
+    private readonly options: SessionServiceOptions, private readonly count: number) {
+    this.statsMemory = statsBuffer(count + 1);
+    this.stats = statsSum(this.statsMemory);
+    this.own = statsRow(this.statsMemory, count);
+    this.logLevel = thread.flags.get<number>('session_message_logging_level');
+    thread.flags.onChange('session_message_logging_level', (_n, v) => { this.logLevel = v as number; });
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  has(sessionId: number): boolean {
+    return this.entry(sessionId) !== undefined;
+  }
+
+  sessionIds(): number[] {
+    return [...this.sessions.keys()];
+  }
+
+  private handled(): HandledTypes {
+    return { messages: [...this.handlers.messages.keys()], opened: this.handlers.opened.length, closed: this.handlers.closed.length };
+  }
+
+  /** Starts the threads, each listening on the same port (SO_REUSEPORT). */
+  async listen(manifest: Pick<Manifest, 'dir' | 'components'> = { dir: '.', components: this.thread.manifest.components }): Promise<number> {
+    let port = this.options.port;
+    if (port === 0) {
+      // A port bound as 0 cannot be shared: take a free one, let it go, and have every thread bind it.
+      const probe = await listenUws(uWS.App(), this.options.address, 0, 'SessionService');
+      port = probe.port;
+      probe.close();
+    }
+    const listening: Array<Promise<void>> = [];
+    for (let i = 0; i < this.count; i++) listening.push(this.start(i, port, manifest));
+    const results = await Promise.allSettled(listening);
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed !== undefined) {
+      await this.shutdown();
+      throw (failed as PromiseRejectedResult).reason as Error;
+    }
+    this.boundPort = port;
+    return port;
+  }
+
+  private start(index: number, port: number, manifest: Pick<Manifest, 'dir' | 'components'>): Promise<void> {
+    const channel = new MessageChannel();
+    const init: IoInit = {
+      entry: THREAD_FILE,
+      index,
+      components: manifest.components,
+      logFile: logFileOf(manifest),
+      logFormat: (manifest.components.Logging?.log_format as 'text' | 'json' | undefined) ?? 'text',
+      options: this.options,
+      listenPort: port,
+      stats: this.statsMemory,
+      handled: this.handled(),
+      maintenance: this.maintenance === null ? null : { json: this.maintenance('json'), msgpack: this.maintenance('msgpack') },
+      notes: channel.port2,
+    };
+    const worker = new Worker(BOOT_FILE, { workerData: init, transferList: [channel.port2], execArgv: workerExecArgv(), name: `gsf-session-io-${index}` });
+    let onStopped = (): void => undefined;
+    const stopped = new Promise<void>((resolve) => { onStopped = resolve; });
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    const t: IoThread = { worker, notes: channel.port1, batch: new IoBatchWriter(), stopped, onStopped, exited };
+    this.threads[index] = t;
+    return new Promise((resolve, reject) => {
+      const failed = (why: string): void => reject(new Error(`SessionService: I/O thread ${index} cannot listen on ${this.options.address}:${port}: ${why}`));
+      t.notes.on('message', (m: IoNote) => {
+        if (m.kind === 'listening') resolve();
+        else if (m.kind === 'failed') failed(m.message);
+        else this.note(index, m);
+      });
+      worker.on('error', (err) => {
+        this.thread.log.error(`session I/O thread ${index} failed: ${err.stack ?? err.message}`);
+        failed(err.message);
+      });
+      worker.on('exit', () => {
+        // Sessions it still held are gone with it.
+        this.readNotes(index);
+        for (const e of [...this.sessions.values()]) if (e.thread === index) this.lost(e, 1006, 'I/O thread ended');
+        t.onStopped();
+        failed('the thread ended');
+      });
+    });
+  }
+
+  /** Applies an I/O thread's notes waiting on its port now (they are otherwise delivered as messages). */
+  private readNotes(index: number): void {
+    const t = this.threads[index];
+    if (t === undefined) return;
+    for (let m = receiveMessageOnPort(t.notes); m !== undefined; m = receiveMessageOnPort(t.notes)) this.note(index, m.message as IoNote);
+  }
+
+  private note(index: number, m: IoNote): void {
+    switch (m.kind) {
+      case 'opened': {
+        const e: Entry = { id: m.id, codec: m.id % 2 === 1 ? 'msgpack' : 'json', thread: index, groups: null };
+        this.sessions.set(m.id, e);
+        this.remote?.opened(m.id);
+        return;
+      }
+      case 'closed': {
+        const e = this.sessions.get(m.id);
+        if (e !== undefined) this.closed(e, m.code, m.reason);
+        return;
+      }
+      case 'stopped':
+        this.threads[index]?.onStopped();
+        return;
+      default:
+    }
+  }
+
+  /** A session's bookkeeping ends here (its thread has queued its messages): groups, account, cluster, closed event. */
+  private closed(e: Entry, code: number, reason: string): void {
+    if (!this.sessions.delete(e.id)) return;
+    this.groups.leaveAll(e);
+    const account = this.onSessionClosed(e.id);
+    this.remote?.closed(e.id);
+    if (this.handlers.closed.length > 0) {
+      const info: SessionClosedInfo = { sessionId: e.id, code, reason, account };
+      pushEngineEvent(CLOSED_EVENT, e.id, info);
+    }
+  }
+
+  /** The session, or undefined; a session of this server's threads not yet noted is looked for in its thread's notes. */
+  private entry(sessionId: number): Entry | undefined {
+    const e = this.sessions.get(sessionId);
+    if (e !== undefined) return e;
+    const owner = ioThreadOf(sessionId);
+    if (owner >= this.threads.length) return undefined;
+    this.readNotes(owner);
+    return this.sessions.get(sessionId);
+  }
+
+  private batchOf(e: Entry): IoBatchWriter {
+    this.scheduleFlush();
+    return this.threads[e.thread]!.batch;
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Posts each thread its turn's operations. */
+  private flush(): void {
+    this.flushScheduled = false;
+    for (const t of this.threads) {
+      if (t === undefined || t.batch.empty) continue;
+      const buffer = t.batch.take();
+      t.worker.postMessage({ kind: 'batch', buffer } satisfies IoCommand, [buffer]);
+    }
+  }
+
+  /** A command for every thread, after the operations routed so far. */
+  private post(command: IoCommand): void {
+    this.flush();
+    for (const t of this.threads) t?.worker.postMessage(command);
+  }
+
+  private dropped(count = 1): void {
+    this.own.droppedNoSession += count;
+    native.counterIncrease('engine', 'dropped_sends_no_session', count);
+  }
+
+  get maintenanceFrame(): ((codec: CodecName) => string | Uint8Array) | null {
+    return this.maintenance;
+  }
+
+  set maintenanceFrame(frameOf: ((codec: CodecName) => string | Uint8Array) | null) {
+    this.maintenance = frameOf;
+    if (frameOf === null) this.post({ kind: 'maintenance-off' });
+    else this.post({ kind: 'maintenance', json: frameOf('json'), msgpack: frameOf('msgpack') });
+  }
+
+  send(sessionId: number, frame: string | Uint8Array): boolean {
+    const e = this.entry(sessionId);
+    if (e === undefined) {
+      if (this.remote !== null) this.remote.send(sessionId, frame);
+      else this.dropped();
+      return false;
+    }
+    this.batchOf(e).send(sessionId, frame, e.codec === 'msgpack');
+    return true;
+  }
+
+  deliver(sessionId: number, frames: readonly Uint8Array[]): boolean {
+    const e = this.entry(sessionId);
+    if (e === undefined) {
+      this.dropped(frames.length);
+      return false;
+    }
+    const batch = this.batchOf(e);
+    for (const f of frames) batch.send(sessionId, f, e.codec === 'msgpack');
+    return true;
+  }
+
+  sendRun(sessionId: number, frames: (write: (frame: Uint8Array, binary: boolean) => void) => void): void {
+    const e = this.entry(sessionId);
+    if (e === undefined) {
+      const remote = this.remote;
+      if (remote !== null) frames((frame) => remote.send(sessionId, frame));
+      else frames(() => this.dropped());
+      return;
+    }
+    const batch = this.batchOf(e);
+    frames((frame, binary) => batch.send(sessionId, frame, binary));
+  }
+
+  error(message: string): void {
+    this.thread.log.error(message);
+  }
+
+  end(sessionId: number, code: number, reason: string): boolean {
+    const e = this.entry(sessionId);
+    if (e === undefined) return false;
+    this.batchOf(e).close(sessionId, code, reason);
+    return true;
+  }
+
+  close(sessionId: number, code: number, reason: string): void {
+    if (!this.end(sessionId, code, reason)) this.remote?.close(sessionId, code, reason);
+  }
+
+  sendAll(frameOf: (codec: CodecName) => string | Uint8Array): void {
+    const json = bytesOf(frameOf('json'));
+    const msgpack = bytesOf(frameOf('msgpack'));
+    this.scheduleFlush();
+    for (const t of this.threads) t?.batch.all(json, msgpack);
+  }
+
+  broadcast(sessionIds: readonly number[] | null, json: Uint8Array, msgpack: Uint8Array): void {
+    if (sessionIds === null) {
+      this.sendAll((codec) => (codec === 'json' ? json : msgpack));
+      this.remote?.broadcastAll(json, msgpack);
+      return;
+    }
+    const perThread: number[][] = [];
+    for (const id of sessionIds) {
+      const e = this.entry(id);
+      if (e === undefined) {
+        if (this.remote !== null) this.remote.send(id, id % 2 === 1 ? msgpack : json);
+        else this.dropped();
+      } else (perThread[e.thread] ??= []).push(id);
+    }
+    this.toThreads(perThread, json, msgpack);
+  }
+
+  private toThreads(perThread: number[][], json: Uint8Array, msgpack: Uint8Array): void {
+    perThread.forEach((ids, thread) => {
+      if (ids.length === 0) return;
+      this.scheduleFlush();
+      this.threads[thread]!.batch.ids(ids, json, msgpack);
+    });
+  }
+
+  group(sessionId: number, group: string, join: boolean): void {
+    if (!this.groupLocal(sessionId, group, join)) this.remote?.group(sessionId, group, join);
+  }
+
+  groupLocal(sessionId: number, group: string, join: boolean): boolean {
+    const e = this.entry(sessionId);
+    if (e === undefined) return false;
+    if (join) this.groups.join(e, group);
+    else this.groups.leave(e, group);
+    return true;
+  }
+
+  groupNames(): string[] {
+    return this.groups.names();
+  }
+
+  groupSize(group: string): number {
+    return this.groups.size(group);
+  }
+
+  publish(group: string, json: Uint8Array, msgpack: Uint8Array): void {
+    this.publishLocal(group, json, msgpack);
+    this.remote?.publish(group, json, msgpack);
+  }
+
+  publishLocal(group: string, json: Uint8Array, msgpack: Uint8Array): void {
+    const members = this.groups.of(group);
+    // Each frame is logged where it is written (the I/O thread).
+    if (this.logLevel > 0) this.thread.log.info(`session publish: group=${group}, members=${members.length}`);
+    const perThread: number[][] = [];
+    for (const m of members) (perThread[m.thread] ??= []).push(m.id);
+    this.toThreads(perThread, json, msgpack);
+  }
+
+  /** Stops listening and closes every session with 1001; resolves once their closed events are queued. */
+  async shutdown(): Promise<void> {
+    this.post({ kind: 'shutdown' });
+    const all = this.threads.filter((t) => t !== undefined);
+    await Promise.race([
+      Promise.all(all.map((t) => t.stopped)),
+      new Promise((r) => setTimeout(r, STOP_WAIT_MS).unref()),
+    ]);
+    this.threads.forEach((_t, i) => this.readNotes(i));
+    const ended = await Promise.race([
+      Promise.all(all.map((t) => t.exited)).then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), STOP_WAIT_MS).unref()),
+    ]);
+    if (!ended) {
+      this.thread.log.warn(`session I/O threads did not end within ${STOP_WAIT_MS} ms of the stop; left running unreferenced`);
+      for (const t of all) t.worker.unref();
+    }
+    for (const e of [...this.sessions.values()]) this.lost(e, 1001, 'server stopping');
+  }
+
+  /** A session whose thread ended without closing it (the thread's count of it goes too). */
+  private lost(e: Entry, code: number, reason: string): void {
+    if (!this.sessions.has(e.id)) return;
+    native.counterDecrease('engine', 'sessions', 1);
+    this.closed(e, code, reason);
+  }
+}
