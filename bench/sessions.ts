@@ -193,7 +193,7 @@ function ioThreadsOf(args: string[]): number[] {
 async function runPeaks(ioThreads: number[]): Promise<void> {
   const servers: Server[] = [];
   try {
-    for (const n of ioThreads) servers.push({ ...(await gsfServer(EVENT_THREADS, { io_threads_size: n })), name: `gsf io=${n}` });
+    for (const n of ioThreads) servers.push({ ...(await gsfServer(EVENT_THREADS, n === 1 ? {} : { io_threads_size: n })), name: `gsf io=${n}` });
     servers.push(await baselineServer('uws'));
     for (const s of servers) await load(s.port, { mode: 'peak', frames: FRAMES.json, durationMs: 1000 }); // warm-up
     const peaks = new Map(servers.map((s) => [s.name, [] as number[]]));
@@ -233,7 +233,7 @@ export async function run(args: string[] = []): Promise<void> {
   const ioThreads = ioThreadsOf(args);
   if (args.includes('--peak-only')) return runPeaks(ioThreads);
   if (ioThreads.length !== 1) throw new Error('--io-threads takes one count without --peak-only');
-  const servers = [await gsfServer(EVENT_THREADS, { io_threads_size: ioThreads[0] }), await baselineServer('uws'), await baselineServer('ws')];
+  const servers = [await gsfServer(EVENT_THREADS, ioThreads[0] === 1 ? {} : { io_threads_size: ioThreads[0] }), await baselineServer('uws'), await baselineServer('ws')];
   let measured: Map<string, Measured>;
   let light: Map<string, LightResult>;
   try {

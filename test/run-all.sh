@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: every test. The typecheck and the lint (one core, JavaScript) run beside the
 # native core tests' build and run (the compiler's share), then the test addon is built and
-# ava runs the unit and integration tests.
+# ava runs the unit and integration tests; last, the session tests run again with two I/O threads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS=0
@@ -21,3 +21,8 @@ SECONDS=0
 npm run --silent build:testing
 npm run --silent test:ava
 echo "npm test: test addon and ava took ${SECONDS} s"
+# The session tests again, with every session service on two I/O threads (SessionService.io_threads_size).
+SECONDS=0
+GSF_TEST_IO_THREADS=2 npx ava test/integration/session-*.test.ts test/integration/maintenance.test.ts \
+  test/integration/native-sessions*.test.ts test/integration/log-injection.test.ts test/integration/session-arena.test.ts
+echo "npm test: session tests with 2 I/O threads took ${SECONDS} s"
