@@ -1,6 +1,7 @@
 #include "tag_queue.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <iterator>
@@ -169,12 +170,28 @@ uint64_t TagQueue::PushBatch(const EventInput* in, size_t n, uint64_t first_id) 
   }
   // Ids reserved before (ReserveIds) or drawn now.
   const uint64_t first = first_id != 0 ? first_id : next_id_.fetch_add(n, std::memory_order_relaxed);
-  // Consecutive events of one run queue are added under one acquisition of its lock.
-  for (size_t i = 0; i < n;) {
-    RunQueue& q = QueueOf(in[i].tag);
+  // Events are grouped by run queue, so each run queue's lock is taken once per batch (not once
+  // per event while workers sweep the same locks). The grouping is stable: a tag's events, all in
+  // one run queue, keep their order; events of different tags never had one.
+  thread_local std::vector<uint8_t> queue_of;
+  thread_local std::vector<uint32_t> order;
+  queue_of.resize(n);
+  order.resize(n);
+  std::array<uint32_t, kRunQueues + 1> begin{};
+  for (size_t i = 0; i < n; ++i) {
+    queue_of[i] = static_cast<uint8_t>(QueueIndex(in[i].tag));
+    ++begin[queue_of[i] + 1];
+  }
+  for (size_t k = 1; k <= kRunQueues; ++k) begin[k] += begin[k - 1];
+  std::array<uint32_t, kRunQueues> fill{};
+  std::copy(begin.begin(), begin.begin() + kRunQueues, fill.begin());
+  for (size_t i = 0; i < n; ++i) order[fill[queue_of[i]]++] = static_cast<uint32_t>(i);
+  for (size_t qi = 0; qi <= queue_mask_; ++qi) {
+    if (begin[qi] == begin[qi + 1]) continue;
+    RunQueue& q = queues_[qi];
     std::lock_guard<SpinMutex> lock(q.mu);
-    size_t added = 0;
-    do {
+    for (uint32_t k = begin[qi]; k < begin[qi + 1]; ++k) {
+      const size_t i = order[k];
       uint32_t idx = q.AllocNode();
       Node& nd = q.At(idx);
       nd.id = first + i;
@@ -186,9 +203,8 @@ uint64_t TagQueue::PushBatch(const EventInput* in, size_t n, uint64_t first_id) 
       nd.kind = in[i].kind;
       nd.payload.swap(staging[i]);
       AppendLocked(q, in[i].tag, idx);
-      ++added;
-      ++i;
-    } while (i < n && &QueueOf(in[i].tag) == &q);
+    }
+    const uint32_t added = begin[qi + 1] - begin[qi];
     q.pushed_total += added;
     q.inflow.Add(now / kNsPerSec, added);
   }

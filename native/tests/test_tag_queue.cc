@@ -1,4 +1,5 @@
 // Single-threaded behaviour of the tag queue: ordering, claims, payloads, cancellation.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -195,6 +196,46 @@ TEST(queue_ready_counts_takeable_tags) {
   CHECK_EQ(f.queue.ReadyTags(), 0u);
   f.CompleteAll(s, 1);
   CHECK_EQ(f.queue.ReadyTags(), 1u);
+}
+
+TEST(queue_push_batch_over_every_run_queue_keeps_each_tags_order_and_ids) {
+  // A batch that interleaves 200 tags (spread over every run queue) 5 times: the batch is
+  // grouped by run queue inside, yet each tag's events come out in push order and each event
+  // keeps the id of its place in the batch.
+  QueueFixture f;
+  int s = f.queue.SlotRegister(1);
+  constexpr size_t kTags = 200, kRounds = 5, kN = kTags * kRounds;
+  std::vector<gsf::EventInput> in(kN);
+  std::vector<std::string> payloads(kN);
+  for (size_t i = 0; i < kN; ++i) {
+    payloads[i] = std::to_string(i);
+    in[i].tag = 1000 + i % kTags;
+    in[i].name_id = static_cast<uint32_t>(i);
+    in[i].payload = reinterpret_cast<const uint8_t*>(payloads[i].data());
+    in[i].payload_len = payloads[i].size();
+  }
+  const uint64_t first = f.queue.PushBatch(in.data(), kN);
+  CHECK_EQ(f.queue.Waiting(), kN);
+  std::map<uint64_t, std::vector<size_t>> per_tag;
+  size_t seen = 0;
+  while (seen < kN) {
+    auto got = f.Take(s, 64);
+    REQUIRE(!got.empty());
+    for (const auto& e : got) {
+      const size_t i = e.name_id;
+      CHECK_EQ(e.id, first + i);
+      CHECK_EQ(e.tag, in[i].tag);
+      CHECK_EQ(e.payload, payloads[i]);
+      per_tag[e.tag].push_back(i);
+    }
+    seen += got.size();
+    REQUIRE(f.CompleteAll(s, got.size()));
+  }
+  CHECK_EQ(per_tag.size(), kTags);
+  for (const auto& [tag, order] : per_tag) {
+    REQUIRE(order.size() == kRounds);
+    for (size_t r = 0; r < kRounds; ++r) CHECK_EQ(order[r], (tag - 1000) + r * kTags);
+  }
 }
 
 TEST(queue_drop_all_queued_keeps_claims) {
