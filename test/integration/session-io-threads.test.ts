@@ -95,6 +95,19 @@ test.serial('a login on one thread replaces the session of the same account on t
   t.like(lines().find((r) => r.what === 'closed' && r.sessionId === a!.id), { code: CloseCode.replaced, account: null });
 });
 
+test.serial('a session logs in with its first message, on either thread: the main thread knows it before its events run', async (t) => {
+  s = await startSessionServer({ SessionService: { io_threads_size: 2 } });
+  const clients = await Promise.all(Array.from({ length: 24 }, (_, i) => s!.connect(i % 2 === 0 ? 'json' : 'msgpack')));
+  const results = await Promise.all(clients.map((c, i) => c.request('login', { account: `player-${i}` })));
+  t.deepEqual(results, clients.map(() => ({ ok: true, replaced: null })));
+  t.is(native.counterReadInt('engine', 'concurrent_user'), 24);
+  const threads = new Set(await Promise.all(clients.map(async (c) => ioThreadOf((await c.request<{ sessionId: number }>('whoami')).sessionId))));
+  t.log(`sessions on threads ${[...threads].join(', ')}`);
+  await Promise.all(clients.map((c) => c.close()));
+  await waitFor(() => native.counterReadInt('engine', 'concurrent_user') === 0, 10000, 'every logout');
+  t.is(native.counterReadInt('engine', 'sessions'), 0);
+});
+
 test.serial('a kick closes the session on its own thread; counts add up over the threads', async (t) => {
   s = await startSessionServer({ SessionService: { io_threads_size: 2 } });
   const clients = await spread(s);

@@ -54,6 +54,15 @@ if (init.maintenance !== null) {
 }
 
 parentPort!.on('message', (m: IoCommand) => {
+  try {
+    command(m);
+  } catch (err) {
+    // A thread that dies takes its sessions with it: one bad command is logged instead.
+    log.error(`session I/O thread ${init.index}: ${m.kind} failed: ${(err as Error).stack ?? String(err)}`);
+  }
+});
+
+function command(m: IoCommand): void {
   switch (m.kind) {
     case 'batch':
       applyIoBatch(m.buffer, listener);
@@ -80,7 +89,7 @@ parentPort!.on('message', (m: IoCommand) => {
       parentPort!.close();
       return;
   }
-});
+}
 
 listener.listen(init.listenPort).then(
   (port) => note({ kind: 'listening', port }),

@@ -158,7 +158,7 @@ export class IoSessions implements LocalSessions {
       t.notes.on('message', (m: IoNote) => {
         if (m.kind === 'listening') resolve();
         else if (m.kind === 'failed') failed(m.message);
-        else this.note(index, m);
+        else this.delivered(index, m);
       });
       worker.on('error', (err) => {
         this.thread.log.error(`session I/O thread ${index} failed: ${err.stack ?? err.message}`);
@@ -167,6 +167,7 @@ export class IoSessions implements LocalSessions {
       worker.on('exit', () => {
         // Sessions it still held are gone with it.
         this.readNotes(index);
+        this.applyDeferred();
         for (const e of [...this.sessions.values()]) if (e.thread === index) this.lost(e, 1006, 'I/O thread ended');
         t.onStopped();
         failed('the thread ended');
@@ -174,11 +175,39 @@ export class IoSessions implements LocalSessions {
     });
   }
 
-  /** Applies an I/O thread's notes waiting on its port now (they are otherwise delivered as messages). */
+  /**
+   * Takes an I/O thread's notes waiting on its port now (they are otherwise delivered as
+   * messages). This runs inside other operations (an account call asking whether a session
+   * exists), so only opens are applied at once; closes wait for the operation to end, in order.
+   */
   private readNotes(index: number): void {
     const t = this.threads[index];
     if (t === undefined) return;
-    for (let m = receiveMessageOnPort(t.notes); m !== undefined; m = receiveMessageOnPort(t.notes)) this.note(index, m.message as IoNote);
+    for (let m = receiveMessageOnPort(t.notes); m !== undefined; m = receiveMessageOnPort(t.notes)) {
+      const n = m.message as IoNote;
+      if (n.kind === 'opened') this.note(index, n);
+      else this.defer(index, n);
+    }
+  }
+
+  /** Notes set aside by `readNotes`, applied in order once the current operation is done. */
+  private readonly deferred: Array<{ index: number; note: IoNote }> = [];
+
+  private defer(index: number, note: IoNote): void {
+    this.deferred.push({ index, note });
+    if (this.deferred.length === 1) queueMicrotask(() => this.applyDeferred());
+  }
+
+  private applyDeferred(): void {
+    // A note applied here may defer more (its closed handler's account logout): they join the end.
+    for (let i = 0; i < this.deferred.length; i++) this.note(this.deferred[i]!.index, this.deferred[i]!.note);
+    this.deferred.length = 0;
+  }
+
+  /** A note delivered as a message: after any set aside before it (opens go at once, as in `readNotes`). */
+  private delivered(index: number, m: IoNote): void {
+    if (m.kind === 'opened' || this.deferred.length === 0) this.note(index, m);
+    else this.defer(index, m);
   }
 
   private note(index: number, m: IoNote): void {
@@ -389,6 +418,7 @@ export class IoSessions implements LocalSessions {
       new Promise((r) => setTimeout(r, STOP_WAIT_MS).unref()),
     ]);
     this.threads.forEach((_t, i) => this.readNotes(i));
+    this.applyDeferred();
     const ended = await Promise.race([
       Promise.all(all.map((t) => t.exited)).then(() => true),
       new Promise<boolean>((r) => setTimeout(() => r(false), STOP_WAIT_MS).unref()),
