@@ -141,11 +141,20 @@ export class GsfClient {
     });
   }
 
-  /** Calls `handler` for every message of `type` the server pushes (replies to requests excluded). */
+  /**
+   * Calls `handler` for every message of `type` the server pushes (replies to requests excluded),
+   * starting with those that arrived before while nothing handled that type (a welcome an
+   * opened handler pushed before `connect` resolved), right after this call returns.
+   */
   on<B = unknown>(type: string, handler: (body: B, envelope: Envelope<B>) => void): () => void {
     let set = this.handlers.get(type);
     if (!set) this.handlers.set(type, set = new Set());
     set.add(handler as Handler);
+    const early = this.backlog.filter((e) => e.type === type);
+    if (early.length > 0) {
+      for (let i = this.backlog.length - 1; i >= 0; i--) if (this.backlog[i]!.type === type) this.backlog.splice(i, 1);
+      queueMicrotask(() => { for (const e of early) if (set.has(handler as Handler)) (handler as Handler)(e.body, e); });
+    }
     return () => set.delete(handler as Handler);
   }
 

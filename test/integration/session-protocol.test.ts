@@ -2,6 +2,7 @@ import test from 'ava';
 import { Packr } from 'msgpackr';
 import { GsfClient, GsfRequestError, CloseCode, ProtocolError } from '../../src/sdk/index.ts';
 import { activeSessions } from '../../src/session/main/feature.ts';
+import { waitFor } from './_server.ts';
 import { startSessionServer, type SessionServer } from './_session.ts';
 
 const packr = new Packr({ useRecords: false });
@@ -46,6 +47,25 @@ test.serial('both codecs carry requests, replies and server pushes', async (t) =
   } finally {
     await json.close();
     await mp.close();
+  }
+});
+
+test.serial('a handler attached with on() gets the pushes that came before it, in order, then the later ones', async (t) => {
+  const [a, b] = await Promise.all([s.connect('json'), s.connect('msgpack')]);
+  try {
+    const bId = (await b.request<{ sessionId: number }>('whoami')).sessionId;
+    for (const n of [1, 2, 3]) t.true(await a.request('push', { to: bId, body: n }));
+    // The three pushes are in before the handler: their replies came after them on b's tag order.
+    t.is(await b.request('echo', 'sync'), 'sync');
+    const got: unknown[] = [];
+    b.on('pushed', (body) => got.push(body));
+    t.deepEqual(got, [], 'delivered after on() returns');
+    t.true(await a.request('push', { to: bId, body: 4 }));
+    await waitFor(() => got.length === 4, 10000, 'four pushes');
+    t.deepEqual(got, [1, 2, 3, 4]);
+    t.is((b as unknown as { backlog: unknown[] }).backlog.length, 0);
+  } finally {
+    await Promise.all([a.close(), b.close()]);
   }
 });
 

@@ -74,5 +74,6 @@ export class PushStage {
 export function pushEngineEvent(event: string, sessionId: number, payload: unknown): void {
   native.push(sessionId, intern(event === OPENED_EVENT ? '_session_opened' : '_session_closed'), intern(event), sessionId,
     EventKind.engine, encodePayload(payload));
+  // Woken now: with no message behind it, an idle server would run it only at a worker's next look (up to 250 ms).
   workReady();
 }
