@@ -10,7 +10,16 @@ export interface HandledTypes {
   closed: number;
 }
 
+/**
+ * Cells shared by the main thread and one I/O thread: `busy` is 1 from a batch's post until the
+ * thread has applied it; `held` is 1 when the main thread kept a batch back meanwhile (the
+ * thread then notes `drained`).
+ */
+export const enum IoControl { busy = 0, held = 1 }
+export const IO_CONTROL_CELLS = 2;
+
 export interface IoInit {
+  control: SharedArrayBuffer;
   entry: string;
   index: number;
   components: Record<string, ComponentArgs>;
@@ -41,4 +50,6 @@ export type IoNote =
   | { kind: 'failed'; message: string }
   | { kind: 'opened'; id: number }
   | { kind: 'closed'; id: number; code: number; reason: string }
-  | { kind: 'stopped' };
+  | { kind: 'stopped' }
+  /** The thread applied its batch and the main thread held one back meanwhile: post it now. */
+  | { kind: 'drained' };

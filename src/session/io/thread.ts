@@ -15,19 +15,22 @@ import { SessionListener } from '../main/listener.ts';
 import { applyIoBatch } from './io-batch.ts';
 import { ioSessionId } from './io-ids.ts';
 import { statsRow } from './io-stats.ts';
-import type { HandledTypes, IoCommand, IoInit, IoNote } from './io-messages.ts';
+import { IoControl, type HandledTypes, type IoCommand, type IoInit, type IoNote } from './io-messages.ts';
 
 const init = workerData as IoInit;
+const control = new Int32Array(init.control);
 const notes = init.notes;
 const note = (m: IoNote): void => notes.postMessage(m);
 
 const flags = buildFlags(init.components);
 let configVersion = -1;
+// A local copy: module exports are getters under the CommonJS transform (read per message).
+const core = native;
 function refresh(): void {
-  const version = native.configVersion();
+  const version = core.configVersion();
   if (version === configVersion) return;
   configVersion = version;
-  flags.load(JSON.parse(native.configGet()) as Record<string, ArgValue>);
+  flags.load(JSON.parse(core.configGet()) as Record<string, ArgValue>);
 }
 refresh();
 const log = createLogger(flags, { file: init.logFile, format: init.logFormat });
@@ -65,7 +68,13 @@ parentPort!.on('message', (m: IoCommand) => {
 function command(m: IoCommand): void {
   switch (m.kind) {
     case 'batch':
-      applyIoBatch(m.buffer, listener);
+      try {
+        applyIoBatch(m.buffer, listener);
+      } finally {
+        // Free for the next batch; if the main thread held one back meanwhile, ask for it.
+        Atomics.store(control, IoControl.busy, 0);
+        if (Atomics.exchange(control, IoControl.held, 0) === 1) note({ kind: 'drained' });
+      }
       return;
     case 'types':
       setHandled(m.handled);

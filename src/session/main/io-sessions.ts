@@ -28,7 +28,7 @@ import type { CodecName } from '../protocol.ts';
 import { IoBatchWriter } from '../io/io-batch.ts';
 import { ioThreadOf } from '../io/io-ids.ts';
 import { statsBuffer, statsRow, statsSum } from '../io/io-stats.ts';
-import type { HandledTypes, IoCommand, IoInit, IoNote } from '../io/io-messages.ts';
+import { IO_CONTROL_CELLS, IoControl, type HandledTypes, type IoCommand, type IoInit, type IoNote } from '../io/io-messages.ts';
 import { SessionGroups } from './groups.ts';
 import { pushEngineEvent } from './push-stage.ts';
 import type { HandlerView, RemoteSessions, SessionServiceOptions, SessionStats } from './listener.ts';
@@ -55,6 +55,8 @@ interface IoThread {
   onStopped: () => void;
   /** Resolved when the thread has ended. */
   exited: Promise<void>;
+  /** Shared with the thread: `IoControl` cells (batches held back while it is busy). */
+  control: Int32Array;
 }
 
 const utf8 = new TextEncoder();
@@ -134,7 +136,9 @@ export class IoSessions implements LocalSessions {
 
   private start(index: number, port: number, manifest: Pick<Manifest, 'dir' | 'components'>): Promise<void> {
     const channel = new MessageChannel();
+    const control = new Int32Array(new SharedArrayBuffer(IO_CONTROL_CELLS * 4));
     const init: IoInit = {
+      control: control.buffer as SharedArrayBuffer,
       entry: THREAD_FILE,
       index,
       components: manifest.components,
@@ -151,7 +155,7 @@ export class IoSessions implements LocalSessions {
     let onStopped = (): void => undefined;
     const stopped = new Promise<void>((resolve) => { onStopped = resolve; });
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    const t: IoThread = { worker, notes: channel.port1, batch: new IoBatchWriter(), stopped, onStopped, exited };
+    const t: IoThread = { worker, notes: channel.port1, batch: new IoBatchWriter(), stopped, onStopped, exited, control };
     this.threads[index] = t;
     return new Promise((resolve, reject) => {
       const failed = (why: string): void => reject(new Error(`SessionService: I/O thread ${index} cannot listen on ${this.options.address}:${port}: ${why}`));
@@ -226,6 +230,11 @@ export class IoSessions implements LocalSessions {
       case 'stopped':
         this.threads[index]?.onStopped();
         return;
+      case 'drained': {
+        const t = this.threads[index];
+        if (t !== undefined && !t.batch.empty) this.postBatch(t, false);
+        return;
+      }
       default:
     }
   }
@@ -263,19 +272,34 @@ export class IoSessions implements LocalSessions {
     setImmediate(() => this.flush());
   }
 
-  /** Posts each thread its turn's operations. */
-  private flush(): void {
+  /**
+   * Posts each thread its turn's operations. A thread still applying its last batch gets none:
+   * they wait in its writer, growing, and it asks for them when it is done (a `drained` note),
+   * so a busy thread takes fewer, larger batches instead of one message per turn of this thread.
+   * `force`: post to every thread now (a command must follow what was routed before it).
+   */
+  private flush(force = false): void {
     this.flushScheduled = false;
     for (const t of this.threads) {
-      if (t === undefined || t.batch.empty) continue;
-      const buffer = t.batch.take();
-      t.worker.postMessage({ kind: 'batch', buffer } satisfies IoCommand, [buffer]);
+      if (t !== undefined && !t.batch.empty) this.postBatch(t, force);
     }
+  }
+
+  private postBatch(t: IoThread, force: boolean): void {
+    const c = t.control;
+    if (!force && Atomics.load(c, IoControl.busy) === 1) {
+      // Held back; the thread reads `held` after it clears `busy`, so one of the two sees the other.
+      Atomics.store(c, IoControl.held, 1);
+      if (Atomics.load(c, IoControl.busy) === 1) return;
+    }
+    Atomics.store(c, IoControl.busy, 1);
+    const buffer = t.batch.take();
+    t.worker.postMessage({ kind: 'batch', buffer } satisfies IoCommand, [buffer]);
   }
 
   /** A command for every thread, after the operations routed so far. */
   private post(command: IoCommand): void {
-    this.flush();
+    this.flush(true);
     for (const t of this.threads) t?.worker.postMessage(command);
   }
 

@@ -30,6 +30,9 @@ import { closeReason, CODECS, CloseCode, EngineType, ProtocolError, protocolErro
 import { checkClientVersion } from '../version-gate.ts';
 import type { SessionClosedInfo, SessionOpenedInfo } from '../types.ts';
 
+// A local copy: module exports are getters under the CommonJS transform (read per message).
+const SPAN = TYPE_SPAN;
+
 export interface SessionServiceOptions {
   address: string;
   port: number;
@@ -261,7 +264,7 @@ export class SessionListener implements LocalSessions {
       return;
     }
     if (span >= 0) {
-      nameId = this.types.idOf(bytes, span % TYPE_SPAN, Math.floor(span / TYPE_SPAN));
+      nameId = this.types.idOf(bytes, span % SPAN, Math.floor(span / SPAN));
       if (nameId < 0) {
         this.unknownType(ws, d, bytes, this.types.unknown);
         return;
