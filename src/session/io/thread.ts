@@ -11,7 +11,7 @@ import { buildFlags } from '../../config/flag-setup.ts';
 import type { ArgValue } from '../../config/manifest.ts';
 import { createLogger } from '../../log/logger.ts';
 import { randomTag } from '../../events/tags.ts';
-import { SessionListener } from '../main/listener.ts';
+import { SessionListener } from '../listener.ts';
 import { applyIoBatch } from './io-batch.ts';
 import { ioSessionId } from './io-ids.ts';
 import { statsRow } from './io-stats.ts';

@@ -17,7 +17,7 @@ import { setMainSessionTarget } from './ops.ts';
 import { OutboundReader } from './outbound-reader.ts';
 import { setOutboundListening } from '../worker/outbound-writer.ts';
 import { CloseCode, EngineType, type MaintenanceNotice } from '../protocol.ts';
-import { SessionListener } from './listener.ts';
+import { SessionListener } from '../listener.ts';
 import { IoSessions, maxIoThreads } from './io-sessions.ts';
 import type { LocalSessions } from './local-sessions.ts';
 import { sessionHandlers } from '../worker/message-event.ts';

@@ -29,9 +29,9 @@ import { IoBatchWriter } from '../io/io-batch.ts';
 import { ioThreadOf } from '../io/io-ids.ts';
 import { statsBuffer, statsRow, statsSum } from '../io/io-stats.ts';
 import { IO_CONTROL_CELLS, IoControl, type HandledTypes, type IoCommand, type IoInit, type IoNote } from '../io/io-messages.ts';
-import { SessionGroups } from './groups.ts';
-import { pushEngineEvent } from './push-stage.ts';
-import type { HandlerView, RemoteSessions, SessionServiceOptions, SessionStats } from './listener.ts';
+import { SessionGroups } from '../groups.ts';
+import { pushEngineEvent } from '../push-stage.ts';
+import type { HandlerView, RemoteSessions, SessionServiceOptions, SessionStats } from '../listener.ts';
 import type { LocalSessions } from './local-sessions.ts';
 
 const THREAD_FILE = fileURLToPath(new URL('../io/thread.ts', import.meta.url));

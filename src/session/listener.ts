@@ -1,34 +1,36 @@
 /**
- * The session listener (component `SessionService`) on uWebSockets.js, main thread.
+ * The session listener (component `SessionService`) on uWebSockets.js: on the main thread, or
+ * one on each I/O thread (`io_threads_size` > 1, `io/thread.ts`; the main thread then routes
+ * through `main/io-sessions.ts`).
  *
- * Per message the main thread does little: the maintenance gate, the size and frame-kind
+ * Per message the listener's thread does little: the maintenance gate, the size and frame-kind
  * checks, a peek at the type of canonical frames (to name the event and refuse unknown types
  * at once), and a copy of the raw bytes into the push stage, which queues the turn's messages
  * as network events on their sessions' tags in one native call (`push-stage.ts`).
  * Decoding, handlers and encoding run on event workers (`message-event.ts`); their outbound
- * operations come back through the workers' rings (`outbound-reader.ts`) and are written to
- * the sockets here.
+ * operations come back through the workers' rings (`main/outbound-reader.ts`) and are written
+ * to the sockets here.
  *
  * Every frame a session is sent, a reply, a send, a broadcast or a group publish, passes the
  * same check: past `max_backpressure_bytes` of unsent data the session is closed with 4008.
  */
 import uWS from 'uWebSockets.js';
-import { listenUws, type Listening } from '../../api/main/listen.ts';
-import { native } from '../../native.ts';
-import { intern } from '../../events/runtime.ts';
-import { randomTag } from '../../events/tags.ts';
-import type { ThreadContext } from '../../hooks/thread-context.ts';
-import type { IoRole } from '../io/io-role.ts';
-import { DecodeError, decodeFrame, encodeFrame, peekTypeSpan, TYPE_SPAN, withCodecBit } from '../codec.ts';
-import { logSessionMessage } from '../message-log.ts';
-import { CLOSED_EVENT, MESSAGE_EVENT, OPENED_EVENT } from '../worker/message-event.ts';
-import type { LocalSessions } from './local-sessions.ts';
+import { listenUws, type Listening } from '../api/main/listen.ts';
+import { native } from '../native.ts';
+import { intern } from '../events/runtime.ts';
+import { randomTag } from '../events/tags.ts';
+import type { ThreadContext } from '../hooks/thread-context.ts';
+import type { IoRole } from './io/io-role.ts';
+import { DecodeError, decodeFrame, encodeFrame, peekTypeSpan, TYPE_SPAN, withCodecBit } from './codec.ts';
+import { logSessionMessage } from './message-log.ts';
+import { CLOSED_EVENT, MESSAGE_EVENT, OPENED_EVENT } from './worker/message-event.ts';
+import type { LocalSessions } from './main/local-sessions.ts';
 import { PushStage, pushEngineEvent } from './push-stage.ts';
 import { SessionGroups } from './groups.ts';
-import { MessageTypes } from '../message-types.ts';
-import { closeReason, CODECS, CloseCode, EngineType, ProtocolError, protocolErrorBody, type CodecName, type ProtocolErrorBody } from '../protocol.ts';
-import { checkClientVersion } from '../version-gate.ts';
-import type { SessionClosedInfo, SessionOpenedInfo } from '../types.ts';
+import { MessageTypes } from './message-types.ts';
+import { closeReason, CODECS, CloseCode, EngineType, ProtocolError, protocolErrorBody, type CodecName, type ProtocolErrorBody } from './protocol.ts';
+import { checkClientVersion } from './version-gate.ts';
+import type { SessionClosedInfo, SessionOpenedInfo } from './types.ts';
 
 // A local copy: module exports are getters under the CommonJS transform (read per message).
 const SPAN = TYPE_SPAN;

@@ -7,12 +7,12 @@
  * Order is kept: a tag's events enter the queue in arrival order, and every other push the
  * session service makes on a session tag (opened, closed) flushes the stage first.
  */
-import { native, EventKind, PUSH_STRIDE, PushField } from '../../native.ts';
-import { workReady } from '../../events/wake.ts';
-import { invokeStage } from '../../events/main/invoke-stage.ts';
-import { intern } from '../../events/runtime.ts';
-import { encodePayload } from '../../events/codec.ts';
-import { OPENED_EVENT } from '../worker/message-event.ts';
+import { native, EventKind, PUSH_STRIDE, PushField } from '../native.ts';
+import { workReady } from '../events/wake.ts';
+import { invokeStage } from '../events/main/invoke-stage.ts';
+import { intern } from '../events/runtime.ts';
+import { encodePayload } from '../events/codec.ts';
+import { OPENED_EVENT } from './worker/message-event.ts';
 
 const INITIAL_RECORDS = 1024;
 // Local copies: module exports are getters under the CommonJS transform.
