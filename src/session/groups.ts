@@ -18,6 +18,12 @@ export class SessionGroups<S extends { groups: Set<string> | null }> {
     (session.groups ??= new Set()).add(group);
   }
 
+  /** Joins (`join`) or leaves a group. */
+  set(session: S, group: string, join: boolean): void {
+    if (join) this.join(session, group);
+    else this.leave(session, group);
+  }
+
   leave(session: S, group: string): void {
     if (!session.groups?.delete(group)) return;
     this.drop(session, group);

@@ -460,16 +460,14 @@ export class SessionListener implements LocalSessions {
   group(sessionId: number, group: string, join: boolean): void {
     const d = this.sessions.get(sessionId);
     if (d === undefined) this.remote?.group(sessionId, group, join);
-    else if (join) this.groups.join(d, group);
-    else this.groups.leave(d, group);
+    else this.groups.set(d, group, join);
   }
 
   /** Adds a session of this server to a group or removes it (another server asked); false if it is not here. */
   groupLocal(sessionId: number, group: string, join: boolean): boolean {
     const d = this.sessions.get(sessionId);
     if (d === undefined) return false;
-    if (join) this.groups.join(d, group);
-    else this.groups.leave(d, group);
+    this.groups.set(d, group, join);
     return true;
   }
 

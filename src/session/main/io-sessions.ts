@@ -406,8 +406,7 @@ export class IoSessions implements LocalSessions {
   groupLocal(sessionId: number, group: string, join: boolean): boolean {
     const e = this.entry(sessionId);
     if (e === undefined) return false;
-    if (join) this.groups.join(e, group);
-    else this.groups.leave(e, group);
+    this.groups.set(e, group, join);
     return true;
   }
 
