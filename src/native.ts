@@ -565,6 +565,11 @@ export interface NativeTesting {
   pluginNamedTag(name: string): number;
   /** A random tag from the native side's generator. */
   pluginRandomTag(): number;
+  /**
+   * From now on the plugin host checks descriptors, and tells plugins its minor, as a gsf of ABI
+   * 1.<minor> would (an older host); without an argument, this build's minor again. Returns it.
+   */
+  pluginHostAbiMinor(minor?: number): number;
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));

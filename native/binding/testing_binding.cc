@@ -19,6 +19,17 @@ namespace {
 
 std::string_view View(const ByteView& b) { return {reinterpret_cast<const char*>(b.data), b.length}; }
 
+// pluginHostAbiMinor(minor): from now on the plugin host checks descriptors, and tells plugins
+// its minor, as a gsf of ABI 1.<minor> would (an older host); pluginHostAbiMinor() restores this
+// build's minor. Returns the minor in force.
+Napi::Value PluginHostAbiMinorJs(const Napi::CallbackInfo& info) {
+  const uint16_t minor = info.Length() > 0 && !info[0].IsUndefined()
+                             ? static_cast<uint16_t>(IntegerArg(info, 0, "minor", 0, GSF_PLUGIN_ABI_MINOR))
+                             : static_cast<uint16_t>(GSF_PLUGIN_ABI_MINOR);
+  ProcessPluginHost().SetHostMinorForTesting(minor);
+  return Napi::Number::New(info.Env(), minor);
+}
+
 Napi::Value JsonToMsgpackJs(const Napi::CallbackInfo& info) {
   Utf8Arg text(info, 0, "text");
   std::string out, error;
@@ -100,6 +111,7 @@ void TestingBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<RandomTagJs>(env, exports, "pluginRandomTag");
   Export<CounterRemove>(env, exports, "counterRemove");
   Export<PluginBenchCalls>(env, exports, "pluginBenchCalls");
+  Export<PluginHostAbiMinorJs>(env, exports, "pluginHostAbiMinor");
 }
 
 }  // namespace gsf::binding

@@ -147,7 +147,10 @@ class PluginHost {
    * Testing only: checks descriptors as a gsf of ABI minor `minor` would (an older host), to
    * prove that plugins targeting an older minor load there and newer ones are refused.
    */
-  void SetHostMinorForTesting(uint16_t minor) { host_minor_ = minor; }
+  void SetHostMinorForTesting(uint16_t minor) {
+    host_minor_ = minor;
+    api_.abi_minor = minor;  // what the host table tells plugins, as an older gsf's would
+  }
   Runtime& runtime() const { return *runtime_; }
   /** Where lines logged outside a running call go. */
   PluginEffects& fallback() { return fallback_; }
