@@ -177,70 +177,17 @@ void ApiHost::SetNotify(void (*notify)()) {
 
 uint64_t ApiHost::AddContinuation(const NativePlugin* plugin, gsf_on_object then, void* user_data, uint64_t event_id,
                                   gsf_on_drop drop, MessageOrigin origin) {
-  std::lock_guard<std::mutex> lock(continuations_mu_);
-  uint64_t id = next_continuation_++;
-  continuations_[id] = Continuation{plugin, then, user_data, event_id, drop, std::move(origin)};
-  return id;
-}
-
-void ApiHost::DropContinuation(uint64_t id) {
-  Continuation c{};
-  {
-    std::lock_guard<std::mutex> lock(continuations_mu_);
-    auto it = continuations_.find(id);
-    if (it == continuations_.end()) return;
-    c = it->second;
-    continuations_.erase(it);
-  }
-  ReleaseData(c.drop, c.user_data);
-}
-
-template <typename Match>
-size_t ApiHost::DropWhere(Match&& match) {
-  std::vector<Continuation> dropped;
-  {
-    std::lock_guard<std::mutex> lock(continuations_mu_);
-    for (auto it = continuations_.begin(); it != continuations_.end();) {
-      if (match(it->second)) {
-        dropped.push_back(it->second);
-        it = continuations_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-  }
-  for (const Continuation& c : dropped) ReleaseData(c.drop, c.user_data);
-  return dropped.size();
-}
-
-size_t ApiHost::DropEventContinuations(uint64_t event_id) {
-  if (event_id == 0) return 0;
-  return DropWhere([event_id](const Continuation& c) { return c.event_id == event_id; });
-}
-
-size_t ApiHost::DropContinuationsOf(const NativePlugin* plugin) {
-  return DropWhere([plugin](const Continuation& c) { return plugin == nullptr || c.plugin == plugin; });
-}
-
-size_t ApiHost::ContinuationCount() {
-  std::lock_guard<std::mutex> lock(continuations_mu_);
-  return continuations_.size();
+  return continuations_.Add(Continuation{plugin, then, user_data, event_id, drop, std::move(origin)});
 }
 
 CallResult ApiHost::Continue(uint64_t id, const EventContext& event, bool found, std::string_view object_id,
                              std::string_view fields, PluginEffects* effects) {
   Continuation c;
-  {
-    std::lock_guard<std::mutex> lock(continuations_mu_);
-    auto it = continuations_.find(id);
-    if (it == continuations_.end()) {
-      CallResult r;
-      r.status = GSF_STATUS_INVALID_ARGUMENT;
-      r.error = "no native continuation " + std::to_string(id);
-      return r;
-    }
-    c = std::move(it->second);
-    continuations_.erase(it);
+  if (!continuations_.Take(id, &c)) {
+    CallResult r;
+    r.status = GSF_STATUS_INVALID_ARGUMENT;
+    r.error = "no native continuation " + std::to_string(id);
+    return r;
   }
   CallScope scope(c.plugin, effects, &event, false, &c.origin);
   gsf_type_status status = RunHook(scope, [&] {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../include/gsf_plugin.h"
+#include "continuation_table.h"
 #include "plugin_call.h"
 #include "plugin_effects.h"
 #include "plugin_host.h"
@@ -110,13 +111,13 @@ class ApiHost {
   CallResult Continue(uint64_t id, const EventContext& event, bool found, std::string_view object_id, std::string_view fields,
                       PluginEffects* effects);
   /** Forgets a continuation that will not run (its event failed or timed out), releasing its user data. */
-  void DropContinuation(uint64_t id);
+  void DropContinuation(uint64_t id) { continuations_.Drop(id); }
   /** Drops every continuation event `event_id` holds (it timed out); returns how many. */
-  size_t DropEventContinuations(uint64_t event_id);
+  size_t DropEventContinuations(uint64_t event_id) { return continuations_.DropEvent(event_id); }
   /** Drops every continuation of a plugin copy (null: of every copy); returns how many. */
-  size_t DropContinuationsOf(const NativePlugin* plugin);
+  size_t DropContinuationsOf(const NativePlugin* plugin) { return continuations_.DropOf(plugin); }
   /** Continuations kept (tests). */
-  size_t ContinuationCount();
+  size_t ContinuationCount() { return continuations_.Count(); }
 
  private:
   struct Writer {
@@ -132,9 +133,6 @@ class ApiHost {
     gsf_on_drop drop;
     MessageOrigin origin;
   };
-  template <typename Match>
-  size_t DropWhere(Match&& match);
-
   std::array<std::atomic<const ApiEntry*>, kMaxEntries> entries_{};
   std::deque<ApiEntry> entry_store_;
   uint32_t entry_count_ = 0;
@@ -145,9 +143,7 @@ class ApiHost {
   std::vector<ApiAnswerRecord> mailbox_;
   void (*notify_)() = nullptr;
 
-  std::mutex continuations_mu_;
-  std::unordered_map<uint64_t, Continuation> continuations_;
-  uint64_t next_continuation_ = 1;
+  ContinuationTable<Continuation> continuations_;
 };
 
 /** The process's API host. */

@@ -64,21 +64,12 @@ CachedObjectReader GetCachedObjectReader() { return cached_reader.load(); }
 
 uint64_t ResultHost::AddContinuation(const NativePlugin* plugin, uint32_t op, gsf_on_result then, void* user_data,
                                      gsf_on_drop drop, uint64_t event_id, MessageOrigin origin) {
-  std::lock_guard<std::mutex> lock(mu_);
-  uint64_t id = next_continuation_++;
-  continuations_[id] = Continuation{plugin, op, then, user_data, drop, event_id, std::move(origin)};
-  return id;
+  return continuations_.Add(Continuation{plugin, op, then, user_data, drop, event_id, std::move(origin)});
 }
 
 CallResult ResultHost::Continue(uint64_t id, const EventContext& event, const ResultAnswer& answer, PluginEffects* effects) {
   Continuation c;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = continuations_.find(id);
-    if (it == continuations_.end()) return Missing("result continuation", id);
-    c = std::move(it->second);
-    continuations_.erase(it);
-  }
+  if (!continuations_.Take(id, &c)) return Missing("result continuation", id);
   gsf_type_call_result result = ResultOf(c.op, answer);
   CallScope scope(c.plugin, effects, &event, false, &c.origin);
   gsf_type_status status = RunHook(scope, [&] { return c.fn(scope.call(), &result, c.user_data); });
@@ -86,42 +77,6 @@ CallResult ResultHost::Continue(uint64_t id, const EventContext& event, const Re
   AnswersOrigin(r, c.origin);
   ReleaseData(c.drop, c.user_data);
   return r;
-}
-
-template <typename Match>
-size_t ResultHost::DropWhere(Match&& match) {
-  std::vector<Continuation> dropped;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (auto it = continuations_.begin(); it != continuations_.end();) {
-      if (match(it->first, it->second)) {
-        dropped.push_back(it->second);
-        it = continuations_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-  }
-  for (const Continuation& c : dropped) ReleaseData(c.drop, c.user_data);
-  return dropped.size();
-}
-
-void ResultHost::DropContinuation(uint64_t id) {
-  DropWhere([id](uint64_t key, const Continuation&) { return key == id; });
-}
-
-size_t ResultHost::DropEventContinuations(uint64_t event_id) {
-  if (event_id == 0) return 0;
-  return DropWhere([event_id](uint64_t, const Continuation& c) { return c.event_id == event_id; });
-}
-
-size_t ResultHost::DropContinuationsOf(const NativePlugin* plugin) {
-  return DropWhere([plugin](uint64_t, const Continuation& c) { return plugin == nullptr || c.plugin == plugin; });
-}
-
-size_t ResultHost::ContinuationCount() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return continuations_.size();
 }
 
 uint64_t ResultHost::AddTransaction(const NativePlugin* plugin, gsf_on_transaction fn, gsf_on_result done, void* user_data,

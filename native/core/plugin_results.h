@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../include/gsf_plugin.h"
+#include "continuation_table.h"
 #include "plugin_call.h"
 #include "plugin_effects.h"
 #include "plugin_host.h"
@@ -77,10 +78,10 @@ class ResultHost {
                            uint64_t event_id, MessageOrigin origin);
   /** Runs a continuation (once) with the answer, then releases its user data. */
   CallResult Continue(uint64_t id, const EventContext& event, const ResultAnswer& answer, PluginEffects* effects);
-  void DropContinuation(uint64_t id);
-  size_t DropEventContinuations(uint64_t event_id);
-  size_t DropContinuationsOf(const NativePlugin* plugin);
-  size_t ContinuationCount();
+  void DropContinuation(uint64_t id) { continuations_.Drop(id); }
+  size_t DropEventContinuations(uint64_t event_id) { return continuations_.DropEvent(event_id); }
+  size_t DropContinuationsOf(const NativePlugin* plugin) { return continuations_.DropOf(plugin); }
+  size_t ContinuationCount() { return continuations_.Count(); }
 
   /** Keeps a transaction until its event ended; returns its key. */
   uint64_t AddTransaction(const NativePlugin* plugin, gsf_on_transaction fn, gsf_on_result done, void* user_data,
@@ -142,12 +143,8 @@ class ResultHost {
     gsf_on_drop drop;
     bool released = false;
   };
-  template <typename Match>
-  size_t DropWhere(Match&& match);
-
   std::mutex mu_;
-  std::unordered_map<uint64_t, Continuation> continuations_;
-  uint64_t next_continuation_ = kFirstContinuation;
+  ContinuationTable<Continuation> continuations_{kFirstContinuation};
   std::unordered_map<uint64_t, Transaction> transactions_;
   uint64_t next_transaction_ = 1;
   std::unordered_map<const NativePlugin*, NativeDeclarations> declarations_;

@@ -96,25 +96,17 @@ CallResult SessionHost::CallHook(uint32_t index, const EventContext& event, cons
 uint64_t SessionHost::AddContinuation(const NativePlugin* plugin, uint32_t op, std::string_view account, uint64_t session_id,
                                       gsf_on_account then, void* user_data, gsf_on_drop drop, uint64_t event_id,
                                       MessageOrigin origin) {
-  std::lock_guard<std::mutex> lock(continuations_mu_);
-  uint64_t id = next_continuation_++;
-  continuations_[id] = Continuation{plugin, op, std::string(account), session_id, then, user_data, drop, event_id, std::move(origin)};
-  return id;
+  return continuations_.Add(
+      Continuation{plugin, op, std::string(account), session_id, then, user_data, drop, event_id, std::move(origin)});
 }
 
 CallResult SessionHost::Continue(uint64_t id, const EventContext& event, const AccountAnswer& answer, PluginEffects* effects) {
   Continuation c;
-  {
-    std::lock_guard<std::mutex> lock(continuations_mu_);
-    auto it = continuations_.find(id);
-    if (it == continuations_.end()) {
-      CallResult r;
-      r.status = GSF_STATUS_INVALID_ARGUMENT;
-      r.error = "no native account continuation " + std::to_string(id);
-      return r;
-    }
-    c = std::move(it->second);
-    continuations_.erase(it);
+  if (!continuations_.Take(id, &c)) {
+    CallResult r;
+    r.status = GSF_STATUS_INVALID_ARGUMENT;
+    r.error = "no native account continuation " + std::to_string(id);
+    return r;
   }
   gsf_type_account_result result;
   result.struct_size = sizeof result;
@@ -147,42 +139,6 @@ CallResult SessionHost::Continue(uint64_t id, const EventContext& event, const A
   AnswersOrigin(r, c.origin);
   ReleaseData(c.drop, c.user_data);
   return r;
-}
-
-template <typename Match>
-size_t SessionHost::DropWhere(Match&& match) {
-  std::vector<Continuation> dropped;
-  {
-    std::lock_guard<std::mutex> lock(continuations_mu_);
-    for (auto it = continuations_.begin(); it != continuations_.end();) {
-      if (match(it->first, it->second)) {
-        dropped.push_back(std::move(it->second));
-        it = continuations_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-  }
-  for (const Continuation& c : dropped) ReleaseData(c.drop, c.user_data);
-  return dropped.size();
-}
-
-void SessionHost::DropContinuation(uint64_t id) {
-  DropWhere([id](uint64_t key, const Continuation&) { return key == id; });
-}
-
-size_t SessionHost::DropEventContinuations(uint64_t event_id) {
-  if (event_id == 0) return 0;
-  return DropWhere([event_id](uint64_t, const Continuation& c) { return c.event_id == event_id; });
-}
-
-size_t SessionHost::DropContinuationsOf(const NativePlugin* plugin) {
-  return DropWhere([plugin](uint64_t, const Continuation& c) { return plugin == nullptr || c.plugin == plugin; });
-}
-
-size_t SessionHost::ContinuationCount() {
-  std::lock_guard<std::mutex> lock(continuations_mu_);
-  return continuations_.size();
 }
 
 SessionHost& ProcessSessionHost() {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "../include/gsf_plugin.h"
+#include "continuation_table.h"
 #include "plugin_call.h"
 #include "plugin_effects.h"
 #include "plugin_host.h"
@@ -63,12 +64,12 @@ class SessionHost {
   /** Runs a continuation (once) with the answer, then releases its user data. */
   CallResult Continue(uint64_t id, const EventContext& event, const AccountAnswer& answer, PluginEffects* effects);
   /** Forgets a continuation that will not run, releasing its user data. */
-  void DropContinuation(uint64_t id);
+  void DropContinuation(uint64_t id) { continuations_.Drop(id); }
   /** Drops the continuations of an event (it timed out or failed); returns how many. */
-  size_t DropEventContinuations(uint64_t event_id);
+  size_t DropEventContinuations(uint64_t event_id) { return continuations_.DropEvent(event_id); }
   /** Drops the continuations of a copy (null: every copy); returns how many. */
-  size_t DropContinuationsOf(const NativePlugin* plugin);
-  size_t ContinuationCount();
+  size_t DropContinuationsOf(const NativePlugin* plugin) { return continuations_.DropOf(plugin); }
+  size_t ContinuationCount() { return continuations_.Count(); }
 
  private:
   struct Hook {
@@ -90,16 +91,11 @@ class SessionHost {
     uint64_t event_id;
     MessageOrigin origin;
   };
-  template <typename Match>
-  size_t DropWhere(Match&& match);
-
   std::mutex hooks_mu_;
   std::deque<Hook> hooks_;
   std::array<std::atomic<Hook*>, kMaxHooks> hook_index_{};
 
-  std::mutex continuations_mu_;
-  std::unordered_map<uint64_t, Continuation> continuations_;
-  uint64_t next_continuation_ = 1;
+  ContinuationTable<Continuation> continuations_;
 };
 
 /** The process's session host. */
