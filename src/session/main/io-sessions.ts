@@ -13,50 +13,30 @@
  * thread's notes first, so a handler that runs before the note arrived finds its session.
  */
 import os from 'node:os';
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { fileURLToPath } from 'node:url';
 import uWS from 'uWebSockets.js';
 import { native } from '../../native.ts';
 import { listenUws } from '../../api/main/listen.ts';
-import { workerExecArgv } from '../../events/main/dispatcher.ts';
 import { logFileOf } from '../../log/log-file.ts';
 import type { Manifest } from '../../config/manifest.ts';
 import type { ThreadContext } from '../../hooks/thread-context.ts';
 import { CLOSED_EVENT } from '../worker/message-event.ts';
 import type { SessionClosedInfo } from '../types.ts';
 import type { CodecName } from '../protocol.ts';
-import { IoBatchWriter } from '../io/io-batch.ts';
 import { ioThreadOf } from '../io/io-ids.ts';
 import { statsBuffer, statsRow, statsSum } from '../io/io-stats.ts';
-import { IO_CONTROL_CELLS, IoControl, type HandledTypes, type IoCommand, type IoInit, type IoNote } from '../io/io-messages.ts';
+import type { IoBatchWriter } from '../io/io-batch.ts';
+import type { HandledTypes, IoCommand, IoNote } from '../io/io-messages.ts';
+import { IoThreadPool } from './io-threads.ts';
 import { SessionGroups } from '../groups.ts';
 import { pushEngineEvent } from '../push-stage.ts';
 import type { HandlerView, RemoteSessions, SessionServiceOptions, SessionStats } from '../listener.ts';
 import type { LocalSessions } from './local-sessions.ts';
-
-const THREAD_FILE = fileURLToPath(new URL('../io/thread.ts', import.meta.url));
-const BOOT_FILE = fileURLToPath(new URL('../io/boot.mjs', import.meta.url));
-/** How long a stop waits for an I/O thread to close its sessions. */
-const STOP_WAIT_MS = 3000;
 
 interface Entry {
   id: number;
   codec: CodecName;
   thread: number;
   groups: Set<string> | null;
-}
-
-interface IoThread {
-  worker: Worker;
-  notes: MessagePort;
-  batch: IoBatchWriter;
-  /** Resolved by its `stopped` note (or its exit). */
-  stopped: Promise<void>;
-  onStopped: () => void;
-  /** Resolved when the thread has ended. */
-  exited: Promise<void>;
-  /** Shared with the thread: `IoControl` cells (batches held back while it is busy). */
-  control: Int32Array;
 }
 
 const utf8 = new TextEncoder();
@@ -74,8 +54,7 @@ export class IoSessions implements LocalSessions {
   private readonly statsMemory: SharedArrayBuffer;
   private readonly sessions = new Map<number, Entry>();
   private readonly groups = new SessionGroups<Entry>((group, hasMembers) => this.remote?.groupChanged(group, hasMembers));
-  private readonly threads: IoThread[] = [];
-  private flushScheduled = false;
+  private readonly threads: IoThreadPool;
   private boundPort = 0;
   private maintenance: ((codec: CodecName) => string | Uint8Array) | null = null;
   private logLevel: number;
@@ -89,6 +68,12 @@ export class IoSessions implements LocalSessions {
     this.statsMemory = statsBuffer(count + 1);
     this.stats = statsSum(this.statsMemory);
     this.own = statsRow(this.statsMemory, count);
+    this.threads = new IoThreadPool(thread.log, (index, note) => this.delivered(index, note), (index) => {
+      // Sessions it still held are gone with it.
+      this.readNotes(index);
+      this.applyDeferred();
+      for (const e of [...this.sessions.values()]) if (e.thread === index) this.lost(e, 1006, 'I/O thread ended');
+    });
     this.logLevel = thread.flags.get<number>('session_message_logging_level');
     thread.flags.onChange('session_message_logging_level', (_n, v) => { this.logLevel = v as number; });
   }
@@ -135,12 +120,7 @@ export class IoSessions implements LocalSessions {
   }
 
   private start(index: number, port: number, manifest: Pick<Manifest, 'dir' | 'components'>): Promise<void> {
-    const channel = new MessageChannel();
-    const control = new Int32Array(new SharedArrayBuffer(IO_CONTROL_CELLS * 4));
-    const init: IoInit = {
-      control: control.buffer as SharedArrayBuffer,
-      entry: THREAD_FILE,
-      index,
+    return this.threads.start(index, {
       components: manifest.components,
       logFile: logFileOf(manifest),
       logFormat: (manifest.components.Logging?.log_format as 'text' | 'json' | undefined) ?? 'text',
@@ -149,33 +129,6 @@ export class IoSessions implements LocalSessions {
       stats: this.statsMemory,
       handled: this.handled(),
       maintenance: this.maintenance === null ? null : { json: this.maintenance('json'), msgpack: this.maintenance('msgpack') },
-      notes: channel.port2,
-    };
-    const worker = new Worker(BOOT_FILE, { workerData: init, transferList: [channel.port2], execArgv: workerExecArgv(), name: `gsf-session-io-${index}` });
-    let onStopped = (): void => undefined;
-    const stopped = new Promise<void>((resolve) => { onStopped = resolve; });
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    const t: IoThread = { worker, notes: channel.port1, batch: new IoBatchWriter(), stopped, onStopped, exited, control };
-    this.threads[index] = t;
-    return new Promise((resolve, reject) => {
-      const failed = (why: string): void => reject(new Error(`SessionService: I/O thread ${index} cannot listen on ${this.options.address}:${port}: ${why}`));
-      t.notes.on('message', (m: IoNote) => {
-        if (m.kind === 'listening') resolve();
-        else if (m.kind === 'failed') failed(m.message);
-        else this.delivered(index, m);
-      });
-      worker.on('error', (err) => {
-        this.thread.log.error(`session I/O thread ${index} failed: ${err.stack ?? err.message}`);
-        failed(err.message);
-      });
-      worker.on('exit', () => {
-        // Sessions it still held are gone with it.
-        this.readNotes(index);
-        this.applyDeferred();
-        for (const e of [...this.sessions.values()]) if (e.thread === index) this.lost(e, 1006, 'I/O thread ended');
-        t.onStopped();
-        failed('the thread ended');
-      });
     });
   }
 
@@ -185,10 +138,7 @@ export class IoSessions implements LocalSessions {
    * exists), so only opens are applied at once; closes wait for the operation to end, in order.
    */
   private readNotes(index: number): void {
-    const t = this.threads[index];
-    if (t === undefined) return;
-    for (let m = receiveMessageOnPort(t.notes); m !== undefined; m = receiveMessageOnPort(t.notes)) {
-      const n = m.message as IoNote;
+    for (const n of this.threads.takeNotes(index)) {
       if (n.kind === 'opened') this.note(index, n);
       else this.defer(index, n);
     }
@@ -228,13 +178,11 @@ export class IoSessions implements LocalSessions {
         return;
       }
       case 'stopped':
-        this.threads[index]?.onStopped();
+        this.threads.stopped(index);
         return;
-      case 'drained': {
-        const t = this.threads[index];
-        if (t !== undefined && !t.batch.empty) this.postBatch(t, false);
+      case 'drained':
+        this.threads.drained(index);
         return;
-      }
       default:
     }
   }
@@ -256,51 +204,19 @@ export class IoSessions implements LocalSessions {
     const e = this.sessions.get(sessionId);
     if (e !== undefined) return e;
     const owner = ioThreadOf(sessionId);
-    if (owner >= this.threads.length) return undefined;
+    if (owner >= this.threads.size) return undefined;
     this.readNotes(owner);
     return this.sessions.get(sessionId);
   }
 
+  /** Where a session's operations go: its thread's next batch. */
   private batchOf(e: Entry): IoBatchWriter {
-    this.scheduleFlush();
-    return this.threads[e.thread]!.batch;
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => this.flush());
-  }
-
-  /**
-   * Posts each thread its turn's operations. A thread still applying its last batch gets none:
-   * they wait in its writer, growing, and it asks for them when it is done (a `drained` note),
-   * so a busy thread takes fewer, larger batches instead of one message per turn of this thread.
-   * `force`: post to every thread now (a command must follow what was routed before it).
-   */
-  private flush(force = false): void {
-    this.flushScheduled = false;
-    for (const t of this.threads) {
-      if (t !== undefined && !t.batch.empty) this.postBatch(t, force);
-    }
-  }
-
-  private postBatch(t: IoThread, force: boolean): void {
-    const c = t.control;
-    if (!force && Atomics.load(c, IoControl.busy) === 1) {
-      // Held back; the thread reads `held` after it clears `busy`, so one of the two sees the other.
-      Atomics.store(c, IoControl.held, 1);
-      if (Atomics.load(c, IoControl.busy) === 1) return;
-    }
-    Atomics.store(c, IoControl.busy, 1);
-    const buffer = t.batch.take();
-    t.worker.postMessage({ kind: 'batch', buffer } satisfies IoCommand, [buffer]);
+    return this.threads.batch(e.thread);
   }
 
   /** A command for every thread, after the operations routed so far. */
   private post(command: IoCommand): void {
-    this.flush(true);
-    for (const t of this.threads) t?.worker.postMessage(command);
+    this.threads.post(command);
   }
 
   private dropped(count = 1): void {
@@ -370,8 +286,7 @@ export class IoSessions implements LocalSessions {
   sendAll(frameOf: (codec: CodecName) => string | Uint8Array): void {
     const json = bytesOf(frameOf('json'));
     const msgpack = bytesOf(frameOf('msgpack'));
-    this.scheduleFlush();
-    for (const t of this.threads) t?.batch.all(json, msgpack);
+    for (const batch of this.threads.batches()) batch.all(json, msgpack);
   }
 
   broadcast(sessionIds: readonly number[] | null, json: Uint8Array, msgpack: Uint8Array): void {
@@ -394,8 +309,7 @@ export class IoSessions implements LocalSessions {
   private toThreads(perThread: number[][], json: Uint8Array, msgpack: Uint8Array): void {
     perThread.forEach((ids, thread) => {
       if (ids.length === 0) return;
-      this.scheduleFlush();
-      this.threads[thread]!.batch.ids(ids, json, msgpack);
+      this.threads.batch(thread).ids(ids, json, msgpack);
     });
   }
 
@@ -434,22 +348,10 @@ export class IoSessions implements LocalSessions {
 
   /** Stops listening and closes every session with 1001; resolves once their closed events are queued. */
   async shutdown(): Promise<void> {
-    this.post({ kind: 'shutdown' });
-    const all = this.threads.filter((t) => t !== undefined);
-    await Promise.race([
-      Promise.all(all.map((t) => t.stopped)),
-      new Promise((r) => setTimeout(r, STOP_WAIT_MS).unref()),
-    ]);
-    this.threads.forEach((_t, i) => this.readNotes(i));
-    this.applyDeferred();
-    const ended = await Promise.race([
-      Promise.all(all.map((t) => t.exited)).then(() => true),
-      new Promise<boolean>((r) => setTimeout(() => r(false), STOP_WAIT_MS).unref()),
-    ]);
-    if (!ended) {
-      this.thread.log.warn(`session I/O threads did not end within ${STOP_WAIT_MS} ms of the stop; left running unreferenced`);
-      for (const t of all) t.worker.unref();
-    }
+    await this.threads.stop(() => {
+      for (let i = 0; i < this.threads.size; i++) this.readNotes(i);
+      this.applyDeferred();
+    });
     for (const e of [...this.sessions.values()]) this.lost(e, 1001, 'server stopping');
   }
 
