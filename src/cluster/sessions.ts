@@ -4,7 +4,7 @@
  * and this server's own sessions and groups for presence. All of it goes into the outbox, in
  * the order the listener applies it, so a session's messages keep their order across servers.
  */
-import type { RemoteSessions } from '../session/listener.ts';
+import type { RemoteSessions } from '../session/listener-types.ts';
 import type { Outbox } from './outbox.ts';
 
 export class RemoteSessionsOf implements RemoteSessions {

@@ -1,7 +1,7 @@
 /** What the main thread and a session I/O thread tell each other (`thread.ts`, `../main/io-sessions.ts`). */
 import type { MessagePort } from 'node:worker_threads';
 import type { ComponentArgs } from '../../config/manifest.ts';
-import type { SessionServiceOptions } from '../listener.ts';
+import type { SessionServiceOptions } from '../listener-types.ts';
 
 /** The message types plugins handle, and whether any plugin hears opens and closes. */
 export interface HandledTypes {

@@ -1,6 +1,6 @@
 /** What a session listener on an I/O thread (`src/session/io/thread.ts`) is told to do differently. */
 import type { CodecName } from '../protocol.ts';
-import type { SessionStats } from '../listener.ts';
+import type { SessionStats } from '../listener-types.ts';
 
 export interface IoRole {
   /** The id of a new session: its low bits name the codec and this thread, so the main thread routes without a lookup. */

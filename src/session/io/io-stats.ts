@@ -2,7 +2,7 @@
  * The session counts (`SessionStats`) of every I/O thread in one SharedArrayBuffer: each thread
  * writes its own row, the main thread reads the sums (and writes its own row, the last).
  */
-import type { SessionStats } from '../listener.ts';
+import type { SessionStats } from '../listener-types.ts';
 
 export const STAT_FIELDS = [
   'opened', 'closed', 'refused', 'messages', 'protocolErrors', 'droppedInMaintenance', 'backpressureCloses',

@@ -29,7 +29,7 @@ import type { HandledTypes, IoCommand, IoNote } from '../io/io-messages.ts';
 import { IoThreadPool } from './io-threads.ts';
 import { SessionGroups } from '../groups.ts';
 import { pushEngineEvent } from '../push-stage.ts';
-import type { HandlerView, RemoteSessions, SessionServiceOptions, SessionStats } from '../listener.ts';
+import type { HandlerView, RemoteSessions, SessionServiceOptions, SessionStats } from '../listener-types.ts';
 import type { LocalSessions } from './local-sessions.ts';
 
 interface Entry {

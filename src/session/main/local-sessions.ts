@@ -5,7 +5,7 @@
  */
 import type { CodecName } from '../protocol.ts';
 import type { OutboundTarget } from './outbound-reader.ts';
-import type { RemoteSessions, SessionStats } from '../listener.ts';
+import type { RemoteSessions, SessionStats } from '../listener-types.ts';
 
 export interface LocalSessions extends OutboundTarget {
   readonly stats: SessionStats;
