@@ -149,12 +149,15 @@ export const NATIVE_STATUS_NAMES: readonly string[] = [
  */
 export const EffectKind = {
   send: 1, publish: 2, log: 3, apiAnswer: 4, objectFetch: 5, objectFetchBy: 6, objectSet: 7,
+  /** An object fetched for write that the addon answered from the cache inside the call. */
+  objectHeld: 8,
   sessionGroup: 20, sessionClose: 21, broadcast: 22, accountRequest: 23,
   serviceRequest: 30,
 } as const;
 // ABI 1.1 records: `[apiAnswer, requestId, status, jsonBody | null, message]` (an answer of the
 // call handling the request), `[objectFetch, continuation, type, id, mode]`,
-// `[objectFetchBy, continuation, type, field, keyMsgpack, mode]`, `[objectSet, type, id, fieldsMsgpack]`.
+// `[objectFetchBy, continuation, type, field, keyMsgpack, mode]`, `[objectSet, type, id, fieldsMsgpack]`,
+// `[objectHeld, type, id, version, storedFieldsMsgpack]` (the event's copy is made from it).
 // ABI 1.2 sessions and accounts: `[sessionGroup, sessionId, group, join 1 | leave 0]`,
 // `[sessionClose, sessionId, reason]`, `[broadcast, sessionIds | null (all), jsonFrame | null, msgpackFrame | null]`,
 // `[accountRequest, continuation (0: no answer wanted), op (GSF_ACCOUNT_*), account, sessionId]`.
@@ -213,6 +216,8 @@ export const ContextCell = {
    * the next two cells.
    */
   objectReads: 8, readsAnswered: 9, readsNone: 10,
+  /** 1 when the addon may answer the call's account_of from the session accounts (no account call of the event is on its way). */
+  accountReads: 11,
 } as const;
 
 /**
@@ -498,6 +503,13 @@ export interface NativeCore {
   pluginDropAccountContinuation(continuation: number): void;
   /** Account continuations held now (tests). */
   pluginAccountContinuations(): number;
+  /**
+   * The process's session accounts, from which a native account_of is answered inside its call:
+   * binds a session to its account, or unbinds it (null). The account manager keeps them.
+   */
+  sessionAccountSet(sessionId: number, account: string | null): void;
+  /** How many sessions the session accounts bind (tests). */
+  sessionAccountCount(): number;
   // ABI 1.2 declarations, result continuations and transactions (src/plugins/native-results.ts, native-transact.ts).
   /** What the copy loaded from `path` declared in init: flags `[name, GSF_FLAG_*, default msgpack, description]`, callables `[index, category, name, description]`, monitors `[category, name, threshold]`. */
   pluginDeclarations(path: string): {

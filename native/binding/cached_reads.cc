@@ -8,7 +8,6 @@
 #include "../core/object_cache.h"
 #include "../core/plugin_api.h"
 #include "../core/plugin_results.h"
-#include "../core/runtime.h"
 #include "../include/gsf_msgpack.h"
 #include "bindings.h"
 #include "boundary.h"
@@ -127,15 +126,12 @@ bool ValidId(std::string_view id) {
   return !id.empty() && id.size() <= 255 && id.find('\0') == std::string_view::npos;
 }
 
-struct Answered {
-  bool found = false;
-  std::string id;
-  std::string fields;
-};
+}  // namespace
 
-// Looks the read of effect `e` up in the cache; false when JavaScript must carry it out.
-bool Lookup(const Effect& e, Answered* out) {
-  if (e.level != GSF_OBJECT_READ) return false;
+bool LookupCached(const Effect& e, CachedAnswer* out) {
+  if (e.level != GSF_OBJECT_READ && e.level != GSF_OBJECT_WRITE) return false;
+  ReadTable& table = Table();
+  if (table.types.empty() || table.config_version != ProcessObjectConfig().Version()) return false;
   const ReadType* t = FindType(e.a);
   if (t == nullptr) return false;
   ObjectCache& cache = ProcessObjectCache();
@@ -149,9 +145,8 @@ bool Lookup(const Effect& e, Answered* out) {
     out->id = e.b;
   }
   if (!ValidId(out->id)) return false;
-  thread_local std::string object;
   uint64_t version;
-  CacheLookup found = cache.Get(t->index, out->id, &object, &version);
+  CacheLookup found = cache.Get(t->index, out->id, &out->stored, &version);
   if (found == CacheLookup::kMiss) return false;
   if (found == CacheLookup::kDeleted) {
     // A key entry whose object was deleted is a stale hint: the database tells.
@@ -159,15 +154,13 @@ bool Lookup(const Effect& e, Answered* out) {
     out->found = false;
     return true;
   }
-  if (key != nullptr && !Holds(object, *key, text, number)) return false;
+  if (key != nullptr && !Holds(out->stored, *key, text, number)) return false;
   out->found = true;
-  return Fields(*t, out->id, object, &out->fields);
+  out->version = version;
+  return Fields(*t, out->id, out->stored, &out->fields);
 }
 
-// Creates and deletes (service requests) keep their order with the fetches too.
-bool IsObjectRequest(EffectCode code) {
-  return code == kObjectFetch || code == kObjectFetchBy || code == kObjectSet || code == kServiceRequest;
-}
+namespace {
 
 // Types of this thread's object store: [[name, index, [field…], [[keyField, uniqueIndex, isInteger]…]]…]
 // as msgpack, read from settings version `version` (null bytes: none).
@@ -232,39 +225,6 @@ int ReadCachedObject(std::string_view type, std::string_view id, std::string* fi
 }
 
 }  // namespace
-
-void AnswerCachedReads(CallResult& r, CollectingEffects& fx, const EventContext& ev) {
-  double* cells = ContextCells();
-  if (cells[kObjectReads] != 1 || Table().config_version != ProcessObjectConfig().Version()) return;
-  size_t first = 0;  // the effects of the call being looked at start here
-  uint64_t answered = 0, none = 0;
-  Answered a;
-  while (r.status == GSF_STATUS_OK && !r.expired && fx.used > first) {
-    const Effect& e = fx.list[fx.used - 1];
-    if (e.code != kObjectFetch && e.code != kObjectFetchBy) break;
-    // Only a call's one object request: a second one (or a set) keeps the order JavaScript gives them.
-    bool alone = true;
-    for (size_t k = first; k + 1 < fx.used && alone; ++k) alone = !IsObjectRequest(fx.list[k].code);
-    a = Answered{};
-    if (!alone || !Lookup(e, &a)) break;
-    uint64_t continuation = e.session;
-    fx.used--;  // the request is carried out here
-    first = fx.used;
-    answered++;
-    if (!a.found) none++;
-    r = ProcessApiHost().Continue(continuation, ev, a.found, a.id, a.fields, &fx);
-    if (r.expired) {
-      // As when JavaScript runs it: the timed-out continuation's effects are dropped, the calls'
-      // before it stand, and the call reports the timeout (GSF_STATUS_EXPIRED).
-      fx.used = first;
-      r.expired = false;
-    }
-  }
-  if (answered == 0) return;
-  cells[kReadsAnswered] += static_cast<double>(answered);
-  cells[kReadsNone] += static_cast<double>(none);
-  ProcessRuntime().counters.Increase("object", "native_cached_reads", static_cast<double>(answered));
-}
 
 void CachedReadsBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<ObjReadTypes>(env, exports, "objReadTypes");

@@ -1,26 +1,34 @@
-// Object reads of native handlers answered from the shared cache inside the native call: when a
-// call's last effect is a read (GSF_OBJECT_READ) the cache can answer, its continuation runs at
-// once, in native code, instead of going back through JavaScript for the fetch and a second
-// call. Everything else (writes, sets, misses, unusual keys) is left in the effects for
-// src/plugins/native-calls.ts, which carries it out as before.
+// Object fetches of native handlers looked up in the shared cache, for in_call_answers.h: the
+// types of this thread's object store as JavaScript registered them (objReadTypes), and the
+// cached copy of a fetch as a native handler gets it.
 #pragma once
 
 #include <napi.h>
 
-#include "../core/plugin_host.h"
+#include <cstdint>
+#include <string>
+
 #include "plugin_effects_binding.h"
 
 namespace gsf::binding {
 
+/** A fetch the cache answered. */
+struct CachedAnswer {
+  bool found = false;
+  std::string id;
+  /** The object as the handler gets it: `{id, ...fields}` (msgpack). */
+  std::string fields;
+  /** The cached entry: its version and its stored fields (found only). */
+  uint64_t version = 0;
+  std::string stored;
+};
+
 /**
- * Answers the trailing cached reads of a call that ended OK (`r`, its effects `fx`), one after
- * the other while each continuation again ends on one such read; a continuation's result
- * becomes the call's. Only when JavaScript allowed it for this call (kObjectReads: the event
- * holds no objects of its own yet, so the cache's copy is what a fetch would give) and this
- * thread's types match the published object store. Counts what it answered in kReadsAnswered
- * and kReadsNone.
+ * Looks the fetch of effect `e` (kObjectFetch or kObjectFetchBy, either mode) up in the cache;
+ * false when JavaScript must carry it out: a miss, a stale key, a type this thread's store does
+ * not know, or an object stored before a field was added (JavaScript gives it the default).
  */
-void AnswerCachedReads(CallResult& r, CollectingEffects& fx, const EventContext& ev);
+bool LookupCached(const Effect& e, CachedAnswer* out);
 
 class CachedReadsBinding {
  public:

@@ -38,14 +38,14 @@ Napi::Value EnumLayout(const Napi::CallbackInfo& info) {
                                    {"ioWaitTime", static_cast<double>(PO::kIoWaitMean)}}));
   o.Set("effectKind", Enum(env, {{"send", kSend}, {"publish", kPublish}, {"log", kLog}, {"apiAnswer", kApiAnswer},
                                  {"objectFetch", kObjectFetch}, {"objectFetchBy", kObjectFetchBy},
-                                 {"objectSet", kObjectSet}, {"sessionGroup", kSessionGroup}, {"sessionClose", kSessionClose},
+                                 {"objectSet", kObjectSet}, {"objectHeld", kObjectHeld}, {"sessionGroup", kSessionGroup}, {"sessionClose", kSessionClose},
                                  {"broadcast", kBroadcast}, {"accountRequest", kAccountRequest},
                                  {"serviceRequest", kServiceRequest}}));
   o.Set("contextCell", Enum(env, {{"eventId", kEventId}, {"tag", kTag}, {"kind", kKind}, {"sessionId", kSessionId},
                                   {"nameId", kNameId}, {"frameStart", kFrameStart}, {"frameEnd", kFrameEnd},
                                   {"requestId", kRequestId}, {"answerKind", kAnswerKind}, {"ringWrite", kRingWrite},
                                   {"objectReads", kObjectReads}, {"readsAnswered", kReadsAnswered},
-                                  {"readsNone", kReadsNone}}));
+                                  {"readsNone", kReadsNone}, {"accountReads", kAccountReads}}));
   o.Set("contextCells", static_cast<double>(kContextCells));
   return o;
 }

@@ -6,7 +6,7 @@
 
 #include "../core/plugin_api.h"
 #include "bindings.h"
-#include "cached_reads.h"
+#include "in_call_answers.h"
 #include "boundary.h"
 #include "main_notifier.h"
 #include "plugin_effects_binding.h"
@@ -89,7 +89,7 @@ Napi::Value PluginCallApi(const Napi::CallbackInfo& info) {
   CollectingEffects& fx = Collector();
   CallResult r = ProcessApiHost().Call(entry, ev, static_cast<uint64_t>(cells[kRequestId]), static_cast<uint32_t>(cells[kAnswerKind]),
                                        std::string_view(reinterpret_cast<const char*>(args.data), args.length), label.view(), &fx);
-  AnswerCachedReads(r, fx, ev);
+  AnswerInCall(r, fx, ev);
   return ApiResultToJs(info.Env(), r, fx, static_cast<uint64_t>(cells[kRequestId]));
 }
 
@@ -102,7 +102,7 @@ Napi::Value PluginContinue(const Napi::CallbackInfo& info) {
   CollectingEffects& fx = Collector();
   CallResult r = ProcessApiHost().Continue(static_cast<uint64_t>(cont), ev, found, id.view(),
                                            std::string_view(reinterpret_cast<const char*>(fields.data), fields.length), &fx);
-  AnswerCachedReads(r, fx, ev);
+  AnswerInCall(r, fx, ev);
   return ResultToJs(info.Env(), r, fx, ev.session_id);
 }
 

@@ -117,6 +117,7 @@ uint32_t Width(EffectCode code) {
     case kObjectFetch: return 5;
     case kObjectFetchBy: return 6;
     case kObjectSet: return 4;
+    case kObjectHeld: return 5;
     case kSessionGroup: return 4;
     case kSessionClose: return 3;
     case kBroadcast: return 4;
@@ -175,6 +176,12 @@ Napi::Array EffectsToJs(Napi::Env env, const CollectingEffects& fx) {
       case kObjectSet:  // [7, type, id, fields]
         out.Set(i++, Str(env, e.a));
         out.Set(i++, Str(env, e.b));
+        out.Set(i++, Bytes(env, e.c));
+        break;
+      case kObjectHeld:  // [8, type, id, version, stored fields]
+        out.Set(i++, Str(env, e.a));
+        out.Set(i++, Str(env, e.b));
+        out.Set(i++, Num(env, e.version));
         out.Set(i++, Bytes(env, e.c));
         break;
       case kSessionGroup:  // [20, session, group, join 1 | leave 0]

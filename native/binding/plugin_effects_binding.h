@@ -15,6 +15,8 @@ namespace gsf::binding {
 /** Effect codes in the returned array (EffectKind in src/native.ts). */
 enum EffectCode {
   kSend = 1, kPublish = 2, kLog = 3, kApiAnswer = 4, kObjectFetch = 5, kObjectFetchBy = 6, kObjectSet = 7,
+  // An object the call fetched for write, answered from the cache inside the call (in_call_answers.h).
+  kObjectHeld = 8,
   // ABI 1.2 sessions and accounts (plugin_sessions.cc).
   kSessionGroup = 20, kSessionClose = 21, kBroadcast = 22, kAccountRequest = 23,
   // ABI 1.2 objects, cluster and authenticator requests (plugin_results.h).
@@ -25,6 +27,7 @@ struct Effect {
   EffectCode code;
   uint64_t session;  // kSend: the session; kApiAnswer: the request; object fetches: the continuation
   int level;         // kLog: the level; kPublish: the JSON frame's length; kApiAnswer: the status; objects: the mode
+  double version = 0;  // kObjectHeld: the cached version the call saw
   bool binary;       // kSend: msgpack; kApiAnswer: has a body
   std::string a, b, c;
   std::vector<uint64_t> ids;  // kBroadcast: the sessions (`binary` true: every session)
@@ -66,9 +69,12 @@ Napi::Array EffectsToJs(Napi::Env env, const CollectingEffects& fx);
 constexpr size_t kContextCells = 12;
 enum ContextCell {
   kEventId = 0, kTag, kKind, kSessionId, kNameId, kFrameStart, kFrameEnd, kRingWrite,
-  // 1 when the cache may answer the call's object reads in native code (cached_reads.h); the
-  // reads it answered, and how many of them found no object, come back in the next two.
+  // 1 when the cache may answer the call's object fetches in native code (in_call_answers.h);
+  // the reads it answered, and how many of them found no object, come back in the next two.
   kObjectReads, kReadsAnswered, kReadsNone,
+  // 1 when this process's session accounts may answer the call's account_of (no account call
+  // of the event is on its way).
+  kAccountReads,
 };
 constexpr ContextCell kRequestId = kFrameStart;
 constexpr ContextCell kAnswerKind = kFrameEnd;

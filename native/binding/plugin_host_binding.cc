@@ -6,7 +6,7 @@
 #include "../core/plugin_host.h"
 #include "../core/runtime.h"
 #include "bindings.h"
-#include "cached_reads.h"
+#include "in_call_answers.h"
 #include "boundary.h"
 #include "outbound_ring_writer.h"
 #include "plugin_effects_binding.h"
@@ -83,7 +83,7 @@ Napi::Value PluginCallEvent(const Napi::CallbackInfo& info) {
   CollectingEffects& fx = Collector();
   CallResult r = ProcessPluginHost().CallEvent(
       handler, ev, std::string_view(reinterpret_cast<const char*>(payload.data), payload.length), &fx);
-  AnswerCachedReads(r, fx, ev);
+  AnswerInCall(r, fx, ev);
   return ResultToJs(info.Env(), r, fx, ev.session_id);
 }
 
@@ -107,7 +107,7 @@ Napi::Value PluginCallMessage(const Napi::CallbackInfo& info) {
   }
   CollectingEffects& fx = Collector();
   CallResult r = ProcessPluginHost().CallMessage(handler, ev, frame, &fx);
-  AnswerCachedReads(r, fx, ev);
+  AnswerInCall(r, fx, ev);
   if (ring.data != nullptr && r.status == GSF_STATUS_OK && !r.expired && fx.used > 0) {
     double end = WriteSendsToRing(ring.data, ring.length, static_cast<uint32_t>(ring_write), fx);
     if (end >= 0) return Napi::Number::New(info.Env(), end);

@@ -10,7 +10,7 @@
 #include "../core/plugin_lifecycle.h"
 #include "bindings.h"
 #include "boundary.h"
-#include "cached_reads.h"
+#include "in_call_answers.h"
 #include "plugin_effects_binding.h"
 
 namespace gsf::binding {
@@ -127,7 +127,7 @@ Napi::Value PluginCallTimer(const Napi::CallbackInfo& info) {
   EventContext ev = EventFromCells(ContextCells());
   CollectingEffects& fx = Collector();
   CallResult r = ProcessNativeTimers().Run(key, ev, &fx);
-  AnswerCachedReads(r, fx, ev);
+  AnswerInCall(r, fx, ev);
   return ResultToJs(info.Env(), r, fx, ev.session_id);
 }
 

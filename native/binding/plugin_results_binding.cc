@@ -7,7 +7,7 @@
 #include "../core/plugin_results.h"
 #include "bindings.h"
 #include "boundary.h"
-#include "cached_reads.h"
+#include "in_call_answers.h"
 #include "plugin_effects_binding.h"
 
 namespace gsf::binding {
@@ -93,7 +93,7 @@ Napi::Value PluginContinueResult(const Napi::CallbackInfo& info) {
   EventContext ev = EventFromCells(ContextCells());
   CollectingEffects& fx = Collector();
   CallResult r = ProcessResultHost().Continue(cont, ev, answer, &fx);
-  AnswerCachedReads(r, fx, ev);
+  AnswerInCall(r, fx, ev);
   return ResultToJs(info.Env(), r, fx, ev.session_id);
 }
 
@@ -108,7 +108,7 @@ Napi::Value PluginRunTransaction(const Napi::CallbackInfo& info) {
   EventContext ev = EventFromCells(ContextCells());
   CollectingEffects& fx = Collector();
   CallResult r = ProcessResultHost().RunTransaction(key, ev, &fx);
-  AnswerCachedReads(r, fx, ev);
+  AnswerInCall(r, fx, ev);
   return ResultToJs(info.Env(), r, fx, ev.session_id);
 }
 
@@ -123,7 +123,7 @@ Napi::Value PluginFinishTransaction(const Napi::CallbackInfo& info) {
   EventContext ev = EventFromCells(ContextCells());
   CollectingEffects& fx = Collector();
   CallResult r = ProcessResultHost().FinishTransaction(key, ev, answer, &fx);
-  AnswerCachedReads(r, fx, ev);
+  AnswerInCall(r, fx, ev);
   return ResultToJs(info.Env(), r, fx, ev.session_id);
 }
 

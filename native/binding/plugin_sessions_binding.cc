@@ -4,9 +4,10 @@
 #include <string>
 
 #include "../core/plugin_sessions.h"
+#include "../core/session_accounts.h"
 #include "bindings.h"
 #include "boundary.h"
-#include "cached_reads.h"
+#include "in_call_answers.h"
 #include "plugin_effects_binding.h"
 
 namespace gsf::binding {
@@ -49,7 +50,7 @@ Napi::Value PluginCallSession(const Napi::CallbackInfo& info) {
   in.address = c;
   CollectingEffects& fx = Collector();
   CallResult r = ProcessSessionHost().CallHook(hook, ev, in, &fx);
-  AnswerCachedReads(r, fx, ev);
+  AnswerInCall(r, fx, ev);
   return ResultToJs(info.Env(), r, fx, ev.session_id);
 }
 
@@ -65,7 +66,7 @@ Napi::Value PluginContinueAccount(const Napi::CallbackInfo& info) {
   EventContext ev = EventFromCells(ContextCells());
   CollectingEffects& fx = Collector();
   CallResult r = ProcessSessionHost().Continue(cont, ev, answer, &fx);
-  AnswerCachedReads(r, fx, ev);
+  AnswerInCall(r, fx, ev);
   return ResultToJs(info.Env(), r, fx, ev.session_id);
 }
 
@@ -78,6 +79,22 @@ Napi::Value PluginAccountContinuations(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(ProcessSessionHost().ContinuationCount()));
 }
 
+// sessionAccountSet(sessionId, account | null): binds a session to its account, or unbinds it.
+Napi::Value SessionAccountSet(const Napi::CallbackInfo& info) {
+  uint64_t session = UintArg(info, 0, "sessionId");
+  if (info.Length() > 1 && info[1].IsString()) {
+    Utf8Arg account(info, 1, "account");
+    ProcessSessionAccounts().Set(session, account.view());
+  } else {
+    ProcessSessionAccounts().Erase(session);
+  }
+  return info.Env().Undefined();
+}
+
+Napi::Value SessionAccountCount(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(ProcessSessionAccounts().Size()));
+}
+
 }  // namespace
 
 void PluginSessionsBinding::Init(Napi::Env env, Napi::Object exports) {
@@ -86,6 +103,8 @@ void PluginSessionsBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<PluginContinueAccount>(env, exports, "pluginContinueAccount");
   Export<PluginDropAccountContinuation>(env, exports, "pluginDropAccountContinuation");
   Export<PluginAccountContinuations>(env, exports, "pluginAccountContinuations");
+  Export<SessionAccountSet>(env, exports, "sessionAccountSet");
+  Export<SessionAccountCount>(env, exports, "sessionAccountCount");
 }
 
 }  // namespace gsf::binding

@@ -1,4 +1,4 @@
-// Name table, configuration blob and wake signal.
+// Name table, configuration blob, wake signal and session accounts.
 #include <atomic>
 #include <string>
 #include <thread>
@@ -6,6 +6,7 @@
 
 #include "../core/config_blob.h"
 #include "../core/name_table.h"
+#include "../core/session_accounts.h"
 #include "../core/wake_signal.h"
 #include "check.h"
 
@@ -115,4 +116,41 @@ TEST(wake_signal_coalesces_and_survives_sink_changes) {
   CHECK(static_cast<uint64_t>(swapped_calls.load()) <= rounds.load());
   CHECK_EQ(calls.load(), 2);  // the first sink was replaced before the stress and never called again
   CHECK(!w.Armed());
+}
+
+TEST(session_accounts_bind_rebind_and_erase_while_read) {
+  gsf::SessionAccounts table;
+  std::string account;
+  CHECK(!table.Get(7, &account));
+  table.Set(7, "ada");
+  table.Set(9, "bob");
+  CHECK(table.Get(7, &account));
+  CHECK_EQ(account, std::string("ada"));
+  table.Set(7, "grace");  // the session switched accounts
+  CHECK(table.Get(7, &account));
+  CHECK_EQ(account, std::string("grace"));
+  CHECK_EQ(table.Size(), size_t{2});
+  table.Erase(7);
+  table.Erase(7);
+  CHECK(!table.Get(7, &account));
+  CHECK_EQ(table.Size(), size_t{1});
+  // Readers on other threads see a whole account or none while the owner binds and unbinds.
+  std::atomic<bool> stop{false};
+  std::atomic<int> torn{0};
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 3; ++r) {
+    readers.emplace_back([&] {
+      std::string seen;
+      while (!stop.load()) {
+        if (table.Get(1, &seen) && seen != "account-one" && seen != "account-two") torn++;
+      }
+    });
+  }
+  for (int i = 0; i < 20000; ++i) {
+    if (i % 3 == 2) table.Erase(1);
+    else table.Set(1, i % 2 ? "account-one" : "account-two");
+  }
+  stop = true;
+  for (auto& t : readers) t.join();
+  CHECK_EQ(torn.load(), 0);
 }

@@ -25,12 +25,27 @@ export function encodePayload(payload: unknown): Uint8Array | null {
 const JS_STRINGS_BELOW = 140;
 const smallSource = new Uint8Array(JS_STRINGS_BELOW - 1);
 
-/** Decodes `bytes[start, end)` with `using` as exactly one msgpack value, or throws. */
+/** Where a value from a buffer msgpackr has not read before is decoded (see unpackRange); grows to COPY_AT_MOST. */
+let copySource = new Uint8Array(1024);
+const COPY_AT_MOST = 64 * 1024;
+
+/**
+ * Decodes `bytes[start, end)` with `using` as exactly one msgpack value, or throws. msgpackr
+ * keeps a DataView on each source it reads (a `dataView` property it adds): a value in a buffer
+ * it has not read before (a native call's effects hand over new ones) is decoded from a copy
+ * when it is not large, since making that view and adding that property costs more than the copy.
+ */
 export function unpackRange(using: Unpackr, bytes: Uint8Array, start: number, end: number): unknown {
   const length = end - start;
-  if (end < JS_STRINGS_BELOW || length > smallSource.length) return using.unpack(bytes, { start, end });
-  for (let i = 0; i < length; i++) smallSource[i] = bytes[start + i]!;
-  return using.unpack(smallSource, { start: 0, end: length });
+  if (length <= smallSource.length) {
+    if (end < JS_STRINGS_BELOW && (bytes as { dataView?: DataView }).dataView !== undefined) return using.unpack(bytes, { start, end });
+    for (let i = 0; i < length; i++) smallSource[i] = bytes[start + i]!;
+    return using.unpack(smallSource, { start: 0, end: length });
+  }
+  if ((bytes as { dataView?: DataView }).dataView !== undefined || length > COPY_AT_MOST) return using.unpack(bytes, { start, end });
+  if (length > copySource.length) copySource = new Uint8Array(Math.min(COPY_AT_MOST, Math.max(length, copySource.length * 2)));
+  copySource.set(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end));
+  return using.unpack(copySource, { start: 0, end: length });
 }
 
 /** Decodes `length` bytes at `offset` of `bytes`; no bytes decode to undefined. */

@@ -15,8 +15,9 @@ export const ObjectCounter = {
   outstandingUpdate: 'outstanding_update_query',
   reruns: 'event_reruns',
   failedAfterReruns: 'events_failed_after_reruns',
-  /** Counted by the addon (binding/cached_reads.cc). */
+  /** Counted by the addon (binding/in_call_answers.cc). */
   nativeCachedReads: 'native_cached_reads',
+  nativeCachedWrites: 'native_cached_writes',
 } as const;
 
 /** Per-database counters (`object_database_stat/<db>/<name>`). */
@@ -42,6 +43,7 @@ export function defineStoredCounters(db: string): void {
     [OBJECT, ObjectCounter.reruns, 'Events run again because objects they used changed meanwhile'],
     [OBJECT, ObjectCounter.failedAfterReruns, 'Events that still conflicted after max_event_reruns and failed'],
     [OBJECT, ObjectCounter.nativeCachedReads, 'Object reads of native handlers the cache answered inside the native call'],
+    [OBJECT, ObjectCounter.nativeCachedWrites, 'Object fetches for write of native handlers the cache answered inside the native call'],
     [DB_STAT, `${db}/${DbCounter.groups}`, 'Database transactions the writer committed'],
     [DB_STAT, `${db}/${DbCounter.committed}`, 'Events whose changes were committed'],
     [DB_STAT, `${db}/${DbCounter.conflicted}`, 'Events whose commit found a changed object (nothing applied)'],

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { gsfError } from '../errors.ts';
-import { checkId, storableId, encodeFields, type FieldInfo, type Fields, type TypeInfo } from './model.ts';
+import { checkId, storableId, decodeFieldsIn, encodeFields, type FieldInfo, type Fields, type TypeInfo } from './model.ts';
 import { ObjectHandle, ObjectState } from './object-handle.ts';
 import { OpKind, Status, type CommitOp, type Row } from './storage.ts';
 import type { ThreadStore } from './thread-store.ts';
@@ -136,6 +136,21 @@ export class Transaction {
       return this.adopt(type, row.id, row.version, this.store.decodeRow(row), forWrite);
     };
     return read instanceof Promise ? this.waited(read).then(settle) : settle(read);
+  }
+
+  /**
+   * An object a native handler fetched for write that the addon answered from the cache inside
+   * the call (the event held no objects then): it joins the transaction at the version the
+   * handler saw, with the fields stored at that version. Should the object have changed since,
+   * the commit finds the version gone and the event runs again, as for any fetch.
+   */
+  heldFromCache(typeName: string, id: string, version: number, stored: Uint8Array): ObjectHandle {
+    this.assertOpen('fetch', typeName);
+    const type = this.store.model.type(typeName);
+    const own = this.objects[type.index]?.get(id);
+    if (own !== undefined) throw gsfError('GSF_ERR_OBJECT_STATE', `${type.name} '${id}' is already held by this event`);
+    this.stats.cacheHits++;
+    return this.adopt(type, id, version, decodeFieldsIn(stored, stored.length), true);
   }
 
   /** Fetches by a unique key without waiting: from this transaction or the cache; undefined otherwise. */

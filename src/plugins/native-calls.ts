@@ -54,7 +54,7 @@ let cells: Float64Array | null = null;
 // Module bindings are getters under the CommonJS transform event workers load with: the ones
 // used per call are read once.
 const { eventId: C_EVENT_ID, tag: C_TAG, kind: C_KIND, sessionId: C_SESSION_ID, nameId: C_NAME_ID } = ContextCell;
-const { objectReads: C_OBJECT_READS, readsAnswered: C_READS_ANSWERED, readsNone: C_READS_NONE } = ContextCell;
+const { objectReads: C_OBJECT_READS, readsAnswered: C_READS_ANSWERED, readsNone: C_READS_NONE, accountReads: C_ACCOUNT_READS } = ContextCell;
 const internName = intern;
 
 /** Writes the event's fields into this thread's context cells before a native call. */
@@ -69,6 +69,8 @@ export function contextCells(ev: RunningEvent): Float64Array {
   const tx = ev.tx as Transaction | undefined;
   c[C_OBJECT_READS] = tx === undefined || tx.holdsNothing() ? 1 : 0;
   c[C_READS_ANSWERED] = c[C_READS_NONE] = 0;
+  // An account_of answered from the session accounts must not overtake the event's own account calls.
+  c[C_ACCOUNT_READS] = ev.nativeAccountCalls === 0 ? 1 : 0;
   return c;
 }
 
@@ -267,6 +269,10 @@ function applyAll(effects: unknown[], env: NativeCallEnv, fetches: Fetch[]): voi
         setFields(env.ev, effects[i + 1] as string, effects[i + 2] as string, effects[i + 3] as Uint8Array);
         i += 4;
         break;
+      case EffectKind.objectHeld:
+        remember(env.ev, transactionOf(env.ev).heldFromCache(effects[i + 1] as string, effects[i + 2] as string, effects[i + 3] as number, effects[i + 4] as Uint8Array));
+        i += 5;
+        break;
       default: {
         // ABI 1.2 service requests (objects, cluster, authenticator): their continuations' ids lie above the others'.
         const service = applyServiceEffect(effects, i, serviceCaller(env), (continuation, answer) => fetched(fetches, continuation, answer));
@@ -275,12 +281,28 @@ function applyAll(effects: unknown[], env: NativeCallEnv, fetches: Fetch[]): voi
           break;
         }
         // ABI 1.2 session and account records; an account call's continuation is kept negated.
-        const next = applySessionEffect(effects, i, env.ops, env.log, (continuation, answer) => fetched(fetches, -continuation, answer));
+        const next = applySessionEffect(effects, i, env.ops, (continuation, answer) => accountCall(env, fetches, continuation, answer));
         if (next < 0) throw new Error(`native effects: unknown record ${String(effects[i])}`);
         i = next;
       }
     }
   }
+}
+
+/**
+ * An account call of the event: counted while on its way (the addon answers the event's
+ * account_of itself only when none is), its answer collected for its continuation, or a failure
+ * nobody waits for logged.
+ */
+function accountCall(env: NativeCallEnv, fetches: Fetch[], continuation: number, answer: Promise<AccountAnswer>): void {
+  const ev = env.ev;
+  ev.nativeAccountCalls++;
+  const settled = (): void => {
+    ev.nativeAccountCalls--;
+  };
+  answer.then(settled, settled);
+  if (continuation !== 0) fetched(fetches, -continuation, answer);
+  else answer.catch((err: unknown) => env.log.warn(`native account call failed: ${(err as Error).message}`));
 }
 
 /** A native log line at its level (negative: verbose level). */

@@ -219,7 +219,7 @@ export function applyInitEffects(effects: unknown[], ops: SessionOps, log: Logge
         break;
       default: {
         // Group changes, closes and broadcasts (ABI 1.2); account calls need an event.
-        const next = applySessionEffect(effects, i, ops, log);
+        const next = applySessionEffect(effects, i, ops);
         if (next < 0) throw new Error(`native init effects: unexpected record ${String(effects[i])}`);
         i = next;
       }

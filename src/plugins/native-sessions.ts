@@ -6,7 +6,6 @@
  * are registered by `native-session-hooks.ts`.
  */
 import { native, EffectKind, type NativeCallOutcome } from '../native.ts';
-import type { Logger } from '../log/logger.ts';
 import type { SessionOps } from '../session/ops.ts';
 import { CloseCode } from '../session/protocol.ts';
 import type { LoginResult } from '../session/types.ts';
@@ -23,10 +22,10 @@ export class AccountAnswer {
 
 /**
  * Carries out the session record at `effects[i]` (group, close, broadcast; an account request
- * when `account` is given) and returns the index after it, or -1 when the record is not one of
- * these.
+ * when `account` is given, which gets every account call's answer with its continuation, 0 when
+ * none is wanted) and returns the index after it, or -1 when the record is not one of these.
  */
-export function applySessionEffect(effects: unknown[], i: number, ops: SessionOps, log: Logger,
+export function applySessionEffect(effects: unknown[], i: number, ops: SessionOps,
   account?: (continuation: number, answer: Promise<AccountAnswer>) => void): number {
   switch (effects[i]) {
     case EffectKind.sessionGroup:
@@ -42,9 +41,7 @@ export function applySessionEffect(effects: unknown[], i: number, ops: SessionOp
       if (account === undefined) throw new Error('native effects: an account request outside an event');
       const continuation = effects[i + 1] as number;
       const op = effects[i + 2] as number;
-      const answer = requestAccount(ops, op, effects[i + 3] as string, effects[i + 4] as number);
-      if (continuation !== 0) account(continuation, answer);
-      else answer.catch((err: unknown) => log.warn(`native account call failed: ${(err as Error).message}`));
+      account(continuation, requestAccount(ops, op, effects[i + 3] as string, effects[i + 4] as number));
       return i + 5;
     }
     default:

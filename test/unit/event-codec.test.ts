@@ -56,3 +56,29 @@ test('what a payload becomes on the other thread: Maps arrive as plain objects, 
   t.deepEqual(round(new Date(5)), new Date(5));
   t.deepEqual(round({ bin: Uint8Array.of(7) }), { bin: Uint8Array.of(7) });
 });
+
+test('values in buffers the decoder has not seen (a native call hands over new ones) decode from a copy, one after the other', (t) => {
+  const values: unknown[] = [
+    { score: 1 },
+    { name: 'p'.repeat(200), inventory: { potion: 3 }, clicks_by_day: { '2026-11-27': 99 } },
+    'x'.repeat(5000),
+    { big: 'y'.repeat(70 * 1024) },
+  ];
+  for (let round = 0; round < 3; round++) {
+    for (const value of values) {
+      const bytes = encodePayload(value)!;
+      const fresh = Buffer.from(bytes);
+      t.deepEqual(decodePayload(fresh, 0, fresh.length), value);
+      // At an offset of a fresh buffer, with bytes before and after the value.
+      const padded = Buffer.concat([Buffer.from([0xc0, 0xc0]), bytes, Buffer.from([0xc0])]);
+      t.deepEqual(decodePayload(padded, 2, bytes.length), value);
+      t.deepEqual(decodeFieldsIn(Buffer.from(bytes), bytes.length), value);
+    }
+  }
+  // A later, shorter value in the same copy reads none of the longer one's bytes.
+  const long = encodePayload({ a: 'z'.repeat(3000) })!;
+  const short = encodePayload({ a: 1 })!;
+  t.deepEqual(decodePayload(Buffer.from(long), 0, long.length), { a: 'z'.repeat(3000) });
+  t.deepEqual(decodePayload(Buffer.from(short), 0, short.length), { a: 1 });
+  t.throws(() => decodePayload(Buffer.from(long), 0, long.length - 1));
+});

@@ -36,12 +36,19 @@ const replacedReason = (accountId: string): string => `account '${accountId}' lo
 
 export class AccountManager {
   private readonly byAccount = new Map<string, number>();
+  /**
+   * Mirrored in the addon's session accounts (`sessionAccountSet`), from which native handlers'
+   * account_of is answered inside their call on any thread.
+   */
   private readonly bySession = new Map<number, string>();
   /** Set by the Cluster component; null: logins concern this server only. */
   directory: AccountDirectory | null = null;
 
   constructor(private readonly policy: LoginPolicy, private readonly sessions: AccountSessions) {
     this.publish();
+    if (native.counterGet('engine', 'native_account_answers') === null) {
+      native.counterUpdate('engine', 'native_account_answers', 0, false, 'account_of calls of native handlers answered inside the native call');
+    }
   }
 
   /** Logged-in accounts. */
@@ -81,10 +88,12 @@ export class AccountManager {
     }
     if (current !== undefined && current !== sessionId) {
       this.bySession.delete(current);
+      native.sessionAccountSet(current, null);
       this.sessions.closeSession(current, CloseCode.replaced, replacedReason(accountId));
     }
     this.byAccount.set(accountId, sessionId);
     this.bySession.set(sessionId, accountId);
+    native.sessionAccountSet(sessionId, accountId);
     this.publish();
     return current ?? null;
   }
@@ -100,7 +109,13 @@ export class AccountManager {
   private unbind(accountId: string, sessionId: number): void {
     this.byAccount.delete(accountId);
     this.bySession.delete(sessionId);
+    native.sessionAccountSet(sessionId, null);
     this.publish();
+  }
+
+  /** The server stops: its logins leave the process's session accounts (the addon's copy of `bySession`). */
+  forgetSessions(): void {
+    for (const sessionId of this.bySession.keys()) native.sessionAccountSet(sessionId, null);
   }
 
   /** Logs out whatever account a (closing) session had; returns it. */

@@ -161,6 +161,7 @@ export const sessionFeature: Feature = {
         setOutboundListening(false);
         maintenance.stop();
         await listener.shutdown();
+        accounts.forgetSessions();
         reader.stop();
         dispatcher.onChannel('session-out', null);
         dispatcher.onChannel('accounts', null);
