@@ -17,13 +17,14 @@ namespace {
 
 // Creates and deletes (service requests) keep their order with the fetches too.
 bool IsObjectRequest(EffectCode code) {
-  return code == kObjectFetch || code == kObjectFetchBy || code == kObjectSet || code == kServiceRequest;
+  return code == kObjectFetch || code == kObjectFetchBy || code == kObjectSet || code == kObjectHeld || code == kServiceRequest;
 }
 
-// Whether effect `last` is the only object request of the call whose effects start at `first`:
-// a second one (or a set) keeps the order JavaScript gives them.
-bool OnlyObjectRequest(const CollectingEffects& fx, size_t first, size_t last) {
-  for (size_t k = first; k < last; ++k) {
+// Whether effect `last` is the only object request of the whole chain: another one (a fetch, a
+// set, a create earlier in the chain) keeps the order JavaScript gives them, so that the fetch
+// finds what the event itself made.
+bool OnlyObjectRequest(const CollectingEffects& fx, size_t last) {
+  for (size_t k = 0; k < last; ++k) {
     if (IsObjectRequest(fx.list[k].code)) return false;
   }
   return true;
@@ -78,7 +79,7 @@ void AnswerInCall(CallResult& r, CollectingEffects& fx, const EventContext& ev) 
       r = ProcessSessionHost().Continue(account_continuation, ev, answer, &fx);
     } else if (fetch) {
       a = CachedAnswer{};
-      if (!objects || !OnlyObjectRequest(fx, first, last) || !LookupCached(e, &a)) break;
+      if (!objects || !OnlyObjectRequest(fx, last) || !LookupCached(e, &a)) break;
       if (a.found && e.level == GSF_OBJECT_WRITE) {
         // The event holds the object from here on: later fetches go through JavaScript.
         e.code = kObjectHeld;

@@ -18,7 +18,7 @@ namespace gsf::binding {
  * call's, and its effects follow the call's, as when JavaScript answers. JavaScript allows each
  * kind per call in the context cells:
  * - kObjectReads: the event holds no objects of its own yet, so the cache's copy is what a
- *   fetch would give, and the fetch is the call's last effect and only object request. A read
+ *   fetch would give, and the fetch is the call's last effect and the chain's only object request. A read
  *   answered so leaves nothing behind (it is counted in
  *   kReadsAnswered and kReadsNone); a fetch for write leaves a kObjectHeld record, from which
  *   JavaScript makes the event's copy at the version the handler saw, and ends the answering
