@@ -203,7 +203,7 @@ export interface NativeHookOutcome {
 }
 
 /** Cells of `pluginContextView`: the event a native call runs for, written by the caller. */
-export const CONTEXT_CELLS = 12;
+export const CONTEXT_CELLS = 20;
 export const ContextCell = {
   eventId: 0, tag: 1, kind: 2, sessionId: 3, nameId: 4, frameStart: 5, frameEnd: 6,
   /** An API call's request id and writer kind use the frame cells. */
@@ -218,7 +218,19 @@ export const ContextCell = {
   objectReads: 8, readsAnswered: 9, readsNone: 10,
   /** 1 when the addon may answer the call's account_of from the session accounts (no account call of the event is on its way). */
   accountReads: 11,
+  /**
+   * `pluginRunEvents`: the worker's slot, the claim's range [runFrom, runTo), the index of its
+   * last started event and the first event's start (ms after the claim) in; the index it stopped
+   * at, the last started index and how it ended (RunState) out.
+   */
+  runSlot: 12, runFrom: 13, runTo: 14, runStarted: 15, runStartMs: 16, runNext: 17, runState: 18,
 } as const;
+
+/**
+ * How `pluginRunEvents` ended: every event of the range ran; it stopped at `runNext`, whose
+ * call returned the value for the worker to settle; or the slot was revoked (a timeout).
+ */
+export const RunState = { all: 0, stopped: 1, revoked: 2 } as const;
 
 /**
  * What a native call returns: null when it succeeded with nothing to apply; a frame (a string
@@ -449,6 +461,15 @@ export interface NativeCore {
    */
   pluginCallEvent(handler: number, payload: Uint8Array | null): NativeCallOutcome;
   /**
+   * Runs the worker's claimed events from the context cell `runFrom` natively while they are
+   * events of the handler the first one names (native handler `handler`): each is started in the
+   * slot's progress cells and its start and handler time recorded in `timings`, as the worker
+   * does. It stops before `runTo`, another handler or a network event, or at the first call
+   * that leaves the worker something to do, returning that call's outcome (RunState.stopped);
+   * otherwise it returns null. The cells `runNext`, `runStarted` and `runState` say where and why.
+   */
+  pluginRunEvents(handler: number, meta: Float64Array, timings: Float64Array, bytes: Uint8Array): NativeCallOutcome;
+  /**
    * Runs native message handler `handler` on the client frame `bytes[frameStart, frameEnd)` (the
    * context cells) of the event's session, its codec from the id's lowest bit: the frame is
    * decoded, the body handed over as msgpack, replies encoded for the session.
@@ -635,7 +656,7 @@ export const native: NativeCore = loadAddon();
 export function checkEnums(built: Record<string, unknown>): void {
   const ours: Record<string, unknown> = {
     eventKind: EventKind, completeResult: CompleteResult, profileOrder: ProfileOrder, effectKind: EffectKind,
-    contextCell: ContextCell, contextCells: CONTEXT_CELLS,
+    contextCell: ContextCell, contextCells: CONTEXT_CELLS, runState: RunState,
   };
   for (const [name, value] of Object.entries(ours)) {
     const theirs = built[name];

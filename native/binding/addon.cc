@@ -46,6 +46,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   ObjectCacheBinding::Init(env, exports);
   CachedReadsBinding::Init(env, exports);
   PluginHostBinding::Init(env, exports);
+  PluginEventRunBinding::Init(env, exports);
   PluginApiBinding::Init(env, exports);
   PluginLifecycleBinding::Init(env, exports);
   PluginSessionsBinding::Init(env, exports);

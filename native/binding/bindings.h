@@ -68,6 +68,11 @@ class PluginHostBinding {
   static void Init(Napi::Env env, Napi::Object exports);
 };
 
+class PluginEventRunBinding {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+};
+
 class PluginApiBinding {
  public:
   static void Init(Napi::Env env, Napi::Object exports);

@@ -45,7 +45,11 @@ Napi::Value EnumLayout(const Napi::CallbackInfo& info) {
                                   {"nameId", kNameId}, {"frameStart", kFrameStart}, {"frameEnd", kFrameEnd},
                                   {"requestId", kRequestId}, {"answerKind", kAnswerKind}, {"ringWrite", kRingWrite},
                                   {"objectReads", kObjectReads}, {"readsAnswered", kReadsAnswered},
-                                  {"readsNone", kReadsNone}, {"accountReads", kAccountReads}}));
+                                  {"readsNone", kReadsNone}, {"accountReads", kAccountReads},
+                                  {"runSlot", kRunSlot}, {"runFrom", kRunFrom}, {"runTo", kRunTo},
+                                  {"runStarted", kRunStarted}, {"runStartMs", kRunStartMs}, {"runNext", kRunNext},
+                                  {"runState", kRunState}}));
+  o.Set("runState", Enum(env, {{"all", kRunAll}, {"stopped", kRunStopped}, {"revoked", kRunRevoked}}));
   o.Set("contextCells", static_cast<double>(kContextCells));
   return o;
 }

@@ -66,7 +66,7 @@ Napi::Array EffectsToJs(Napi::Env env, const CollectingEffects& fx);
  * An API call reads its request id and writer kind from the frame cells; a message call given
  * the worker's outbound ring reads its write position from kRingWrite.
  */
-constexpr size_t kContextCells = 12;
+constexpr size_t kContextCells = 20;
 enum ContextCell {
   kEventId = 0, kTag, kKind, kSessionId, kNameId, kFrameStart, kFrameEnd, kRingWrite,
   // 1 when the cache may answer the call's object fetches in native code (in_call_answers.h);
@@ -75,7 +75,13 @@ enum ContextCell {
   // 1 when this process's session accounts may answer the call's account_of (no account call
   // of the event is on its way).
   kAccountReads,
+  // pluginRunEvents (plugin_event_run_binding.cc): the slot, the claim's range, the last started
+  // index and the first event's start (ms after the claim) in; the next index, the last started
+  // index and how the run ended (kRunAll, kRunStopped, kRunRevoked) out.
+  kRunSlot, kRunFrom, kRunTo, kRunStarted, kRunStartMs, kRunNext, kRunState,
 };
+/** How pluginRunEvents ended, in kRunState. */
+enum RunState { kRunAll = 0, kRunStopped = 1, kRunRevoked = 2 };
 constexpr ContextCell kRequestId = kFrameStart;
 constexpr ContextCell kAnswerKind = kFrameEnd;
 double* ContextCells();

@@ -24,6 +24,26 @@ export interface HandlerEntry {
   async: boolean;
   /** It takes its payload as the raw msgpack bytes (native handlers decode it themselves). */
   rawPayload: boolean;
+  /** A native plugin's event handler, which the worker may run without JavaScript (see `runsNatively`). */
+  native: NativeEventHandler | null;
+}
+
+/**
+ * How the worker runs a native plugin's event handler itself (`native.pluginRunEvents`): the
+ * plugin's handler index, and what finishes an event whose call returned `outcome` (what the
+ * handler function does after its own call).
+ */
+export interface NativeEventHandler {
+  handler: number;
+  settle(outcome: unknown, ev: RunningEvent): void | Promise<void>;
+}
+
+const nativeHandlers = new WeakMap<object, NativeEventHandler>();
+
+/** Marks `fn`, a native event handler's function, as one the worker may run as `native` says. */
+export function runsNatively<F extends object>(fn: F, native: NativeEventHandler): F {
+  nativeHandlers.set(fn, native);
+  return fn;
 }
 
 /** Handlers that take their payload as raw msgpack bytes, not decoded (see `takesRawPayload`). */
@@ -186,7 +206,8 @@ export class EventRuntime {
 
   /** Adds a named event; duplicates are reported by the plugin loader before this. */
   addHandler(plugin: string, event: string, fn: EventHandler): void {
-    const entry: HandlerEntry = { plugin, event, id: intern(event), fn, async: isAsyncFunction(fn), rawPayload: rawPayloadHandlers.has(fn) };
+    const entry: HandlerEntry = { plugin, event, id: intern(event), fn, async: isAsyncFunction(fn), rawPayload: rawPayloadHandlers.has(fn),
+      native: nativeHandlers.get(fn) ?? null };
     this.handlers.set(event, entry);
     this.handlersById.set(entry.id, entry);
   }

@@ -76,7 +76,8 @@ export function contextCells(ev: RunningEvent): Float64Array {
 
 /** Counts, in the event's object figures, the reads the last native call had answered from the cache in native code. */
 export function countCachedReads(ev: RunningEvent): void {
-  const c = cells!;
+  // The worker may have run the call itself (pluginRunEvents), before any contextCells here.
+  const c = cells ??= new Float64Array(native.pluginContextView());
   const answered = c[C_READS_ANSWERED]!;
   if (answered === 0) return;
   const none = c[C_READS_NONE]!;

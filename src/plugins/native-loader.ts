@@ -11,9 +11,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { native, ContextCell, EffectKind, type NativeCallResult } from '../native.ts';
+import { native, ContextCell, EffectKind, type NativeCallOutcome, type NativeCallResult } from '../native.ts';
 import { GsfError, gsfError } from '../errors.ts';
-import { takesRawPayload, type EventRuntime, type RunningEvent } from '../events/runtime.ts';
+import { runsNatively, takesRawPayload, type EventRuntime, type RunningEvent } from '../events/runtime.ts';
 import type { EventContext, NetworkFrame } from '../events/types.ts';
 import type { Logger } from '../log/logger.ts';
 import { DecodeError, decodeFrame, sessionCodec } from '../session/codec.ts';
@@ -106,15 +106,24 @@ export function declareNativeTargets(rt: EventRuntime): void {
 }
 
 function eventHandler(rt: EventRuntime, plugin: string, event: string, handler: number, ops: SessionOps) {
-  // The worker hands the payload over as it was queued (msgpack bytes): the call is direct.
-  return takesRawPayload((bytes: Uint8Array | null, ctx: EventContext): void | Promise<void> => {
-    const ev = ctx as RunningEvent;
-    setCells(ev);
-    const r = callEvent(handler, bytes);
+  /** What follows the call: its reads counted, its outcome applied. */
+  const after = (r: unknown, ev: RunningEvent): void | Promise<void> => {
     countReads(ev);
     if (r === null) return undefined;
-    return settle(r, { rt, ev, ops, log: rt.log, plugin, what: 'event', name: event });
+    // An object conflict runs the handler again (AwaitingEvents.rerun) once the claim's buffer
+    // holds other events' payloads: on a copy of this one.
+    if (ev.payload instanceof Uint8Array) ev.payload = ev.payload.slice();
+    return settle(r as NativeCallOutcome, { rt, ev, ops, log: rt.log, plugin, what: 'event', name: event });
+  };
+  // The worker hands the payload over as it was queued (msgpack bytes): the call is direct. An
+  // event worker runs runs of these events without this function (`runsNatively`), and calls
+  // `after` for the one whose call left it something to do.
+  const fn = takesRawPayload((bytes: Uint8Array | null, ctx: EventContext): void | Promise<void> => {
+    const ev = ctx as RunningEvent;
+    setCells(ev);
+    return after(callEvent(handler, bytes), ev);
   });
+  return runsNatively(fn, { handler, settle: after });
 }
 
 function messageHandler(rt: EventRuntime, plugin: string, type: string, handler: number, ops: SessionOps) {

@@ -11,14 +11,14 @@
 import { createRequire } from 'node:module';
 import { threadId, workerData } from 'node:worker_threads';
 import {
-  native, COMPLETE_STRIDE, CompleteField, CompleteFlag, CompleteResult, EventKind, PROGRESS_STRIDE, ProgressField,
-  TAKE_STRIDE, TakeField,
+  native, COMPLETE_STRIDE, CompleteField, CompleteFlag, CompleteResult, ContextCell, EventKind, PROGRESS_STRIDE, ProgressField,
+  RunState, TAKE_STRIDE, TakeField,
 } from '../../native.ts';
 import type { ThreadContext } from '../../hooks/thread-context.ts';
 import { describeError } from '../../errors.ts';
 import type { ArgValue } from '../../config/manifest.ts';
 import { decodePayload } from '../codec.ts';
-import { RunningEvent, nameOf, type HandlerEntry } from '../runtime.ts';
+import { RunningEvent, nameOf, type HandlerEntry, type NativeEventHandler } from '../runtime.ts';
 import { currentEpoch, workReady } from '../wake.ts';
 import { AwaitCap } from './await-cap.ts';
 import { AwaitingEvents } from './awaiting.ts';
@@ -37,6 +37,14 @@ const FLAG_FAILED = CompleteFlag.failed, FLAG_NOT_RUN = CompleteFlag.notRun;
 const P_INDEX = ProgressField.index, P_START = ProgressField.startUs, P_NAME = ProgressField.nameId;
 const R_REVOKED = CompleteResult.revoked, R_MADE_READY = CompleteResult.madeReady;
 const K_NETWORK = EventKind.network;
+const C_RUN_SLOT = ContextCell.runSlot, C_RUN_FROM = ContextCell.runFrom, C_RUN_TO = ContextCell.runTo;
+const C_RUN_STARTED = ContextCell.runStarted, C_RUN_START_MS = ContextCell.runStartMs, C_RUN_NEXT = ContextCell.runNext;
+const C_RUN_STATE = ContextCell.runState, RUN_STOPPED = RunState.stopped, RUN_REVOKED = RunState.revoked;
+const runEvents = native.pluginRunEvents;
+/** This thread's native call cells (pluginRunEvents reads its range there). */
+const runCells = new Float64Array(native.pluginContextView());
+/** runOne's `called` when the handler has not been called yet. */
+const NOT_CALLED: unknown = Symbol('not called');
 const TAKE_N = TAKE_STRIDE, COMPLETE_N = COMPLETE_STRIDE;
 const core = native;
 const Running = RunningEvent;
@@ -158,33 +166,43 @@ function park(i: number, ev: RunningEvent, entry: HandlerEntry, pending: Promise
   return true;
 }
 
-/**
- * Runs claimed event `i` from `start`: returns 0 when it finished, 1 when it parked, -1 when the
- * slot was revoked meanwhile.
- */
-function runOne(i: number, queueMs: number, start: number): number {
-  const m = i * TAKE_N;
-  const t = i * COMPLETE_N;
-  const nameId = meta[m + T_NAME]!;
-  timings[t + F_NAME] = nameId;
-  const handlerId = meta[m + T_HANDLER]!;
-  let entry = lastEntry;
-  if (handlerId !== lastHandlerId) {
-    entry = runtime.handlersById.get(handlerId);
-    // Only found handlers are remembered: one registered later must be found then.
-    if (entry !== undefined) {
-      lastEntry = entry;
-      lastHandlerId = handlerId;
-    }
+/** The handler entry of `handlerId` (the last one looked up is kept: a claim's events mostly share it). */
+function entryFor(handlerId: number): HandlerEntry | undefined {
+  if (handlerId === lastHandlerId) return lastEntry;
+  const entry = runtime.handlersById.get(handlerId);
+  // Only found handlers are remembered: one registered later must be found then.
+  if (entry !== undefined) {
+    lastEntry = entry;
+    lastHandlerId = handlerId;
   }
+  return entry;
+}
+
+/** The RunningEvent of claimed event `i`. */
+function eventAt(i: number): RunningEvent {
+  const m = i * TAKE_N;
+  const nameId = meta[m + T_NAME]!;
   if (nameId !== lastNameId) {
     lastName = nameOfId(nameId);
     lastNameId = nameId;
   }
+  return new Running(runtime, meta[m + T_ID]!, meta[m + T_TAG]!, meta[m + T_KIND]!, meta[m + T_SESSION]!, lastName, nameId);
+}
+
+/**
+ * Runs claimed event `i` from `start`: returns 0 when it finished, 1 when it parked, -1 when the
+ * slot was revoked meanwhile. `called`: the outcome of a native handler's call already made for
+ * it (pluginRunEvents), or NOT_CALLED.
+ */
+function runOne(i: number, queueMs: number, start: number, called: unknown): number {
+  const m = i * TAKE_N;
+  const t = i * COMPLETE_N;
+  timings[t + F_NAME] = meta[m + T_NAME]!;
+  const entry = entryFor(meta[m + T_HANDLER]!);
   const kind = meta[m + T_KIND]!;
-  const ev = new Running(runtime, meta[m + T_ID]!, meta[m + T_TAG]!, kind, meta[m + T_SESSION]!, lastName, nameId);
+  const ev = eventAt(i);
   if (!entry) {
-    lines.unknown(ev, nameOfId(handlerId));
+    lines.unknown(ev, nameOfId(meta[m + T_HANDLER]!));
     timings[t + F_FLAGS] = FLAG_NOT_RUN;
     return 0;
   }
@@ -206,7 +224,8 @@ function runOne(i: number, queueMs: number, start: number): number {
   ev.payload = payload;
   let result: unknown;
   try {
-    result = entry.async ? runtime.call(true, ev, entry.fn, payload, ev, undefined) : entry.fn(payload, ev);
+    if (called !== NOT_CALLED) result = entry.native!.settle(called, ev);
+    else result = entry.async ? runtime.call(true, ev, entry.fn, payload, ev, undefined) : entry.fn(payload, ev);
   } catch (err) {
     // Its object changes are discarded: so are its children and counter changes.
     if (ev.tx !== undefined) {
@@ -224,6 +243,43 @@ function runOne(i: number, queueMs: number, start: number): number {
   return 0;
 }
 
+/**
+ * Runs claimed events from `i` (whose handler is `own`'s) in the addon while they are plain calls
+ * of that handler (`native.pluginRunEvents`). Returns the index to go on from, or -1 when the
+ * slot was revoked. The event whose call left something to do is finished here through runOne
+ * with its call's outcome.
+ */
+function runNative(own: NativeEventHandler, i: number, n: number, started: number, claimStart: number): number {
+  // What earlier events produced is committed first, as before each event.
+  effects?.commit();
+  const c = runCells;
+  c[C_RUN_SLOT] = slot;
+  c[C_RUN_FROM] = i;
+  c[C_RUN_TO] = n;
+  c[C_RUN_STARTED] = started;
+  c[C_RUN_START_MS] = lastEnd - claimStart;
+  const outcome = runEvents(own.handler, meta, timings, bytes);
+  const next = c[C_RUN_NEXT]!;
+  const state = c[C_RUN_STATE]!;
+  lastEnd = clock.now();
+  const slowMs = lines.slowMs;
+  for (let k = i; k < next; k++) {
+    totals.ran++;
+    const t = k * COMPLETE_N;
+    const queueMs = meta[k * TAKE_N + T_AGE]! + timings[t + F_START]!;
+    if (queueMs + timings[t + F_HANDLER]! > slowMs) lines.report(eventAt(k), entryFor(meta[k * TAKE_N + T_HANDLER]!)!, undefined, queueMs, timings[t + F_HANDLER]!, 0);
+  }
+  if (state === RUN_REVOKED) return -1;
+  if (state !== RUN_STOPPED) return next;
+  // Event `next` is started and its handler called: finish it as if the handler had just returned.
+  const startMs = timings[next * COMPLETE_N + F_START]!;
+  const done = runOne(next, meta[next * TAKE_N + T_AGE]! + startMs, claimStart + startMs, outcome);
+  if (done < 0) return -1;
+  if (timings[next * COMPLETE_N + F_FLAGS] === FLAG_FAILED) totals.failed++;
+  if (done === 0) totals.ran++;
+  return next + 1;
+}
+
 /** Runs a claim of `n` events; false if the slot was revoked (an event of it timed out). */
 function runClaim(n: number): boolean {
   // Loops, not fill() and clear(): both are runtime calls, and clear() allocates a new table.
@@ -236,7 +292,21 @@ function runClaim(n: number): boolean {
   let started = -1;
   for (let i = 0; i < n; i++) {
     // The later events of a parked event's tag wait for it: the queue takes them back.
-    if (parkedTags.size > 0 && parkedTags.has(meta[i * TAKE_N + T_TAG]!)) continue;
+    if (parkedTags.size > 0) {
+      if (parkedTags.has(meta[i * TAKE_N + T_TAG]!)) continue;
+    } else if (meta[i * TAKE_N + T_KIND] !== K_NETWORK) {
+      // A run of a native handler's events runs in the addon, without JavaScript per event.
+      const own = entryFor(meta[i * TAKE_N + T_HANDLER]!)?.native;
+      if (own != null) {
+        const next = runNative(own, i, n, started, claimStart);
+        if (next < 0) return false;
+        started = runCells[C_RUN_STARTED]!;
+        if (next > i) {
+          i = next - 1;
+          continue;
+        }
+      }
+    }
     // Start event i in the progress cells (no native call): the start, the name slot, then
     // the swap that a timeout of this slot makes fail. What earlier events produced is
     // committed first, so it survives if this event never ends.
@@ -247,7 +317,7 @@ function runClaim(n: number): boolean {
     if (Atomics.compareExchange(progress, cell + P_INDEX, started, i) !== started) return false;
     started = i;
     timings[i * COMPLETE_N + F_START] = startMs;
-    const outcome = runOne(i, meta[i * TAKE_N + T_AGE]! + startMs, lastEnd);
+    const outcome = runOne(i, meta[i * TAKE_N + T_AGE]! + startMs, lastEnd, NOT_CALLED);
     if (outcome < 0) return false;
     if (timings[i * COMPLETE_N + F_FLAGS] === FLAG_FAILED) totals.failed++;
     if (outcome === 0) totals.ran++;
