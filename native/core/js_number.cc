@@ -14,12 +14,12 @@ void AppendInt(int64_t v, std::string* out) {
   out->append(buf, r.ptr);
 }
 
+}  // namespace
+
 void AppendBigEndian(uint8_t format, uint64_t v, int size, std::string* out) {
   out->push_back(static_cast<char>(format));
   for (int i = size - 1; i >= 0; --i) out->push_back(static_cast<char>(v >> (8 * i)));
 }
-
-}  // namespace
 
 void AppendJsNumber(double v, std::string* out) {
   if (std::isnan(v)) {

@@ -13,6 +13,9 @@ void AppendJsNumber(double v, std::string* out);
 /** Appends an integer's decimal digits (with a minus sign when `negative`), without a std::string of its own. */
 void AppendInteger(uint64_t magnitude, bool negative, std::string* out);
 
+/** Appends the msgpack byte `format`, then the low `size` bytes of `v`, big-endian. */
+void AppendBigEndian(uint8_t format, uint64_t v, int size, std::string* out);
+
 /** Appends `v` as msgpackr packs a JavaScript number: 32-bit integers in the smallest int format, the rest float64. */
 void AppendMsgpackNumber(double v, std::string* out);
 

@@ -31,11 +31,6 @@ void AppendUtf8(uint32_t cp, std::string* out) {
   }
 }
 
-void AppendBigEndian(uint8_t format, uint64_t v, int size, std::string* out) {
-  out->push_back(static_cast<char>(format));
-  for (int i = size - 1; i >= 0; --i) out->push_back(static_cast<char>(v >> (8 * i)));
-}
-
 // Rewrites the big-endian count of a container header reserved at `at` with `reserved` bytes
 // (1: fix form, 3: 16-bit); grows the header in place when the count needs more.
 void PatchCount(std::string* out, size_t at, size_t reserved, uint64_t count, uint8_t fix, uint8_t f16, uint8_t f32) {

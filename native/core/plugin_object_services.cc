@@ -39,10 +39,6 @@ CallState* InitCall(gsf_type_call init, const char* what, gsf_type_status* statu
   return &s;
 }
 
-std::string Named(const CallState* s, const char* what) {
-  return std::string(what) + " of plugin '" + (s && s->plugin ? s->plugin->name : std::string("?")) + "'";
-}
-
 gsf_type_status ObjectCreate(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str id,
                              gsf_type_borrowed_bytes fields, gsf_on_result then, void* user_data, gsf_on_drop drop) {
   return Guard([&]() -> gsf_type_status {
@@ -228,10 +224,6 @@ gsf_type_status FlagDefine(gsf_type_call init, gsf_type_borrowed_str name, uint3
     d.flags.push_back(NativeDeclarations::Flag{std::string(View(name)), std::string(View(description)), std::string(View(default_value)), type});
     return GSF_STATUS_OK;
   });
-}
-
-bool CounterNames(gsf_type_borrowed_str category, gsf_type_borrowed_str name) {
-  return category.ptr != nullptr && name.ptr != nullptr && ValidName(View(category)) && ValidName(View(name));
 }
 
 gsf_type_status CounterRegisterCallable(gsf_type_call init, gsf_type_borrowed_str category, gsf_type_borrowed_str name,

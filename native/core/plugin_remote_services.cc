@@ -51,12 +51,6 @@ namespace {
 
 using namespace services;
 
-std::string Named(const CallState* s, const char* what) {
-  return std::string(what) + " of plugin '" + (s->plugin ? s->plugin->name : std::string("?")) + "'";
-}
-
-bool Text(gsf_type_borrowed_str s) { return s.ptr != nullptr && s.len > 0 && ValidName(View(s)); }
-
 bool Bytes(gsf_type_borrowed_bytes b) { return b.ptr != nullptr || b.len == 0; }
 
 gsf_type_status Request(CallState* s, uint32_t service, uint32_t op, const std::string& args, gsf_on_result then, void* user_data,

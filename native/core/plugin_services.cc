@@ -40,6 +40,14 @@ bool ValidName(std::string_view s) {
   return true;
 }
 
+bool Text(gsf_type_borrowed_str s) { return s.ptr != nullptr && ValidName(View(s)); }
+
+bool CounterNames(gsf_type_borrowed_str category, gsf_type_borrowed_str name) { return Text(category) && Text(name); }
+
+std::string Named(const CallState* s, const char* what) {
+  return std::string(what) + " of plugin '" + (s != nullptr && s->plugin != nullptr ? s->plugin->name : std::string("?")) + "'";
+}
+
 // Records why a service failed on the live call (a later set_error of the plugin replaces it).
 gsf_type_status Note(CallState* s, gsf_type_status status, const std::string& message) {
   if (s) s->error = message;
@@ -136,9 +144,6 @@ gsf_type_status RegisterMessage(gsf_type_call init, gsf_type_borrowed_str type, 
   return RegisterHandler(init, true, type, fn, user_data);
 }
 
-bool CounterNames(gsf_type_borrowed_str category, gsf_type_borrowed_str name) {
-  return ValidName(View(category)) && ValidName(View(name));
-}
 
 gsf_type_status CounterDefine(gsf_type_borrowed_str category, gsf_type_borrowed_str name,
                               gsf_type_borrowed_str description, double initial, int32_t is_double) {

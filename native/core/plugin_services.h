@@ -20,6 +20,12 @@ std::string_view View(gsf_type_borrowed_str s);
 std::string_view View(gsf_type_borrowed_bytes b);
 /** Non-empty, valid UTF-8. */
 bool ValidName(std::string_view s);
+/** A borrowed string that is non-empty, valid UTF-8 (false for a null pointer). */
+bool Text(gsf_type_borrowed_str s);
+/** A counter's category and name: both non-empty, valid UTF-8. */
+bool CounterNames(gsf_type_borrowed_str category, gsf_type_borrowed_str name);
+/** "<what> of plugin '<name>'": how a message names a plugin's request. */
+std::string Named(const CallState* s, const char* what);
 /** Records why a service failed on the live call (a later set_error of the plugin replaces it). */
 gsf_type_status Note(CallState* s, gsf_type_status status, const std::string& message);
 

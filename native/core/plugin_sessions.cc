@@ -154,9 +154,6 @@ bool OptionalText(gsf_type_borrowed_str s) {
   return s.ptr != nullptr && ValidName(View(s));
 }
 
-// A borrowed string that is non-empty UTF-8.
-bool Text(gsf_type_borrowed_str s) { return s.ptr != nullptr && s.len > 0 && ValidName(View(s)); }
-
 bool ValidSession(uint64_t id) { return id != 0 && IsValidTag(id); }
 
 std::string BadSession(const char* what, uint64_t id) {
