@@ -135,22 +135,27 @@ TEST(session_accounts_bind_rebind_and_erase_while_read) {
   CHECK(!table.Get(7, &account));
   CHECK_EQ(table.Size(), size_t{1});
   // Readers on other threads see a whole account or none while the owner binds and unbinds.
-  std::atomic<bool> stop{false};
+  // Every side does a bounded amount of work and yields now and then: the lock may prefer
+  // readers, and readers spinning until the writer is done could hold it off for a minute.
+  std::atomic<int> started{0};
   std::atomic<int> torn{0};
   std::vector<std::thread> readers;
   for (int r = 0; r < 3; ++r) {
     readers.emplace_back([&] {
+      started++;
       std::string seen;
-      while (!stop.load()) {
+      for (int k = 0; k < 20000; ++k) {
         if (table.Get(1, &seen) && seen != "account-one" && seen != "account-two") torn++;
+        if (k % 64 == 0) std::this_thread::yield();
       }
     });
   }
-  for (int i = 0; i < 20000; ++i) {
+  while (started.load() < 3) std::this_thread::yield();
+  for (int i = 0; i < 3000; ++i) {
     if (i % 3 == 2) table.Erase(1);
     else table.Set(1, i % 2 ? "account-one" : "account-two");
+    if (i % 16 == 0) std::this_thread::yield();
   }
-  stop = true;
   for (auto& t : readers) t.join();
   CHECK_EQ(torn.load(), 0);
 }
