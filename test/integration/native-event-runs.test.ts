@@ -3,8 +3,9 @@
  * JavaScript per event (`native.pluginRunEvents`), and hands back to JavaScript only the event
  * whose call left something to do. Everything an event run one by one gets still holds: each
  * tag's order, the effects of the events that had some (log lines), failures with their line and
- * counter, the profiler's counts and times, the slow-event line, and object conflicts, whose
- * reruns get their own event's payload again (the native-runs fixture).
+ * counter, the profiler's counts and times, the slow-event line, a timeout in the middle of a
+ * run, and object conflicts, whose reruns get their own event's payload again (the native-runs
+ * fixture).
  */
 import test from 'ava';
 import fs from 'node:fs';
@@ -21,7 +22,7 @@ const STEPS = 50;
 let s: TestServer;
 
 test.before(async () => {
-  s = await startObjectServer({}, { EventDispatcher: { event_threads_size: 2, slow_event_log_threshold_in_ms: 150 } },
+  s = await startObjectServer({}, { EventDispatcher: { event_threads_size: 2, slow_event_log_threshold_in_ms: 150, event_timeout_in_ms: 800 } },
     [OBJECTS_PROBE, RUNS]);
 });
 
@@ -71,6 +72,24 @@ test.serial('a slow native event in a run: its handler time is profiled and the 
   t.is(spin.all_time.execution_count, 1);
   t.true(spin.all_time.handler_time_max_in_sec >= 0.2, String(spin.all_time.handler_time_max_in_sec));
   await idle();
+  t.is(value('native_runs', 'out_of_order'), 0);
+});
+
+test.serial('a native event that times out in a run: the later events of its tag are cancelled (SPEC 6), those of other tags run, in order', async (t) => {
+  const seen = value('native_runs', 'seen');
+  const spun = value('native_runs', 'spun');
+  // The spin outlives the event timeout; the steps of its own tag queue behind it (claimed with
+  // it or not) and are cancelled with it; the other tag's steps run beside it.
+  const id = s.server.invoke('runs.spin', 1200, { tag: 23_000_000_000 });
+  for (let n = 0; n < 30; n++) {
+    s.server.invoke('runs.step', [KEYS + 1, n], { tag: 23_000_000_000 });
+    s.server.invoke('runs.step', [KEYS + 2, n], { tag: 23_000_000_001 });
+  }
+  await waitFor(() => s.logs().find((l) => l.includes(`Event timeout: event_name=runs.spin, event_id=${id}`)), 10000, 'the timeout line');
+  await waitFor(() => value('native_runs', 'seen') === seen + 30, 20000, 'the other tag\'s steps');
+  await waitFor(() => value('native_runs', 'spun') === spun + 1, 10000, 'the spin\'s late return');
+  await idle();
+  t.is(value('native_runs', 'seen'), seen + 30, 'the spin\'s tag ran none of its steps, the other tag each once');
   t.is(value('native_runs', 'out_of_order'), 0);
 });
 
