@@ -49,6 +49,8 @@ export const CompleteField = {
 export const PROGRESS_STRIDE = 16;
 /** Offsets inside one slot's progress cells. */
 export const ProgressField = { index: 0, startUs: 1, nameId: 2 } as const;
+/** Handler ids `parkHintsView` has a byte for. */
+export const PARK_HINT_HANDLERS = 1 << 16;
 /** Bits of `CompleteField.flags`. */
 export const CompleteFlag = { failed: 1, notRun: 2 } as const;
 /** What `complete` and `finishParked` return. */
@@ -119,7 +121,7 @@ export interface TimeoutOutcome { dropped: CancelledEvent[]; abandoned: Cancelle
 export interface NativeLayout {
   takeStride: number; pushStride: number; completeStride: number; progressStride: number;
   take: typeof TakeField; push: typeof PushField; complete: typeof CompleteField; progress: typeof ProgressField;
-  flags: typeof CompleteFlag;
+  flags: typeof CompleteFlag; parkHintHandlers: number;
 }
 
 export interface CounterValue { type: 'int' | 'double'; value: number; description: string }
@@ -271,14 +273,20 @@ export interface NativeCore {
   pushBatch(records: Float64Array, count: number, bytes: Uint8Array, firstId?: number): number;
   /**
    * Claims up to `max` ready events for `slot`: tags not claimed by any slot, in push order,
-   * each tag's queued events consecutively. Fills `meta` (TAKE_STRIDE per event) and copies
-   * payloads into `bytes`. Returns the count, 0 when nothing is ready, -N when the first
-   * payload needs N bytes (N >= 2, so never -1; grow `bytes` and call again), -1 when the
-   * slot is revoked.
+   * each tag's queued events consecutively, up to and including the first whose handler is
+   * marked in `parkHintsView` (its tag's later events would wait for it). Fills `meta`
+   * (TAKE_STRIDE per event) and copies payloads into `bytes`. Returns the count, 0 when nothing
+   * is ready, -N when the first payload needs N bytes (N >= 2, so never -1; grow `bytes` and
+   * call again), -1 when the slot is revoked.
    */
   take(slot: number, meta: Float64Array, bytes: Uint8Array, max: number): number;
   /** The slots' progress cells, shared by every thread (see PROGRESS_STRIDE). */
   slotProgressView(): ArrayBuffer;
+  /**
+   * One byte per handler id (below PARK_HINT_HANDLERS), shared by every thread: 1 when that
+   * handler's events usually park. Workers set and clear it; `take` reads it.
+   */
+  parkHintsView(): ArrayBuffer;
   /**
    * Completes the slot's whole claim (`count` events, COMPLETE_STRIDE timings each), records
    * profile samples (when the profiler is on) and frees the claimed tags; the later events of a
@@ -645,6 +653,7 @@ export const native: NativeCore = loadAddon();
   const ours = {
     takeStride: TAKE_STRIDE, pushStride: PUSH_STRIDE, completeStride: COMPLETE_STRIDE, progressStride: PROGRESS_STRIDE,
     take: TakeField, push: PushField, complete: CompleteField, progress: ProgressField, flags: CompleteFlag,
+    parkHintHandlers: PARK_HINT_HANDLERS,
   };
   if (JSON.stringify(built) !== JSON.stringify(ours)) {
     throw new Error(`gsf: the native addon was built with another layout (run npm install to rebuild it): ${JSON.stringify(built)}`);

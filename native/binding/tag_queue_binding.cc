@@ -95,6 +95,13 @@ Napi::Value SlotProgressView(const Napi::CallbackInfo& info) {
                                 sizeof(std::atomic<int32_t>) * TagQueue::kMaxSlots * kProgressStride);
 }
 
+// Which handlers' events usually park (process-lifetime memory, one byte per handler id):
+// workers set and clear them with plain stores, Take reads them (park_hints.h).
+Napi::Value ParkHintsView(const Napi::CallbackInfo& info) {
+  return Napi::ArrayBuffer::New(info.Env(), static_cast<void*>(ProcessRuntime().queue.Hints().Cells()),
+                                sizeof(std::atomic<uint8_t>) * ParkHints::kHandlers);
+}
+
 Napi::Value Complete(const Napi::CallbackInfo& info) {
   int slot = SlotArg(info, 0);
   size_t count = static_cast<size_t>(IntegerArg(info, 1, "count", 0, kMaxSafeInteger));
@@ -203,6 +210,7 @@ Napi::Value Layout(const Napi::CallbackInfo& info) {
   flags.Set("failed", static_cast<double>(kFlagFailed));
   flags.Set("notRun", static_cast<double>(kFlagNotRun));
   o.Set("flags", flags);
+  o.Set("parkHintHandlers", static_cast<double>(ParkHints::kHandlers));
   return o;
 }
 
@@ -242,6 +250,7 @@ Napi::Value QueueReset(const Napi::CallbackInfo& info) {
   Runtime& rt = ProcessRuntime();
   rt.timers.Clear();
   rt.queue.DropAllQueued();
+  rt.queue.Hints().Clear();
   return info.Env().Undefined();
 }
 
@@ -266,6 +275,7 @@ void TagQueueBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<PushBatch>(env, exports, "pushBatch");
   Export<Take>(env, exports, "take");
   Export<SlotProgressView>(env, exports, "slotProgressView");
+  Export<ParkHintsView>(env, exports, "parkHintsView");
   Export<Complete>(env, exports, "complete");
   Export<Park>(env, exports, "park");
   Export<FinishParked>(env, exports, "finishParked");

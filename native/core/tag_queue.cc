@@ -81,25 +81,34 @@ const TagQueue::Slot& TagQueue::CheckedSlot(int slot) const {
   return s;
 }
 
-TagQueue::RunQueue* TagQueue::LockClaim(Slot& s, std::unique_lock<SpinMutex>* queue_lock,
-                                         std::unique_lock<SpinMutex>* slot_lock) {
+void TagQueue::QueueLocks::Lock(uint32_t mask) {
+  for (uint32_t m = mask; m != 0; m &= m - 1) tq_.queues_[static_cast<size_t>(__builtin_ctz(m))].mu.lock();
+  mask_ = mask;
+}
+
+void TagQueue::QueueLocks::Unlock() {
+  for (uint32_t m = mask_; m != 0; m &= m - 1) tq_.queues_[static_cast<size_t>(__builtin_ctz(m))].mu.unlock();
+  mask_ = 0;
+}
+
+uint32_t TagQueue::LockClaim(Slot& s, QueueLocks* queue_locks, std::unique_lock<SpinMutex>* slot_lock) {
   for (;;) {
-    const int32_t q = s.queue.load(std::memory_order_acquire);
-    if (q < 0) {
+    const uint32_t mask = s.queues.load(std::memory_order_acquire);
+    if (mask == 0) {
       *slot_lock = std::unique_lock<SpinMutex>(s.mu);
       // Opened meanwhile: lock again in order.
       if (s.open) {
         slot_lock->unlock();
         continue;
       }
-      return nullptr;
+      return 0;
     }
-    RunQueue& rq = queues_[static_cast<size_t>(q)];
-    *queue_lock = std::unique_lock<SpinMutex>(rq.mu);
+    queue_locks->Lock(mask);
     *slot_lock = std::unique_lock<SpinMutex>(s.mu);
-    if (s.queue.load(std::memory_order_relaxed) == q) return &rq;
+    // A Take still sweeping may have added a run queue meanwhile: lock again, all of them.
+    if (s.queues.load(std::memory_order_relaxed) == mask) return mask;
     slot_lock->unlock();
-    queue_lock->unlock();
+    queue_locks->Unlock();
   }
 }
 
@@ -227,12 +236,15 @@ int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_
     if (s.open) throw StateError("take: the slot still holds a claim; complete it first");
     if (s.retired) return 0;
   }
-  // The sweep: run queues with ready tags whose lock is free, from where the last claim was;
-  // then, if every one with ready tags was busy, those again, waiting for their locks.
+  // The sweep, from where the last claim ended: every run queue with ready tags whose lock is
+  // free adds its ready runs while the claim has room, one lock at a time; then, if the claim is
+  // still empty and some were busy, those again, waiting for their locks.
   uint64_t busy = 0;
   static_assert(kRunQueues <= 64, "the sweep's busy mask is one word");
-  for (size_t k = 0; k <= queue_mask_; ++k) {
-    const size_t qi = (s.cursor + k) & queue_mask_;
+  size_t n = 0, used = 0;
+  const size_t from = s.cursor;
+  for (size_t k = 0; k <= queue_mask_ && n < max; ++k) {
+    const size_t qi = (from + k) & queue_mask_;
     RunQueue& q = queues_[qi];
     if (q.ready_count.load(std::memory_order_relaxed) == 0) continue;
     std::unique_lock<SpinMutex> lock(q.mu, std::try_to_lock);
@@ -240,34 +252,33 @@ int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_
       busy |= 1ull << qi;
       continue;
     }
-    int64_t n = TakeLocked(q, s, slot, meta, max, bytes, bytes_len);
-    if (n != 0) {
-      s.cursor = (qi + 1) & queue_mask_;
-      return n;
-    }
+    const int64_t added = TakeLocked(q, s, slot, meta, max, bytes, bytes_len, &n, &used);
+    if (added < 0) return added;
+    if (added > 0) s.cursor = (qi + 1) & queue_mask_;
   }
-  for (size_t k = 0; busy != 0 && k <= queue_mask_; ++k) {
-    const size_t qi = (s.cursor + k) & queue_mask_;
+  for (size_t k = 0; n == 0 && busy != 0 && k <= queue_mask_; ++k) {
+    const size_t qi = (from + k) & queue_mask_;
     if (!(busy & (1ull << qi))) continue;
     RunQueue& q = queues_[qi];
     std::lock_guard<SpinMutex> lock(q.mu);
-    int64_t n = TakeLocked(q, s, slot, meta, max, bytes, bytes_len);
-    if (n != 0) {
-      s.cursor = (qi + 1) & queue_mask_;
-      return n;
-    }
+    const int64_t added = TakeLocked(q, s, slot, meta, max, bytes, bytes_len, &n, &used);
+    if (added < 0) return added;
+    if (added > 0) s.cursor = (qi + 1) & queue_mask_;
   }
-  return 0;
+  return static_cast<int64_t>(n);
 }
 
 int64_t TagQueue::TakeLocked(RunQueue& q, Slot& s, int slot, double* meta, size_t max, uint8_t* bytes,
-                             size_t bytes_len) {
+                             size_t bytes_len, size_t* count, size_t* used_bytes) {
   if (q.ready.empty()) return 0;
   std::lock_guard<SpinMutex> slot_lock(s.mu);
-  // Revoked or retired while it swept: a timeout or a pool switch won.
+  // Revoked or retired while it swept: a timeout or a pool switch won (a retired slot keeps
+  // what it claimed so far). The claim is open exactly when this sweep added to it.
   if (s.revoked) return -1;
-  if (s.retired || s.open) return 0;
-  size_t n = 0, used = 0;
+  const size_t first = *count;
+  if (s.retired || s.open != (first > 0)) return 0;
+  const auto qi = static_cast<uint8_t>(&q - queues_.data());
+  size_t n = first, used = *used_bytes;
   bool full = false;
   while (n < max && !full && !q.ready.empty()) {
     uint64_t tag = q.ready.front();
@@ -302,59 +313,67 @@ int64_t TagQueue::TakeLocked(RunQueue& q, Slot& s, int slot, double* meta, size_
       m[kTakePayloadOffset] = static_cast<double>(used);
       m[kTakePayloadLength] = static_cast<double>(len);
       used += len;
-      s.claim.push_back(Claimed{idx, nd.enqueue_ns, nd.tag, ClaimState::kTaken});
+      s.claim.push_back(Claimed{idx, nd.enqueue_ns, nd.tag, ClaimState::kTaken, qi});
       st.head = nd.next;
       if (st.head == kNil) st.tail = kNil;
       --st.count;
       ++n;
+      // An event that will likely park holds its tag: the tag's later events would come back.
+      if (hints_.Parks(nd.handler_id)) break;
     }
   }
-  if (n > 0) {
-    // The claim's time is its end (after the copies), as close as possible to when the worker
-    // starts its clock: queue ages and event starts are measured from it.
+  if (n > first) {
+    // The claim's time is its end (after the copies of its last run queue), as close as
+    // possible to when the worker starts its clock: queue ages and event starts are measured
+    // from it, so every event's age is written again.
     const int64_t end = NowNs();
     for (size_t i = 0; i < n; ++i) {
       meta[i * kTakeStride + kTakeQueueAgeMs] = static_cast<double>(std::max<int64_t>(0, end - s.claim[i].enqueue_ns)) / kNsPerMs;
     }
-    s.open = true;
+    if (first == 0) {
+      s.open = true;
+      Progress(static_cast<size_t>(slot)).store(kProgressNone);
+      ProgressName(static_cast<size_t>(slot)).store(0);
+    }
     s.take_ns = end;
-    s.queue.store(static_cast<int32_t>(&q - queues_.data()), std::memory_order_release);
-    Progress(static_cast<size_t>(slot)).store(kProgressNone);
-    ProgressName(static_cast<size_t>(slot)).store(0);
-    q.waiting -= n;
-    q.outstanding += n;
+    s.queues.fetch_or(1u << qi, std::memory_order_release);
+    q.waiting -= n - first;
+    q.outstanding += n - first;
   }
-  return static_cast<int64_t>(n);
+  *count = n;
+  *used_bytes = used;
+  return static_cast<int64_t>(n - first);
 }
 
 CompleteResult TagQueue::Complete(int slot, size_t count, const double* timings) {
   int64_t now = NowNs();
   const bool profile = profiler_ && profiler_->Enabled();
-  // Only the two timestamps are read under the queue lock (every thread contends for it);
-  // the samples are built after it is released.
+  // Only the two timestamps are read under the queue locks (every thread contends for them);
+  // the samples are built after they are released.
   thread_local std::vector<int64_t> starts, enqueues;
-  thread_local std::vector<uint32_t> requeue;
+  thread_local std::array<std::vector<uint32_t>, kRunQueues> requeue;
   thread_local std::vector<double> sample_timings;
   starts.clear();
   enqueues.clear();
-  requeue.clear();
   sample_timings.clear();
   bool made_ready = TakeOwnReadyPushes();
-  size_t done = 0;
   {
     Slot& s = CheckedSlot(slot);
-    std::unique_lock<SpinMutex> lock, slot_lock;
-    RunQueue* qp = LockClaim(s, &lock, &slot_lock);
+    QueueLocks locks(*this);
+    std::unique_lock<SpinMutex> slot_lock;
+    const uint32_t mask = LockClaim(s, &locks, &slot_lock);
     if (s.revoked) return kCompleteRevoked;
-    if (qp == nullptr) {
+    if (mask == 0) {
       if (count == 0) return made_ready ? kCompleteMadeReady : kCompleteDone;
       throw StateError("complete: the slot holds no claim");
     }
-    RunQueue& q = *qp;
     if (count != s.claim.size()) throw ArgumentError("complete: count differs from the claimed events");
+    std::array<size_t, kRunQueues> done{};
+    for (uint32_t m = mask; m != 0; m &= m - 1) requeue[static_cast<size_t>(__builtin_ctz(m))].clear();
     const int32_t running = Progress(static_cast<size_t>(slot)).load();
     for (size_t i = 0; i < count; ++i) {
       Claimed& c = s.claim[i];
+      RunQueue& q = queues_[c.queue];
       switch (c.state) {
         case ClaimState::kTaken:
           if (profile) {
@@ -366,10 +385,10 @@ CompleteResult TagQueue::Complete(int slot, size_t count, const double* timings)
             }
           }
           q.FreeNode(c.node);
-          ++done;
+          ++done[c.queue];
           break;
         case ClaimState::kSkipped:
-          requeue.push_back(c.node);
+          requeue[c.queue].push_back(c.node);
           break;
         case ClaimState::kParked: {
           auto it = q.parked.find(q.At(c.node).id);
@@ -380,8 +399,17 @@ CompleteResult TagQueue::Complete(int slot, size_t count, const double* timings)
           break;
       }
     }
-    RequeueFrontLocked(q, requeue);
+    for (uint32_t m = mask; m != 0; m &= m - 1) {
+      const auto qi = static_cast<size_t>(__builtin_ctz(m));
+      RunQueue& q = queues_[qi];
+      RequeueFrontLocked(q, requeue[qi]);
+      q.outstanding -= done[qi] + requeue[qi].size();
+      q.waiting += requeue[qi].size();
+      q.completed_total += done[qi];
+      q.throughput.Add(now / kNsPerSec, done[qi]);
+    }
     for (uint64_t tag : s.tags) {
+      RunQueue& q = QueueOf(tag);
       auto it = q.tags.find(tag);
       TagState& st = it->second;
       if (st.parked) {
@@ -399,12 +427,8 @@ CompleteResult TagQueue::Complete(int slot, size_t count, const double* timings)
     s.claim.clear();
     s.tags.clear();
     s.open = false;
-    s.queue.store(-1, std::memory_order_relaxed);
+    s.queues.store(0, std::memory_order_relaxed);
     Progress(static_cast<size_t>(slot)).store(kProgressNone);
-    q.outstanding -= done + requeue.size();
-    q.waiting += requeue.size();
-    q.completed_total += done;
-    q.throughput.Add(now / kNsPerSec, done);
   }
   if (!starts.empty()) RecordSamples(sample_timings.data(), starts.data(), enqueues.data(), starts.size());
   if (made_ready) {

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "park_hints.h"
 #include "spin_mutex.h"
 
 namespace gsf {
@@ -125,10 +126,11 @@ struct QueueStats {
  *
  * The queue is split into run queues, each with its own lock, nodes, tags and ready list;
  * a tag belongs to the run queue its hash picks, so its events stay in push order and a push
- * locks only that run queue (no lock is shared by all pushes). A claim comes from one run
- * queue: each slot sweeps the run queues from where its last claim was, takes the first whose
- * lock is free and that has ready tags, and steals whole runs from it; a busy run queue is
- * passed over, so threads spread over the run queues instead of waiting on one another.
+ * locks only that run queue (no lock is shared by all pushes). A claim sweeps the run queues
+ * from where the slot's last claim ended: it takes whole runs from the first whose lock is free
+ * and that has ready tags, then, while it has room, from the next free ones, one lock at a
+ * time. A busy run queue is passed over, so threads spread over the run queues instead of
+ * waiting on one another, and a claim is as large with one thread as with one run queue.
  * Critical sections are short and batched, so the locks spin before they yield.
  */
 class TagQueue {
@@ -170,6 +172,8 @@ class TagQueue {
   int64_t Take(int slot, double* meta, size_t max, uint8_t* bytes, size_t bytes_len);
   /** The progress cells, kProgressStride per slot (see kProgressStride). */
   std::atomic<int32_t>* ProgressCells() { return progress_; }
+  /** Which handlers' events usually park: Take ends a tag's run after one (park_hints.h). */
+  ParkHints& Hints() { return hints_; }
   /**
    * Ends the slot's whole claim; `timings` holds kCompleteStride values per event. Skipped
    * events (the later events of a parked event's tag) go back to the front of their tags;
@@ -281,6 +285,7 @@ class TagQueue {
     int64_t enqueue_ns;  // copied from the node, so no node is read to time it
     uint64_t tag;
     ClaimState state;
+    uint8_t queue;  // the run queue of its tag (and node)
   };
   struct ParkedEvent {
     uint32_t node;
@@ -326,11 +331,13 @@ class TagQueue {
     }
     void ClearReady() { ready.clear(); ready_count.store(0, std::memory_order_relaxed); }
   };
-  // Lock order: a run queue's mu, then a slot's mu; parked_mu_ and slots_mu_ (registration)
-  // are taken with nothing else held but, for parked_mu_, one run queue's mu. A slot's open
-  // claim lives in one run queue (`queue`); its fields are changed with that run queue's and
-  // the slot's lock held. The slot's progress cell is written by its worker without a lock; a
-  // timeout changes it only by compare-and-swap.
+  // Lock order: run queues' mu in index order, then a slot's mu; parked_mu_ and slots_mu_
+  // (registration) are taken with nothing else held but, for parked_mu_, one run queue's mu. A
+  // slot's open claim spans the run queues in `queues`; it is changed with the slot's lock held
+  // and, for what lives in a run queue, that run queue's. Take adds a run queue to the open
+  // claim holding only that one, so whoever locks the claim's run queues checks `queues` again
+  // once it holds the slot (LockClaim). The slot's progress cell is written by its worker
+  // without a lock; a timeout changes it only by compare-and-swap.
   struct Slot {
     mutable SpinMutex mu;
     bool used = false;
@@ -339,11 +346,27 @@ class TagQueue {
     bool open = false;  // a Take claim has not been completed yet
     int64_t take_ns = 0;  // when the open claim was taken
     double thread_id = 0, task_id = 0;
-    std::atomic<int32_t> queue{-1};  // the run queue of the open claim
+    std::atomic<uint32_t> queues{0};  // the run queues of the open claim, a bit each
     size_t cursor = 0;  // where its next sweep starts (only its worker's Take touches it)
     std::vector<Claimed> claim;
     std::vector<uint64_t> tags;  // claimed tags, in claim order
   };
+
+  // Holds the locks of a set of run queues, taken in index order (the lock order).
+  class QueueLocks {
+   public:
+    explicit QueueLocks(TagQueue& tq) : tq_(tq) {}
+    ~QueueLocks() { Unlock(); }
+    QueueLocks(const QueueLocks&) = delete;
+    QueueLocks& operator=(const QueueLocks&) = delete;
+    void Lock(uint32_t mask);
+    void Unlock();
+
+   private:
+    TagQueue& tq_;
+    uint32_t mask_ = 0;
+  };
+  static_assert(kRunQueues <= 32, "a claim's run queues are one 32-bit mask");
 
   size_t QueueIndex(uint64_t tag) const {
     return static_cast<size_t>((tag * 0x9E3779B97F4A7C15ull) >> 58) & queue_mask_;
@@ -351,17 +374,21 @@ class TagQueue {
   RunQueue& QueueOf(uint64_t tag) { return queues_[QueueIndex(tag)]; }
   Slot& CheckedSlot(int slot);
   const Slot& CheckedSlot(int slot) const;
-  // Locks the run queue of the slot's open claim, then the slot, and returns the run queue; null
+  // Locks the run queues of the slot's open claim, then the slot, and returns their mask; 0
   // (only the slot locked) when it holds no open claim.
-  RunQueue* LockClaim(Slot& s, std::unique_lock<SpinMutex>* queue_lock, std::unique_lock<SpinMutex>* slot_lock);
+  uint32_t LockClaim(Slot& s, QueueLocks* queue_locks, std::unique_lock<SpinMutex>* slot_lock);
   void AppendLocked(RunQueue& q, uint64_t tag, uint32_t node);
-  // Claims ready runs of `q` for slot `s` (both locked); see Take.
-  int64_t TakeLocked(RunQueue& q, Slot& s, int slot, double* meta, size_t max, uint8_t* bytes, size_t bytes_len);
+  // Claims ready runs of `q` (locked) for slot `s`, as events `*n` on of the claim (whose
+  // payloads fill `bytes` up to `*used`); see Take. Returns how many it added, -1 when the slot
+  // is revoked, or -needed when the claim is empty and the first payload does not fit.
+  int64_t TakeLocked(RunQueue& q, Slot& s, int slot, double* meta, size_t max, uint8_t* bytes, size_t bytes_len,
+                     size_t* n, size_t* used);
   // Returns the slot's unstarted claimed events to the front of their tags and
   // unclaims its tags; with `drop_tag`, that tag's events (claimed or queued)
-  // are dropped instead. Returns how many events were requeued. Holds q.mu and s.mu.
-  // `running` is the index of the last begun event (its progress cell), or kProgressNone.
-  size_t UnwindClaimLocked(RunQueue& q, Slot& s, int32_t running, bool drop_tag, uint64_t tag_to_drop,
+  // are dropped instead. Returns how many events were requeued. Holds the claim's
+  // run queues (`queues`) and s.mu. `running` is the index of the last begun event
+  // (its progress cell), or kProgressNone.
+  size_t UnwindClaimLocked(uint32_t queues, Slot& s, int32_t running, bool drop_tag, uint64_t tag_to_drop,
                            std::vector<DroppedEvent>* dropped, bool* made_ready);
   // Abandons every parked event of the slot (its worker is gone), in every run queue.
   void AbandonParked(int slot, std::vector<AbandonedEvent>* abandoned, bool* made_ready);
@@ -395,6 +422,7 @@ class TagQueue {
   mutable SpinMutex parked_mu_;
   std::unordered_map<uint64_t, uint32_t> parked_queue_;
   alignas(64) std::atomic<int32_t> progress_[kMaxSlots * kProgressStride] = {};
+  alignas(64) ParkHints hints_;
   alignas(64) std::atomic<uint64_t> next_id_{1};
 };
 

@@ -25,14 +25,14 @@ void TagQueue::ForgetParked(uint64_t event_id) {
 
 bool TagQueue::Park(int slot, size_t index, uint32_t name_id) {
   Slot& s = CheckedSlot(slot);
-  std::unique_lock<SpinMutex> lock, slot_lock;
-  RunQueue* qp = LockClaim(s, &lock, &slot_lock);
-  if (qp == nullptr || s.revoked || !s.open) return false;
-  RunQueue& q = *qp;
+  QueueLocks locks(*this);
+  std::unique_lock<SpinMutex> slot_lock;
+  if (LockClaim(s, &locks, &slot_lock) == 0 || s.revoked || !s.open) return false;
   const int32_t running = Progress(static_cast<size_t>(slot)).load();
   if (running < 0 || static_cast<size_t>(running) != index || index >= s.claim.size()) return false;
   Claimed& c = s.claim[index];
   if (c.state != ClaimState::kTaken) return false;
+  RunQueue& q = queues_[c.queue];
   c.state = ClaimState::kParked;
   const int32_t start_us = ProgressStartUs(static_cast<size_t>(slot)).load();
   const Node& nd = q.At(c.node);
@@ -40,7 +40,7 @@ bool TagQueue::Park(int slot, size_t index, uint32_t name_id) {
                                 s.take_ns + static_cast<int64_t>(start_us) * 1000, name_id ? name_id : nd.name_id};
   {
     std::lock_guard<SpinMutex> parked_lock(parked_mu_);
-    parked_queue_[nd.id] = static_cast<uint32_t>(&q - queues_.data());
+    parked_queue_[nd.id] = c.queue;
   }
   q.tags[c.tag].parked = true;
   // The tag's later events of this claim wait for the parked one: they go back to the queue.

@@ -1,5 +1,6 @@
 // Worker slots of the tag queue: registration, release of dead workers and timeouts.
 #include <algorithm>
+#include <array>
 
 #include "clock.h"
 #include "errors.h"
@@ -19,7 +20,7 @@ int TagQueue::SlotRegister(double thread_id) {
     s.revoked = false;
     s.retired = false;
     s.open = false;
-    s.queue.store(-1);
+    s.queues.store(0);
     Progress(static_cast<size_t>(i)).store(kProgressNone);
     s.thread_id = thread_id;
     s.task_id = 0;
@@ -36,14 +37,15 @@ void TagQueue::SlotAttachTask(int slot, double task_id) {
   s.task_id = task_id;
 }
 
-size_t TagQueue::UnwindClaimLocked(RunQueue& q, Slot& s, int32_t running, bool drop_tag, uint64_t tag_to_drop,
+size_t TagQueue::UnwindClaimLocked(uint32_t queues, Slot& s, int32_t running, bool drop_tag, uint64_t tag_to_drop,
                                    std::vector<DroppedEvent>* dropped, bool* made_ready) {
   const size_t n = s.claim.size();
-  size_t gone = 0;
-  thread_local std::vector<uint32_t> requeue;
-  requeue.clear();
+  std::array<size_t, kRunQueues> gone{};
+  thread_local std::array<std::vector<uint32_t>, kRunQueues> requeue;
+  for (uint32_t m = queues; m != 0; m &= m - 1) requeue[static_cast<size_t>(__builtin_ctz(m))].clear();
   for (size_t i = 0; i < n; ++i) {
     Claimed& c = s.claim[i];
+    RunQueue& q = queues_[c.queue];
     switch (c.state) {
       case ClaimState::kGone:
         continue;
@@ -62,7 +64,7 @@ size_t TagQueue::UnwindClaimLocked(RunQueue& q, Slot& s, int32_t running, bool d
           }
           q.FreeNode(c.node);
           c.state = ClaimState::kGone;
-          ++gone;
+          ++gone[c.queue];
           continue;
         }
         break;
@@ -73,18 +75,25 @@ size_t TagQueue::UnwindClaimLocked(RunQueue& q, Slot& s, int32_t running, bool d
       ++q.cancelled_total;
       q.FreeNode(c.node);
       c.state = ClaimState::kGone;
-      ++gone;
+      ++gone[c.queue];
       continue;
     }
-    requeue.push_back(c.node);
+    requeue[c.queue].push_back(c.node);
   }
-  RequeueFrontLocked(q, requeue);
-  q.outstanding -= gone + requeue.size();
-  q.waiting += requeue.size();
+  size_t requeued = 0;
+  for (uint32_t m = queues; m != 0; m &= m - 1) {
+    const auto qi = static_cast<size_t>(__builtin_ctz(m));
+    RunQueue& q = queues_[qi];
+    RequeueFrontLocked(q, requeue[qi]);
+    q.outstanding -= gone[qi] + requeue[qi].size();
+    q.waiting += requeue[qi].size();
+    requeued += requeue[qi].size();
+  }
   // Requeued tags go to the front of the ready list: their events are the oldest. A tag whose
   // parked event is in this claim stays held until AbandonParked frees it.
   for (size_t i = s.tags.size(); i-- > 0;) {
     uint64_t tag = s.tags[i];
+    RunQueue& q = QueueOf(tag);
     auto it = q.tags.find(tag);
     TagState& st = it->second;
     if (st.parked) {
@@ -105,8 +114,8 @@ size_t TagQueue::UnwindClaimLocked(RunQueue& q, Slot& s, int32_t running, bool d
   s.claim.clear();
   s.tags.clear();
   s.open = false;
-  s.queue.store(-1, std::memory_order_relaxed);
-  return requeue.size();
+  s.queues.store(0, std::memory_order_relaxed);
+  return requeued;
 }
 
 int64_t TagQueue::SlotReleaseThread(double thread_id, std::vector<AbandonedEvent>* abandoned) {
@@ -127,9 +136,10 @@ int64_t TagQueue::SlotReleaseThread(double thread_id, std::vector<AbandonedEvent
       // of its fail. The cell stays revoked until the slot is registered again.
       const int32_t running = Progress(SlotIndex(s)).exchange(kProgressRevoked);
       {
-        std::unique_lock<SpinMutex> lock, slot_lock;
-        RunQueue* q = LockClaim(s, &lock, &slot_lock);
-        if (q != nullptr) requeued += UnwindClaimLocked(*q, s, running, false, 0, nullptr, &made_ready);
+        QueueLocks locks(*this);
+        std::unique_lock<SpinMutex> slot_lock;
+        const uint32_t mask = LockClaim(s, &locks, &slot_lock);
+        if (mask != 0) requeued += UnwindClaimLocked(mask, s, running, false, 0, nullptr, &made_ready);
       }
       AbandonParked(static_cast<int>(SlotIndex(s)), abandoned, &made_ready);
       std::lock_guard<SpinMutex> slot_lock(s.mu);
@@ -159,9 +169,9 @@ std::vector<RunningSlot> TagQueue::SlotsRunning() const {
   std::vector<RunningSlot> out;
   for (int i = 0; i < kMaxSlots; ++i) {
     Slot& s = const_cast<Slot&>(slots_[static_cast<size_t>(i)]);
-    std::unique_lock<SpinMutex> lock, slot_lock;
-    const RunQueue* q = const_cast<TagQueue*>(this)->LockClaim(s, &lock, &slot_lock);
-    if (q == nullptr) continue;
+    QueueLocks locks(*const_cast<TagQueue*>(this));
+    std::unique_lock<SpinMutex> slot_lock;
+    if (const_cast<TagQueue*>(this)->LockClaim(s, &locks, &slot_lock) == 0) continue;
     // The index is read before the start: a worker writes the start first, so a racing read
     // pairs an index with its own start or the next event's (later: the event looks younger),
     // never with an older one (which would make a just-started event look long-running).
@@ -171,7 +181,7 @@ std::vector<RunningSlot> TagQueue::SlotsRunning() const {
     if (!s.used || s.revoked || !s.open || running < 0 || static_cast<size_t>(running) >= s.claim.size()) continue;
     const Claimed& c = s.claim[static_cast<size_t>(running)];
     if (c.state != ClaimState::kTaken) continue;  // parked: listed below
-    const Node& nd = q->At(c.node);
+    const Node& nd = queues_[c.queue].At(c.node);
     const int64_t begin_ns = s.take_ns + static_cast<int64_t>(start_us) * 1000;
     out.push_back(RunningSlot{i, s.thread_id, s.task_id, nd.id, nd.tag,
                               renamed > 0 ? static_cast<uint32_t>(renamed) : nd.name_id, nd.session_id, nd.kind,
@@ -197,18 +207,18 @@ bool TagQueue::TimeoutSlot(int slot, uint64_t event_id, std::vector<DroppedEvent
   if (slot < 0 || slot >= kMaxSlots) throw ArgumentError("slot index out of range");
   {
     Slot& s = slots_[static_cast<size_t>(slot)];
-    std::unique_lock<SpinMutex> lock, slot_lock;
-    RunQueue* qp = LockClaim(s, &lock, &slot_lock);
+    QueueLocks locks(*this);
+    std::unique_lock<SpinMutex> slot_lock;
+    const uint32_t mask = LockClaim(s, &locks, &slot_lock);
     // The watchdog may race with the worker's exit: a freed slot is "no longer running there".
     int32_t running = Progress(static_cast<size_t>(slot)).load();
-    if (qp == nullptr || !s.used || s.revoked || !s.open || running < 0 ||
+    if (mask == 0 || !s.used || s.revoked || !s.open || running < 0 ||
         static_cast<size_t>(running) >= s.claim.size()) {
       return false;
     }
-    RunQueue& q = *qp;
     const Claimed& c = s.claim[static_cast<size_t>(running)];
     if (c.state != ClaimState::kTaken) return false;
-    const Node& nd = q.At(c.node);
+    const Node& nd = queues_[c.queue].At(c.node);
     if (nd.id != event_id) return false;
     const int32_t renamed = ProgressName(static_cast<size_t>(slot)).load();
     // The worker may be starting the next event right now: whichever swaps the cell first wins.
@@ -218,7 +228,7 @@ bool TagQueue::TimeoutSlot(int slot, uint64_t event_id, std::vector<DroppedEvent
     // Revoked until the worker's thread is released: whatever the stuck
     // handler does later must not touch the queue again.
     s.revoked = true;
-    UnwindClaimLocked(q, s, running, true, tag, dropped, &made_ready);
+    UnwindClaimLocked(mask, s, running, true, tag, dropped, &made_ready);
   }
   // The worker is ended: its parked events never finish.
   AbandonParked(slot, abandoned, &made_ready);

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { native } from '../../src/native.ts';
 import { namedTag } from '../../src/events/tags.ts';
+import { intern } from '../../src/events/runtime.ts';
 import { GsfClient } from '../../src/sdk/index.ts';
 import { fixtures, startTestServer, waitFor, type TestServer } from './_server.ts';
 import { startSessionServer } from './_session.ts';
@@ -91,6 +92,37 @@ test.serial('an awaiting event that times out frees its tag and leaves its worke
     t.is(native.profilerEvent('stuck')!.all_time.timeout_count, 1);
     t.is(native.counterReadInt('engine', 'events_awaiting'), 0);
     t.is(s.server.watchdog.timeouts, 1);
+  } finally {
+    await s.stop();
+  }
+});
+
+test.serial('a handler whose events await is marked in the park hints until one returns at once; its tag keeps its order', async (t) => {
+  const s = await startTestServer({ EventDispatcher: { event_threads_size: 1 } }, [awaitProbe]);
+  const file = path.join(s.dir, 'marks.jsonl');
+  const hints = new Uint8Array(native.parkHintsView());
+  const id = intern('await.maybe');
+  const done = (n: number): Promise<MarkLine[]> => waitFor(() => {
+    const m = marks(s, file).filter((r) => r.phase !== 'awaiting');
+    return m.length >= n ? m : null;
+  }, 10000, `${n} marks`);
+  try {
+    t.is(hints.length, 1 << 16);
+    t.is(hints[id], 0);
+    const tag = namedTag('maybe');
+    s.server.invoke('await.maybe', { file, label: 'w0', awaitMs: 5 }, { tag });
+    await done(1);
+    t.is(hints[id], 1, 'its event parked');
+    s.server.invoke('await.maybe', { file, label: 'q0' }, { tag });
+    await done(2);
+    t.is(hints[id], 0, 'its event returned at once');
+    // Events that park and events that return, queued together on one tag: the claims that cut
+    // the tag's run after each parking event keep the push order.
+    const labels = Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? `w${i}` : `q${i}`));
+    for (const label of labels) s.server.invoke('await.maybe', { file, label, ...(label[0] === 'w' ? { awaitMs: 1 } : {}) }, { tag });
+    const all = await done(2 + labels.length);
+    t.deepEqual(all.slice(2).map((r) => r.label), labels);
+    t.is(s.server.dispatcher.totals.failed, 0);
   } finally {
     await s.stop();
   }

@@ -26,8 +26,8 @@ test.serial('pushBatch queues events in order with consecutive ids and their pay
   t.is(native.waiting(), 3);
   const meta = new Float64Array(8 * TAKE_STRIDE);
   const out = new Uint8Array(64);
-  // Tags live in run queues of their own: a claim holds whole runs of the tags of one run queue,
-  // so the two tags may come in one claim or in two.
+  // Tags live in run queues of their own; a claim holds whole runs of tags from every run queue
+  // with room, so both tags come in one claim (the loop allows for more).
   const got: Array<{ id: number; tag: number; text: string; name: number; handler: number; session: number; kind: number; claim: number }> = [];
   for (let claim = 0; claim < 3 && got.length < 3; claim++) {
     const n = native.take(slot, meta, out, 8);

@@ -64,6 +64,12 @@ let slot = -1;
 let idle!: IdleWaiter;
 /** The progress cells; this worker's start at `cell`. */
 const progress = new Int32Array(native.slotProgressView());
+/**
+ * Which handlers' events park, shared with every thread: set when one parks, cleared when one
+ * finishes without parking. A claim then takes no more of a tag after such an event (its later
+ * events would only be skipped and handed back), and takes other tags' events instead.
+ */
+const parkHints = new Uint8Array(native.parkHintsView());
 let cell = -1;
 // Through require: on Node 20 the TypeScript loader's CommonJS hook reaches worker threads.
 const { createThreadContext } = createRequire(import.meta.url)(init.contextModule) as WorkerContextModule;
@@ -144,6 +150,7 @@ function publishRename(ev: RunningEvent): void {
 /** Records a synchronous event's timings into the claim; its held children are queued. */
 function finishSync(ev: RunningEvent, t: number, start: number, queueMs: number, entry: HandlerEntry, err: unknown): void {
   runtime.running = null;
+  if (parkHints[entry.id] === 1) parkHints[entry.id] = 0;
   lastEnd = clock.now();
   const handlerMs = Math.max(0, lastEnd - start - ev.ioWaitMs);
   timings[t + F_HANDLER] = handlerMs;
@@ -161,6 +168,7 @@ function finishSync(ev: RunningEvent, t: number, start: number, queueMs: number,
 function park(i: number, ev: RunningEvent, entry: HandlerEntry, pending: Promise<unknown>, start: number, queueMs: number): boolean {
   runtime.running = null;
   lastEnd = clock.now();
+  if (parkHints[entry.id] === 0) parkHints[entry.id] = 1;
   if (!awaiting.park(i, ev, entry, pending, start, lastEnd, queueMs, timings[i * COMPLETE_N + F_START]!)) return false;
   parkedTags.add(ev.tag);
   return true;
@@ -269,6 +277,7 @@ function runNative(own: NativeEventHandler, i: number, n: number, started: numbe
     const queueMs = meta[k * TAKE_N + T_AGE]! + timings[t + F_START]!;
     if (queueMs + timings[t + F_HANDLER]! > slowMs) lines.report(eventAt(k), entryFor(meta[k * TAKE_N + T_HANDLER]!)!, undefined, queueMs, timings[t + F_HANDLER]!, 0);
   }
+  if (next > i) parkHints[meta[i * TAKE_N + T_HANDLER]!] = 0;
   if (state === RUN_REVOKED) return -1;
   if (state !== RUN_STOPPED) return next;
   // Event `next` is started and its handler called: finish it as if the handler had just returned.
