@@ -594,6 +594,11 @@ export interface NativeCore {
 export interface NativeTesting {
   /** Removes a counter (tests of handles to removed counters). */
   counterRemove(category: string, name: string): boolean;
+  /**
+   * What a native plugin's `object_read_cached` reads on this thread: code 0 found (`fields`,
+   * msgpack), 1 no such object, 2 not answerable from the cache, 3 no such type.
+   */
+  objectReadCached(type: string, id: string): { code: number; fields?: Uint8Array };
   /** Runs event handler `handler` `count` times in a C++ loop; returns ns per call (benchmarks). */
   pluginBenchCalls(handler: number, count: number, payload: Uint8Array | null): number;
   /** JSON text to msgpack as JSON.parse + msgpackr.pack would give it; throws a TypeError on bad JSON. */

@@ -1,6 +1,7 @@
 #include "cached_reads.h"
 
 #include <cmath>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,33 @@ struct ReadTable {
 ReadTable& Table() {
   thread_local ReadTable table;
   return table;
+}
+
+// The table the last store registered on any thread (objReadTypes), guarded by its mutex: a
+// thread whose JavaScript has not touched objects yet (a native plugin's first call there)
+// takes a copy, so object_read_cached answers from the cache on every thread.
+struct PublishedTable {
+  std::mutex mu;
+  ReadTable table;
+};
+
+PublishedTable& Published() {
+  // Never destroyed: worker threads may still read it while the process exits.
+  static PublishedTable* published = new PublishedTable;
+  return *published;
+}
+
+// This thread's table for the current object-store settings, copied from the published one
+// when this thread's own is missing or stale; null when no store has registered its types.
+const ReadTable* CurrentTable() {
+  ReadTable& table = Table();
+  const uint64_t version = ProcessObjectConfig().Version();
+  if (!table.types.empty() && table.config_version == version) return &table;
+  PublishedTable& published = Published();
+  std::lock_guard<std::mutex> lock(published.mu);
+  if (published.table.types.empty() || published.table.config_version != version) return nullptr;
+  table = published.table;
+  return &table;
 }
 
 std::string_view Str(const gsf_type_borrowed_str& s) { return std::string_view(s.ptr ? s.ptr : "", s.len); }
@@ -130,8 +158,7 @@ bool ValidId(std::string_view id) {
 
 bool LookupCached(const Effect& e, CachedAnswer* out) {
   if (e.level != GSF_OBJECT_READ && e.level != GSF_OBJECT_WRITE) return false;
-  ReadTable& table = Table();
-  if (table.types.empty() || table.config_version != ProcessObjectConfig().Version()) return false;
+  if (CurrentTable() == nullptr) return false;
   const ReadType* t = FindType(e.a);
   if (t == nullptr) return false;
   ObjectCache& cache = ProcessObjectCache();
@@ -206,13 +233,15 @@ Napi::Value ObjReadTypes(const Napi::CallbackInfo& info) {
     throw ArgumentError("types must be msgpack [[name, index, [field...], [[field, unique, integer]...]]...]");
   }
   table.config_version = static_cast<uint64_t>(version);
+  PublishedTable& published = Published();
+  std::lock_guard<std::mutex> lock(published.mu);
+  published.table = table;
   return info.Env().Undefined();
 }
 
 // object_read_cached (ABI 1.2): this thread's cache copy of an object, as plugin_results.h says.
 int ReadCachedObject(std::string_view type, std::string_view id, std::string* fields) {
-  ReadTable& table = Table();
-  if (table.types.empty() || table.config_version != ProcessObjectConfig().Version()) return 2;
+  if (CurrentTable() == nullptr) return 2;
   const ReadType* t = FindType(type);
   if (t == nullptr) return 3;
   if (!ValidId(id)) return 1;  // no object can have it (as fetchCached's storableId)

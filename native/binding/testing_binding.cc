@@ -7,6 +7,7 @@
 #include "../core/event_tags.h"
 #include "../core/json_msgpack.h"
 #include "../core/plugin_host.h"
+#include "../core/plugin_results.h"
 #include "../core/runtime.h"
 #include "../core/session_frame.h"
 #include "bindings.h"
@@ -79,6 +80,22 @@ Napi::Value CounterRemove(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), ProcessRuntime().counters.Remove(category.view(), name.view()));
 }
 
+// objectReadCached(type, id): what a native plugin's object_read_cached reads on this thread,
+// {code, fields}: code 0 found (fields: its msgpack map), 1 no such object, 2 not answerable
+// from the cache, 3 no such type.
+Napi::Value ObjectReadCachedJs(const Napi::CallbackInfo& info) {
+  Utf8Arg type(info, 0, "type");
+  Utf8Arg id(info, 1, "id");
+  CachedObjectReader reader = GetCachedObjectReader();
+  if (reader == nullptr) ThrowCoded(info.Env(), ErrorKind::kError, kErrState, "no object cache reader in this process");
+  std::string fields;
+  const int code = reader(type.view(), id.view(), &fields);
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("code", code);
+  if (code == 0) o.Set("fields", Napi::Buffer<uint8_t>::Copy(info.Env(), reinterpret_cast<const uint8_t*>(fields.data()), fields.size()));
+  return o;
+}
+
 // Runs a handler `count` times in a C++ loop: the cost of one call across the plugin
 // boundary without the JavaScript one. Returns ns per call.
 Napi::Value PluginBenchCalls(const Napi::CallbackInfo& info) {
@@ -110,6 +127,7 @@ void TestingBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<NamedTagJs>(env, exports, "pluginNamedTag");
   Export<RandomTagJs>(env, exports, "pluginRandomTag");
   Export<CounterRemove>(env, exports, "counterRemove");
+  Export<ObjectReadCachedJs>(env, exports, "objectReadCached");
   Export<PluginBenchCalls>(env, exports, "pluginBenchCalls");
   Export<PluginHostAbiMinorJs>(env, exports, "pluginHostAbiMinor");
 }

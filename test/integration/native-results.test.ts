@@ -6,9 +6,13 @@
  */
 import test from 'ava';
 import path from 'node:path';
-import { native } from '../../src/native.ts';
+import { Worker } from 'node:worker_threads';
+import { unpack } from 'msgpackr';
+import { createRequire } from 'node:module';
+import { native, nativeTesting } from '../../src/native.ts';
 import { fixtures, startTestServer, waitFor, type TestServer } from './_server.ts';
 
+const require = createRequire(import.meta.url);
 const PROBE = path.join(fixtures, 'native-plugins', 'native-results');
 const value = (name: string): number => native.counterValue('results', name) ?? 0;
 const commits = (): number => native.counterValue('object_database_stat', 'sqlite/committed_events') ?? 0;
@@ -46,6 +50,25 @@ test.serial('on_start runs a transaction of its own: its object is committed and
   const at = s.logs().length;
   s.server.invoke('results.read', 'tx-start');
   t.is((await line('read ', at)).split('native-results: ')[1], 'read status=OK coins=6');
+});
+
+test.serial('object_read_cached answers from the cache on a thread whose JavaScript never touched objects', async (t) => {
+  // A fresh thread loads the addon and reads as a native plugin's first call on an event thread
+  // would: the types come from the store's registration on another thread.
+  const addon = path.join(path.dirname(require.resolve('../../package.json')), 'build', 'addon', 'Release', 'gsf_native_testing.node');
+  const code = `const { parentPort, workerData } = require('node:worker_threads');
+    const a = require(workerData.addon);
+    parentPort.postMessage([a.objectReadCached('ProbeAccount', 'tx-start'), a.objectReadCached('ProbeAccount', 'nobody'), a.objectReadCached('NoSuchType', 'x')]);`;
+  const got = await new Promise<Array<{ code: number; fields?: Uint8Array }>>((resolve, reject) => {
+    const w = new Worker(code, { eval: true, workerData: { addon } });
+    w.once('message', (m) => { resolve(m as Array<{ code: number; fields?: Uint8Array }>); void w.terminate(); });
+    w.once('error', reject);
+  });
+  t.is(got[0]!.code, 0);
+  t.like(unpack(got[0]!.fields!) as Record<string, unknown>, { coins: 6 });
+  t.deepEqual(got.slice(1).map((r) => r.code), [2, 3]); // a miss is not an answer; an unknown type is
+  // This thread reads the same.
+  t.like(unpack(nativeTesting().objectReadCached('ProbeAccount', 'tx-start').fields!) as Record<string, unknown>, { coins: 6 });
 });
 
 test.serial('object_create commits the object; a second create of its id in the event is CONFLICT (GSF_ERR_OBJECT_STATE)', async (t) => {
