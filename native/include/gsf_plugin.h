@@ -861,11 +861,12 @@ typedef struct gsf_type_host_api {
    */
   gsf_type_status (*object_delete)(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str id);
   /**
-   * Reads object `id` of `type` from this thread's object cache, without waiting (as
-   * objects.fetchCached outside a transaction): OK with its fields ({id, ...fields}, msgpack, in
-   * memory released with mem_free); GSF_STATUS_NOT_FOUND when the cache knows there is no such
-   * object; GSF_STATUS_UNAVAILABLE when the cache does not hold it (only the database can tell:
-   * fetch it) or this thread has no object cache (a thread of the plugin's own). The last
+   * Reads object `id` of `type` from the server's object cache, without waiting (as
+   * objects.fetchCached outside a transaction), on any thread (a thread of the plugin's own
+   * too): OK with its fields ({id, ...fields}, msgpack, in memory released with mem_free);
+   * GSF_STATUS_NOT_FOUND when the cache knows there is no such object; GSF_STATUS_UNAVAILABLE
+   * when the cache does not hold it (only the database can tell: fetch it) or the server has no
+   * object store. The last
    * committed copy: what this event changed is not seen. `call` may be gsf_no_call(). @since 1.2
    */
   gsf_type_status (*object_read_cached)(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_borrowed_str id,
