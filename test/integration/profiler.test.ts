@@ -18,9 +18,9 @@ test.serial('profiler figures agree with known handler and io-wait times', async
     t.is(a.execution_count, 5);
     t.is(p.last1min.execution_count, 5);
     // The spin takes at least its 40 ms. The await is counted from the park, a moment after the
-    // 60 ms timer was set, and Node fires a timer up to 1 ms early (whole-ms clock): a pause
-    // between the two (the thread descheduled on a loaded machine, a garbage collection) makes it shorter, so
-    // its lower bound leaves room. Upper bounds allow a loaded machine.
+    // 60 ms timer was set, and Node fires a timer up to 1 ms early (whole-ms clock); a pause
+    // between the two (the thread descheduled on a loaded machine, a garbage collection) makes
+    // it shorter still, so its lower bound leaves room. Upper bounds allow a loaded machine.
     t.true(a.handler_time_mean_in_sec >= 0.039 && a.handler_time_mean_in_sec < 0.2, `handler ${a.handler_time_mean_in_sec}`);
     t.true(a.io_wait_time_mean_in_sec >= 0.05 && a.io_wait_time_mean_in_sec < 0.25, `io ${a.io_wait_time_mean_in_sec}`);
     // Same-tag events wait for each other: the last waited about four runs (~400 ms).
