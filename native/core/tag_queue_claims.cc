@@ -149,10 +149,10 @@ int64_t TagQueue::TakeLocked(RunQueue& q, Slot& s, int slot, double* meta, size_
   }
   if (n > first) {
     // The claim's time is its end (after the copies of its last run queue), as close as
-    // possible to when the worker starts its clock: queue ages and event starts are measured
-    // from it, so every event's age is written again.
+    // possible to when the worker starts its clock: event starts are measured from it. Each
+    // event's queue age ends when its run queue's part of the claim was taken.
     const int64_t end = NowNs();
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = first; i < n; ++i) {
       meta[i * kTakeStride + kTakeQueueAgeMs] = static_cast<double>(std::max<int64_t>(0, end - s.claim[i].enqueue_ns)) / kNsPerMs;
     }
     if (first == 0) {

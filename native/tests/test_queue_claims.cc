@@ -31,6 +31,27 @@ void CheckTagOrder(const std::vector<Taken>& got, std::map<uint64_t, std::vector
   }
 }
 
+/**
+ * Claims on `slot`, `max` at a time, completing each, until `count` events came: each tag's in
+ * order from `from` on, none of `never`. Returns how many claims it took.
+ */
+size_t DrainInOrder(QueueFixture& f, int slot, size_t max, size_t count, std::map<uint64_t, std::vector<uint64_t>>& ids,
+                    std::map<uint64_t, size_t>& from, uint64_t never = 0) {
+  size_t seen = 0, claims = 0;
+  while (seen < count) {
+    auto part = f.Take(slot, max);
+    REQUIRE(!part.empty());
+    CHECK(part.size() <= max);
+    for (const Taken& t : part) CHECK(t.tag != never);
+    CheckTagOrder(part, ids, from);
+    seen += part.size();
+    ++claims;
+    REQUIRE(f.CompleteAll(slot, part.size()));
+  }
+  CHECK_EQ(seen, count);
+  return claims;
+}
+
 }  // namespace
 
 TEST(claim_takes_ready_runs_from_every_run_queue_while_it_has_room) {
@@ -53,17 +74,7 @@ TEST(claim_takes_ready_runs_from_every_run_queue_while_it_has_room) {
   // exactly once, each tag in push order.
   ids = PushSpread(f, 3);
   std::map<uint64_t, size_t> from;
-  size_t seen = 0, claims = 0;
-  while (seen < kTags * 3) {
-    auto part = f.Take(s, 10);
-    REQUIRE(!part.empty());
-    CHECK(part.size() <= 10u);
-    CheckTagOrder(part, ids, from);
-    seen += part.size();
-    ++claims;
-    REQUIRE(f.CompleteAll(s, part.size()));
-  }
-  CHECK_EQ(seen, kTags * 3);
+  const size_t claims = DrainInOrder(f, s, 10, kTags * 3, ids, from);
   for (const auto& [tag, k] : from) CHECK_EQ(k, 3u);
   CHECK_EQ(f.queue.Waiting(), 0u);
   CHECK(claims >= kTags * 3 / 10);
@@ -131,15 +142,7 @@ TEST(timeout_of_a_claim_over_several_run_queues_requeues_every_other_tag) {
     if (ran.count(t.id)) ++from[t.tag];
   }
   from[hung_tag] = ids[hung_tag].size();
-  size_t seen = 0;
-  while (seen < expect_back) {
-    auto part = f.Take(other, 1000);
-    REQUIRE(!part.empty());
-    for (const Taken& t : part) CHECK(t.tag != hung_tag);
-    CheckTagOrder(part, ids, from);
-    seen += part.size();
-    REQUIRE(f.CompleteAll(other, part.size()));
-  }
+  DrainInOrder(f, other, 1000, expect_back, ids, from, hung_tag);
   for (const auto& [tag, k] : from) CHECK_EQ(k, ids[tag].size());
   CHECK_EQ(f.queue.Waiting(), 0u);
   CHECK_EQ(f.queue.SlotReleaseThread(1), 0);
@@ -158,14 +161,7 @@ TEST(release_thread_requeues_a_claim_over_several_run_queues) {
   std::map<uint64_t, size_t> from;
   ++from[got[0].tag];
   ++from[got[1].tag];
-  size_t seen = 0;
-  while (seen < kTags * 2 - 2) {
-    auto part = f.Take(other, 1000);
-    REQUIRE(!part.empty());
-    CheckTagOrder(part, ids, from);
-    seen += part.size();
-    REQUIRE(f.CompleteAll(other, part.size()));
-  }
+  DrainInOrder(f, other, 1000, kTags * 2 - 2, ids, from);
   CHECK_EQ(f.queue.Waiting(), 0u);
   gsf::QueueStats st = f.queue.Stats();
   CHECK_EQ(st.outstanding, 0u);
