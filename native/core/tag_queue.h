@@ -15,6 +15,7 @@
 
 #include "park_hints.h"
 #include "queue_layout.h"
+#include "sparing_map.h"
 #include "spin_mutex.h"
 
 namespace gsf {
@@ -260,8 +261,8 @@ class TagQueue {
     std::vector<std::unique_ptr<Node[]>> chunks;
     uint32_t free_head = kNil;
     uint32_t node_count = 0;
-    std::unordered_map<uint64_t, TagState> tags;
-    std::unordered_map<uint64_t, ParkedEvent> parked;
+    SparingMap<TagState> tags;  // erased entries' nodes are reused: pushes allocate nothing
+    SparingMap<ParkedEvent> parked;
     std::deque<uint64_t> ready;
     uint64_t waiting = 0, outstanding = 0;
     uint64_t pushed_total = 0, completed_total = 0, cancelled_total = 0;

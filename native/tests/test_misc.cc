@@ -1,4 +1,4 @@
-// Name table, configuration blob, wake signal and session accounts.
+// Name table, configuration blob, wake signal, session accounts and the sparing map.
 #include <atomic>
 #include <string>
 #include <thread>
@@ -7,6 +7,7 @@
 #include "../core/config_blob.h"
 #include "../core/name_table.h"
 #include "../core/session_accounts.h"
+#include "../core/sparing_map.h"
 #include "../core/wake_signal.h"
 #include "check.h"
 
@@ -158,4 +159,61 @@ TEST(session_accounts_bind_rebind_and_erase_while_read) {
   }
   for (auto& t : readers) t.join();
   CHECK_EQ(torn.load(), 0);
+}
+
+namespace {
+struct SpareState {
+  uint32_t head = 7;
+  int32_t owner = -1;
+  bool parked = false;
+};
+}  // namespace
+
+TEST(sparing_map_reuses_erased_nodes_with_fresh_values) {
+  gsf::SparingMap<SpareState> m;
+  SpareState& a = m[10];
+  CHECK_EQ(a.head, 7u);
+  a.head = 1;
+  a.owner = 3;
+  a.parked = true;
+  const SpareState* where = &a;
+  CHECK_EQ(m.erase(10), 1u);
+  CHECK_EQ(m.erase(10), 0u);
+  CHECK_EQ(m.spare(), 1u);
+  CHECK(m.find(10) == m.end());
+  // The next new key gets the kept node, value-initialized again.
+  SpareState& b = m[20];
+  CHECK(&b == where);
+  CHECK_EQ(b.head, 7u);
+  CHECK_EQ(b.owner, -1);
+  CHECK(!b.parked);
+  CHECK_EQ(m.spare(), 0u);
+  // A key already there is found, not reset.
+  b.head = 9;
+  CHECK_EQ(m[20].head, 9u);
+  CHECK_EQ(m.size(), 1u);
+}
+
+TEST(sparing_map_erase_while_iterating_and_its_cap) {
+  gsf::SparingMap<SpareState> m;
+  for (uint64_t k = 0; k < 100; ++k) m[k].head = static_cast<uint32_t>(k);
+  size_t kept = 0;
+  for (auto it = m.begin(); it != m.end();) {
+    if (it->second.head % 2 == 0) {
+      it = m.erase(it);
+      ++kept;
+    } else {
+      ++it;
+    }
+  }
+  CHECK_EQ(kept, 50u);
+  CHECK_EQ(m.size(), 50u);
+  CHECK_EQ(m.spare(), 50u);
+  for (const auto& [key, state] : m) CHECK_EQ(key % 2, 1u);
+  // Past kKeep kept nodes, an erase frees its node.
+  for (uint64_t k = 1000; k < 1000 + gsf::SparingMap<SpareState>::kKeep + 10; ++k) m[k];
+  CHECK_EQ(m.spare(), 0u);
+  for (uint64_t k = 1000; k < 1000 + gsf::SparingMap<SpareState>::kKeep + 10; ++k) m.erase(k);
+  CHECK_EQ(m.spare(), gsf::SparingMap<SpareState>::kKeep);
+  CHECK_EQ(m.size(), 50u);
 }

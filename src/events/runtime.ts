@@ -248,27 +248,27 @@ export class EventRuntime {
 
   /** Queues a user event (SPEC 6.1 `Invoke`); returns its id. */
   invoke(event: string, payload?: unknown, options: InvokeOptions = {}): number {
-    const handlerId = this.handlerId(event);
+    const handlerId = this.handlerId(event); // also the id of the name `event` (addHandler)
     if (options.tag !== undefined && !isValidTag(options.tag)) {
       throw gsfError('GSF_ERR_BAD_ARGUMENT', `invoke: tag must be a non-negative safe integer, got ${String(options.tag)}`);
     }
     if (options.name !== undefined && (typeof options.name !== 'string' || options.name === '')) {
       throw gsfError('GSF_ERR_BAD_ARGUMENT', 'invoke: name must be a non-empty string');
     }
-    this.refuseAfterStop(`invoke('${event}')`);
+    if (this.stopping) this.refuseAfterStop(`invoke('${event}')`);
     const parent = this.current();
     const tag = options.tag ?? resolveTag(parent, this.switches());
     const name = options.name ?? (parent ? `${parent.name}_#${++parent.children}` : event);
-    const bytes = encodePayload(payload);
+    const nameId = name === event ? handlerId : intern(name);
     // Inside an event's synchronous run, or while it has object changes, the child waits for it.
     if (parent !== null && (parent === this.running || parent.tx !== undefined)) {
       const id = native.reserveEventId();
-      (parent.heldInvokes ??= []).push([tag, intern(name), handlerId, parent.session, EventKind.user, bytes, id]);
+      (parent.heldInvokes ??= []).push([tag, nameId, handlerId, parent.session, EventKind.user, encodePayload(payload), id]);
       return id;
     }
     // The main thread stages its invokes and hands them over in batches (invoke-stage.ts).
-    if (this.role === 'main') return invokeStage.add(tag, intern(name), handlerId, parent?.session ?? 0, EventKind.user, bytes);
-    const id = native.push(tag, intern(name), handlerId, parent?.session ?? 0, EventKind.user, bytes);
+    if (this.role === 'main') return invokeStage.addValue(tag, nameId, handlerId, parent?.session ?? 0, EventKind.user, payload);
+    const id = native.push(tag, nameId, handlerId, parent?.session ?? 0, EventKind.user, encodePayload(payload));
     workReady();
     return id;
   }
@@ -280,7 +280,7 @@ export class EventRuntime {
   invokeEngine(kind: Exclude<EventKindName, 'user' | 'timer'>, event: string, payload: unknown,
     opts: { tag?: number; name?: string; sessionId?: number } = {}): number {
     const handlerId = this.handlerId(event);
-    this.refuseAfterStop(`${kind} event '${event}'`);
+    if (this.stopping) this.refuseAfterStop(`${kind} event '${event}'`);
     const tag = opts.tag ?? randomTag();
     invokeStage.flush(); // what the main thread invoked before goes first
     const id = native.push(tag, intern(opts.name ?? event), handlerId, opts.sessionId ?? 0, EventKind[kind], encodePayload(payload));

@@ -1,15 +1,16 @@
 import test from 'ava';
 import { native, COMPLETE_STRIDE, TAKE_STRIDE, TakeField } from '../../src/native.ts';
 import { InvokeStage, invokeStage } from '../../src/events/main/invoke-stage.ts';
+import { decodePayload, encodePayload } from '../../src/events/codec.ts';
 
 // The queue is process-global: ava runs this file in its own process, and the tests run one at a time.
 test.serial.afterEach(() => native.queueReset());
 
 /** Claims everything queued on `slot`: [id, tag, payload text] in claim order. */
-function drain(slot: number): Array<[number, number, string]> {
+function drain(slot: number, room = 1 << 16): Array<[number, number, string]> {
   const out: Array<[number, number, string]> = [];
   const meta = new Float64Array(4096 * TAKE_STRIDE);
-  const bytes = new Uint8Array(1 << 16);
+  const bytes = new Uint8Array(room);
   for (;;) {
     const n = native.take(slot, meta, bytes, 4096);
     if (n <= 0) return out;
@@ -74,4 +75,42 @@ test.serial("reading the queue's counts on the main thread hands the main stage 
   const second = invokeStage.add(2 ** 40 + 20, 1, 1, 0, 0, null);
   t.is(native.waiting(), 2, 'so does waiting');
   t.deepEqual(drain(slot).map(([i]) => i), [id, second]);
+});
+
+test.serial('addValue stages plain payloads as Packr would encode them, and hands the others to Packr', async (t) => {
+  const slot = native.slotRegister(9105);
+  const stage = new InvokeStage();
+  const tag = 2 ** 40 + 22;
+  const values: unknown[] = [{ player: 'p-1', x: 3, y: -4, action: 'move' }, new Date(5), 'é'.repeat(70), undefined, [1, null, 'two'], new Set([1])];
+  const ids = values.map((v) => stage.addValue(tag, 1, 1, 0, 0, v));
+  await Promise.resolve();
+  const meta = new Float64Array(64 * TAKE_STRIDE);
+  const bytes = new Uint8Array(1 << 16);
+  const n = native.take(slot, meta, bytes, 64);
+  t.is(n, values.length);
+  for (let i = 0; i < n; i++) {
+    const m = (f: number): number => meta[i * TAKE_STRIDE + f]!;
+    const offset = m(TakeField.payloadOffset), length = m(TakeField.payloadLength);
+    t.is(m(TakeField.id), ids[i]!);
+    t.is(Buffer.from(bytes.subarray(offset, offset + length)).toString('hex'), Buffer.from(encodePayload(values[i]) ?? []).toString('hex'), `value ${i}`);
+    t.deepEqual(length === 0 ? undefined : decodePayload(bytes, offset, length), values[i] instanceof Set ? new Set([1]) : values[i]);
+  }
+  native.complete(slot, n, new Float64Array(n * COMPLETE_STRIDE));
+});
+
+test.serial('addValue hands a full stage over and starts again when a payload no longer fits', (t) => {
+  const slot = native.slotRegister(9106);
+  const stage = new InvokeStage();
+  const tag = 2 ** 40 + 24;
+  const text = 'x'.repeat(20_000);
+  const ids = [0, 1, 2, 3, 4].map((i) => stage.addValue(tag, 1, 1, 0, 0, { i, text }));
+  t.true(native.waiting() >= 3, 'the 64 KiB stage held three of them at most');
+  stage.flush();
+  const got = drain(slot);
+  t.deepEqual(got.map(([id]) => id), ids);
+  t.deepEqual(got.map(([, , s]) => s.length), ids.map(() => encodePayload({ i: 0, text })!.length));
+  // A payload larger than the whole stage grows it.
+  const big = stage.addValue(tag, 1, 1, 0, 0, 'y'.repeat(100_000));
+  stage.flush();
+  t.deepEqual(drain(slot, 1 << 18).map(([id, , s]) => [id, s.length]), [[big, 100_005]]);
 });

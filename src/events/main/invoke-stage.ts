@@ -11,6 +11,8 @@
  */
 import { native, PUSH_STRIDE, PushField } from '../../native.ts';
 import { workReady } from '../wake.ts';
+import { encodePayload } from '../codec.ts';
+import { NO_ROOM, packPlain } from '../plain-pack.ts';
 
 const RECORDS = 1024;
 const INITIAL_BYTES = 64 * 1024;
@@ -41,14 +43,41 @@ export class InvokeStage {
   add(tag: number, nameId: number, handlerId: number, sessionId: number, kind: number, payload: Uint8Array | null): number {
     const bytes = payload ?? EMPTY;
     const length = bytes.byteLength;
-    if (this.count === RECORDS || length > this.bytes.length - this.used || this.nextId === this.endId) {
+    this.makeRoom(length);
+    if (length > 0) this.bytes.set(bytes, this.used);
+    return this.record(tag, nameId, handlerId, sessionId, kind, length);
+  }
+
+  /**
+   * Stages one event with its payload value, encoded straight into the stage when it is plain
+   * data (plain-pack.ts), else by `encodePayload`; returns its id.
+   */
+  addValue(tag: number, nameId: number, handlerId: number, sessionId: number, kind: number, payload: unknown): number {
+    if (payload === undefined) return this.add(tag, nameId, handlerId, sessionId, kind, null);
+    this.makeRoom(0);
+    let end = packPlain(payload, this.bytes, this.used);
+    if (end === NO_ROOM && this.count > 0) {
       this.flush();
-      if (length > this.bytes.length) this.bytes = new Uint8Array(Math.max(length, this.bytes.length * 2));
-      if (this.nextId === this.endId) {
-        this.nextId = native.reserveEventId(ID_BLOCK);
-        this.endId = this.nextId + ID_BLOCK;
-      }
+      this.makeRoom(0);
+      end = packPlain(payload, this.bytes, 0);
     }
+    if (end < 0) return this.add(tag, nameId, handlerId, sessionId, kind, encodePayload(payload));
+    return this.record(tag, nameId, handlerId, sessionId, kind, end - this.used);
+  }
+
+  /** Flushes first when the stage has no record, no id or not `length` bytes left for one more event. */
+  private makeRoom(length: number): void {
+    if (this.count < RECORDS && length <= this.bytes.length - this.used && this.nextId < this.endId) return;
+    this.flush();
+    if (length > this.bytes.length) this.bytes = new Uint8Array(Math.max(length, this.bytes.length * 2));
+    if (this.nextId === this.endId) {
+      this.nextId = native.reserveEventId(ID_BLOCK);
+      this.endId = this.nextId + ID_BLOCK;
+    }
+  }
+
+  /** Records the event whose `length` payload bytes were just written at `used`; returns its id. */
+  private record(tag: number, nameId: number, handlerId: number, sessionId: number, kind: number, length: number): number {
     const id = this.nextId++;
     if (this.count === 0) this.firstId = id;
     const r = this.count * PUSH_STRIDE;
@@ -59,7 +88,6 @@ export class InvokeStage {
     records[r + F_SESSION] = sessionId;
     records[r + F_KIND] = kind;
     records[r + F_LENGTH] = length;
-    if (length > 0) this.bytes.set(bytes, this.used);
     this.used += length;
     this.count++;
     if (!this.scheduled) {
