@@ -17,6 +17,8 @@ namespace {
 // Payload buffers are recycled with their nodes; one that grew past this is
 // released instead, so a burst of large payloads does not pin memory.
 constexpr size_t kKeepPayloadCapacity = 64 * 1024;
+// An inbox's payload buffer that grew past this is released once its events are filed.
+constexpr size_t kKeepInboxBytes = 1024 * 1024;
 
 }  // namespace
 
@@ -77,20 +79,70 @@ const TagQueue::Slot& TagQueue::CheckedSlot(int slot) const {
   return s;
 }
 
-void TagQueue::AppendLocked(RunQueue& q, uint64_t tag, uint32_t node) {
-  TagState& st = q.tags[tag];
-  q.At(node).next = kNil;
+bool TagQueue::RunQueue::Append(uint64_t tag, uint32_t node) {
+  TagState& st = tags[tag];
+  At(node).next = kNil;
   if (st.tail == kNil) {
     st.head = node;
   } else {
-    q.At(st.tail).next = node;
+    At(st.tail).next = node;
   }
   st.tail = node;
+  ++waiting;
   if (++st.count == 1 && st.claimed_by == -1 && !st.parked) {
-    q.PushReady(tag);
-    t_pushed_ready = true;
+    PushReady(tag);
+    return true;
   }
-  ++q.waiting;
+  return false;
+}
+
+void TagQueue::AppendLocked(RunQueue& q, uint64_t tag, uint32_t node) {
+  if (q.Append(tag, node)) t_pushed_ready = true;
+}
+
+void TagQueue::RunQueue::lock() {
+  mu.lock();
+  try {
+    FileInbox();
+  } catch (...) {
+    mu.unlock();
+    throw;
+  }
+}
+
+bool TagQueue::RunQueue::try_lock() {
+  if (!mu.try_lock()) return false;
+  try {
+    FileInbox();
+  } catch (...) {
+    mu.unlock();
+    throw;
+  }
+  return true;
+}
+
+void TagQueue::RunQueue::FileInbox() {
+  if (inbox.Count() == 0) return;
+  inbox.TakeAll(&filing, &filing_bytes);
+  size_t offset = 0;
+  for (const InboxEvent& ev : filing) {
+    const uint32_t idx = AllocNode();
+    Node& nd = At(idx);
+    nd.id = ev.id;
+    nd.tag = ev.tag;
+    nd.session_id = ev.session_id;
+    nd.enqueue_ns = ev.enqueue_ns;
+    nd.name_id = ev.name_id;
+    nd.handler_id = ev.handler_id;
+    nd.kind = ev.kind;
+    nd.payload.assign(filing_bytes.data() + offset, ev.payload_len);
+    offset += ev.payload_len;
+    Append(ev.tag, idx);
+  }
+  pushed_total += filing.size();
+  if (!filing.empty()) inflow.Add(filing.front().enqueue_ns / kNsPerSec, filing.size());
+  // The buffers go back to the inbox at the next filing; a burst's large one is let go instead.
+  if (filing_bytes.capacity() > kKeepInboxBytes) std::string().swap(filing_bytes);
 }
 
 uint64_t TagQueue::Push(const EventInput& in) {
@@ -106,7 +158,7 @@ uint64_t TagQueue::Push(const EventInput& in) {
   const uint64_t id = in.id != 0 ? in.id : next_id_.fetch_add(1, std::memory_order_relaxed);
   RunQueue& q = QueueOf(in.tag);
   {
-    std::lock_guard<SpinMutex> lock(q.mu);
+    std::lock_guard<RunQueue> lock(q);  // files the inbox first: it holds earlier pushes
     uint32_t idx = q.AllocNode();
     Node& nd = q.At(idx);
     nd.id = id;
@@ -131,22 +183,15 @@ uint64_t TagQueue::Push(const EventInput& in) {
 
 uint64_t TagQueue::PushBatch(const EventInput* in, size_t n, uint64_t first_id) {
   if (n == 0) return 0;
-  int64_t now = NowNs();
-  // As in Push: payloads are copied before the lock, into buffers recycled from freed nodes.
-  thread_local std::vector<std::string> staging;
-  if (staging.size() < n) staging.resize(n);
   for (size_t i = 0; i < n; ++i) {
-    if (in[i].payload && in[i].payload_len) {
-      staging[i].assign(reinterpret_cast<const char*>(in[i].payload), in[i].payload_len);
-    } else {
-      staging[i].clear();
-    }
+    if (in[i].payload_len > UINT32_MAX) throw ArgumentError("pushBatch: a payload is larger than 4 GiB");
   }
+  const int64_t now = NowNs();
   // Ids reserved before (ReserveIds) or drawn now.
   const uint64_t first = first_id != 0 ? first_id : next_id_.fetch_add(n, std::memory_order_relaxed);
-  // Events are grouped by run queue, so each run queue's lock is taken once per batch (not once
-  // per event while workers sweep the same locks). The grouping is stable: a tag's events, all in
-  // one run queue, keep their order; events of different tags never had one.
+  // Events are grouped by run queue, so each inbox is taken once per batch. The grouping is
+  // stable: a tag's events, all in one run queue, keep their order; events of different tags
+  // never had one. They are filed into their tags by whoever locks the run queue next.
   thread_local std::vector<uint8_t> queue_of;
   thread_local std::vector<uint32_t> order;
   queue_of.resize(n);
@@ -162,28 +207,14 @@ uint64_t TagQueue::PushBatch(const EventInput* in, size_t n, uint64_t first_id) 
   for (size_t i = 0; i < n; ++i) order[fill[queue_of[i]]++] = static_cast<uint32_t>(i);
   for (size_t qi = 0; qi <= queue_mask_; ++qi) {
     if (begin[qi] == begin[qi + 1]) continue;
-    RunQueue& q = queues_[qi];
-    std::lock_guard<SpinMutex> lock(q.mu);
+    PushInbox::Writer inbox(queues_[qi].inbox);
     for (uint32_t k = begin[qi]; k < begin[qi + 1]; ++k) {
-      const size_t i = order[k];
-      uint32_t idx = q.AllocNode();
-      Node& nd = q.At(idx);
-      nd.id = first + i;
-      nd.tag = in[i].tag;
-      nd.session_id = in[i].session_id;
-      nd.enqueue_ns = now;
-      nd.name_id = in[i].name_id;
-      nd.handler_id = in[i].handler_id;
-      nd.kind = in[i].kind;
-      nd.payload.swap(staging[i]);
-      AppendLocked(q, in[i].tag, idx);
+      const EventInput& e = in[order[k]];
+      const uint8_t* payload = e.payload_len != 0 ? e.payload : nullptr;
+      inbox.Add(InboxEvent{first + order[k], e.tag, e.session_id, now, e.name_id, e.handler_id,
+                           payload != nullptr ? static_cast<uint32_t>(e.payload_len) : 0u, e.kind},
+                payload);
     }
-    const uint32_t added = begin[qi + 1] - begin[qi];
-    q.pushed_total += added;
-    q.inflow.Add(now / kNsPerSec, added);
-  }
-  for (size_t i = 0; i < n; ++i) {
-    if (staging[i].capacity() > kKeepPayloadCapacity) std::string().swap(staging[i]);
   }
   std::atomic_thread_fence(std::memory_order_seq_cst);  // as in Push
   if (wake_) wake_->Notify();
@@ -219,7 +250,7 @@ void TagQueue::DropQueuedLocked(RunQueue& q, TagState& st, std::vector<DroppedEv
 size_t TagQueue::DropAllQueued() {
   size_t dropped = 0;
   for (RunQueue& q : queues_) {
-    std::lock_guard<SpinMutex> lock(q.mu);
+    std::lock_guard<RunQueue> lock(q);
     for (auto it = q.tags.begin(); it != q.tags.end();) {
       dropped += it->second.count;
       DropQueuedLocked(q, it->second, nullptr);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "park_hints.h"
+#include "push_inbox.h"
 #include "queue_layout.h"
 #include "sparing_map.h"
 #include "spin_mutex.h"
@@ -77,7 +78,8 @@ struct QueueStats {
  *
  * The queue is split into run queues, each with its own lock, nodes, tags and ready list;
  * a tag belongs to the run queue its hash picks, so its events stay in push order and a push
- * locks only that run queue (no lock is shared by all pushes). A claim sweeps the run queues
+ * locks only that run queue (no lock is shared by all pushes). A batch push only copies its
+ * events into each run queue's inbox; whoever locks the run queue next files them (push_inbox.h). A claim sweeps the run queues
  * from where the slot's last claim ended: it takes whole runs from the first whose lock is free
  * and that has ready tags, then, while it has room, from the next free ones, one lock at a
  * time. A busy run queue is passed over, so threads spread over the run queues instead of
@@ -253,11 +255,16 @@ class TagQueue {
     void Add(int64_t now_sec, uint64_t n);
     uint64_t LastWholeSecond(int64_t now_sec) const;
   };
-  // One run queue: everything in it is guarded by its `mu` (ready_count is also read without).
+  // One run queue: everything in it is guarded by its `mu` (ready_count and the inbox's count
+  // are also read without). It is locked as a whole (lock_guard<RunQueue>), which files its
+  // inbox (push_inbox.h) before anything else sees it.
   struct alignas(64) RunQueue {
     mutable SpinMutex mu;
     // ready.size(), readable without the lock (a sweep passes over empty run queues).
     std::atomic<uint32_t> ready_count{0};
+    PushInbox inbox;
+    std::vector<InboxEvent> filing;  // the inbox's events while they are filed
+    std::string filing_bytes;
     std::vector<std::unique_ptr<Node[]>> chunks;
     uint32_t free_head = kNil;
     uint32_t node_count = 0;
@@ -281,8 +288,18 @@ class TagQueue {
       return tag;
     }
     void ClearReady() { ready.clear(); ready_count.store(0, std::memory_order_relaxed); }
+    // Tags ready, or events not filed yet (which may make some ready).
+    bool MaybeReady() const { return ready_count.load(std::memory_order_relaxed) != 0 || inbox.Count() != 0; }
+    // Links `node` at the end of its tag; true when that made the tag ready.
+    bool Append(uint64_t tag, uint32_t node);
+    // Files the inbox's events into their tags, in order (holds mu).
+    void FileInbox();
+    void lock();
+    bool try_lock();
+    void unlock() { mu.unlock(); }
   };
-  // Lock order: run queues' mu in index order, then a slot's mu; parked_mu_ and slots_mu_
+  // Lock order: run queues' mu in index order (an inbox's own lock is taken inside its run
+  // queue's, or alone by a push), then a slot's mu; parked_mu_ and slots_mu_
   // (registration) are taken with nothing else held but, for parked_mu_, one run queue's mu. A
   // slot's open claim spans the run queues in `queues`; it is changed with the slot's lock held
   // and, for what lives in a run queue, that run queue's. Take adds a run queue to the open

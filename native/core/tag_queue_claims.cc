@@ -20,12 +20,12 @@ double Finite(double v) { return std::isfinite(v) ? v : 0; }
 }  // namespace
 
 void TagQueue::QueueLocks::Lock(uint32_t mask) {
-  for (uint32_t m = mask; m != 0; m &= m - 1) tq_.queues_[static_cast<size_t>(__builtin_ctz(m))].mu.lock();
+  for (uint32_t m = mask; m != 0; m &= m - 1) tq_.queues_[static_cast<size_t>(__builtin_ctz(m))].lock();
   mask_ = mask;
 }
 
 void TagQueue::QueueLocks::Unlock() {
-  for (uint32_t m = mask_; m != 0; m &= m - 1) tq_.queues_[static_cast<size_t>(__builtin_ctz(m))].mu.unlock();
+  for (uint32_t m = mask_; m != 0; m &= m - 1) tq_.queues_[static_cast<size_t>(__builtin_ctz(m))].unlock();
   mask_ = 0;
 }
 
@@ -71,8 +71,8 @@ int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_
   for (size_t k = 0; k <= queue_mask_ && n < max; ++k) {
     const size_t qi = (from + k) & queue_mask_;
     RunQueue& q = queues_[qi];
-    if (q.ready_count.load(std::memory_order_relaxed) == 0) continue;
-    std::unique_lock<SpinMutex> lock(q.mu, std::try_to_lock);
+    if (!q.MaybeReady()) continue;
+    std::unique_lock<RunQueue> lock(q, std::try_to_lock);
     if (!lock.owns_lock()) {
       busy |= 1ull << qi;
       continue;
@@ -85,7 +85,7 @@ int64_t TagQueue::Take(int slot, double* meta, size_t max, uint8_t* bytes, size_
     const size_t qi = (from + k) & queue_mask_;
     if (!(busy & (1ull << qi))) continue;
     RunQueue& q = queues_[qi];
-    std::lock_guard<SpinMutex> lock(q.mu);
+    std::lock_guard<RunQueue> lock(q);
     const int64_t added = TakeLocked(q, s, slot, meta, max, bytes, bytes_len, &n, &used);
     if (added < 0) return added;
     if (added > 0) s.cursor = (qi + 1) & queue_mask_;

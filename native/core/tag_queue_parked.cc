@@ -60,7 +60,7 @@ CompleteResult TagQueue::FinishParked(uint64_t event_id, const double* timing) {
     const size_t qi = ParkedQueue(event_id);
     if (qi == kRunQueues) return kCompleteRevoked;
     RunQueue& q = queues_[qi];
-    std::lock_guard<SpinMutex> lock(q.mu);
+    std::lock_guard<RunQueue> lock(q);
     auto it = q.parked.find(event_id);
     if (it == q.parked.end()) return kCompleteRevoked;
     const ParkedEvent p = it->second;
@@ -95,7 +95,7 @@ bool TagQueue::SettleParked(uint64_t event_id) {
   const size_t qi = ParkedQueue(event_id);
   if (qi == kRunQueues) return false;
   RunQueue& q = queues_[qi];
-  std::lock_guard<SpinMutex> lock(q.mu);
+  std::lock_guard<RunQueue> lock(q);
   auto it = q.parked.find(event_id);
   if (it == q.parked.end()) return false;
   it->second.settling = true;
@@ -106,7 +106,7 @@ void TagQueue::RenameParked(uint64_t event_id, uint32_t name_id) {
   const size_t qi = ParkedQueue(event_id);
   if (qi == kRunQueues) return;
   RunQueue& q = queues_[qi];
-  std::lock_guard<SpinMutex> lock(q.mu);
+  std::lock_guard<RunQueue> lock(q);
   auto it = q.parked.find(event_id);
   if (it != q.parked.end() && name_id != 0) it->second.name_id = name_id;
 }
@@ -117,7 +117,7 @@ bool TagQueue::TimeoutParked(uint64_t event_id, std::vector<DroppedEvent>* dropp
     const size_t qi = ParkedQueue(event_id);
     if (qi == kRunQueues) return false;
     RunQueue& q = queues_[qi];
-    std::lock_guard<SpinMutex> lock(q.mu);
+    std::lock_guard<RunQueue> lock(q);
     auto it = q.parked.find(event_id);
     // A settling event is finishing on its worker: too late to time it out.
     if (it == q.parked.end() || it->second.settling) return false;
@@ -165,7 +165,7 @@ size_t TagQueue::ParkedCount() const {
 std::vector<uint64_t> TagQueue::ParkedOf(int slot) const {
   std::vector<uint64_t> out;
   for (const RunQueue& q : queues_) {
-    std::lock_guard<SpinMutex> lock(q.mu);
+    std::lock_guard<SpinMutex> lock(q.mu);  // parked events only: the inbox can wait
     for (const auto& [id, p] : q.parked) {
       if (p.slot == slot) out.push_back(id);
     }
@@ -175,7 +175,7 @@ std::vector<uint64_t> TagQueue::ParkedOf(int slot) const {
 
 void TagQueue::AbandonParked(int slot, std::vector<AbandonedEvent>* abandoned, bool* made_ready) {
   for (RunQueue& q : queues_) {
-    std::lock_guard<SpinMutex> lock(q.mu);
+    std::lock_guard<RunQueue> lock(q);
     for (auto it = q.parked.begin(); it != q.parked.end();) {
       const ParkedEvent& p = it->second;
       if (p.slot != slot) {

@@ -188,7 +188,7 @@ std::vector<RunningSlot> TagQueue::SlotsRunning() const {
                               static_cast<double>(std::max<int64_t>(0, now - begin_ns)) / kNsPerMs, false});
   }
   for (const RunQueue& q : queues_) {
-    std::lock_guard<SpinMutex> lock(q.mu);
+    std::lock_guard<SpinMutex> lock(q.mu);  // parked events only: the inbox can wait
     for (const auto& [id, p] : q.parked) {
       const Node& nd = q.At(p.node);
       const Slot& s = slots_[static_cast<size_t>(p.slot)];

@@ -25,7 +25,7 @@ uint64_t TagQueue::Waiting() const { return Stats().waiting; }
 bool TagQueue::HasReady() const {
   std::atomic_thread_fence(std::memory_order_seq_cst);  // see Push
   for (const RunQueue& q : queues_) {
-    if (q.ready_count.load(std::memory_order_relaxed) != 0) return true;
+    if (q.MaybeReady()) return true;
   }
   return false;
 }
@@ -33,14 +33,16 @@ bool TagQueue::HasReady() const {
 size_t TagQueue::ReadyTags() const {
   std::atomic_thread_fence(std::memory_order_seq_cst);  // see Push
   size_t ready = 0;
-  for (const RunQueue& q : queues_) ready += q.ready_count.load(std::memory_order_relaxed);
+  // Events not filed yet are counted as if each made a tag ready: a worker that asks before it
+  // sleeps then claims, which files them.
+  for (const RunQueue& q : queues_) ready += q.ready_count.load(std::memory_order_relaxed) + q.inbox.Count();
   return ready;
 }
 
 size_t TagQueue::TagStateCount() const {
   size_t count = 0;
   for (const RunQueue& q : queues_) {
-    std::lock_guard<SpinMutex> lock(q.mu);
+    std::lock_guard<RunQueue> lock(const_cast<RunQueue&>(q));  // filing its inbox may add tags
     count += q.tags.size();
   }
   return count;
@@ -51,8 +53,9 @@ QueueStats TagQueue::Stats() const {
   QueueStats st;
   // Every run queue's lock at once (in order; nothing else holds two): an event that one run
   // queue's event pushed into another is counted there or in the first, never in neither.
-  std::array<std::unique_lock<SpinMutex>, kRunQueues> locks;
-  for (size_t i = 0; i < kRunQueues; ++i) locks[i] = std::unique_lock<SpinMutex>(queues_[i].mu);
+  // Locking files each inbox, so its events count as waiting and pushed.
+  std::array<std::unique_lock<RunQueue>, kRunQueues> locks;
+  for (size_t i = 0; i < kRunQueues; ++i) locks[i] = std::unique_lock<RunQueue>(const_cast<RunQueue&>(queues_[i]));
   for (const RunQueue& q : queues_) {
     st.inflow_per_sec += q.inflow.LastWholeSecond(now_sec);
     st.throughput_per_sec += q.throughput.LastWholeSecond(now_sec);

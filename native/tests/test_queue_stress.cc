@@ -1,6 +1,7 @@
 // Pushes from every thread at once, as event threads do when their events invoke others: each
 // consumer, while it holds a claim, pushes the next event of the chain tags it runs (into a tag
-// it holds) and events of tags it does not hold; producers push from outside. Some events park
+// it holds) and events of tags it does not hold; producers push from outside, in runs of single
+// pushes and of batches (which wait in the run queues' inboxes until a lock files them). Some events park
 // and finish later from another thread. Every event is delivered exactly once, each tag in push
 // order, and no tag is held by two slots (or a slot and a parked event) at once.
 #include <algorithm>
@@ -40,10 +41,28 @@ uint64_t TagOf(uint32_t index) {
 }
 uint32_t IndexOf(uint64_t tag) { return static_cast<uint32_t>(tag & 0xffffffffu); }
 
-void PushRecord(QueueFixture& f, const Record& rec) {
+std::string PayloadOf(const Record& rec) {
   std::string payload(reinterpret_cast<const char*>(&rec), sizeof rec);
   payload.append(rec.seq % 24, 'x');
-  f.Push(TagOf(rec.tag_index), payload);
+  return payload;
+}
+
+void PushRecord(QueueFixture& f, const Record& rec) { f.Push(TagOf(rec.tag_index), PayloadOf(rec)); }
+
+/** Pushes `recs` in one batch and empties it. */
+void PushRecords(QueueFixture& f, std::vector<Record>* recs) {
+  if (recs->empty()) return;
+  std::vector<std::string> payloads;
+  std::vector<gsf::EventInput> in(recs->size());
+  payloads.reserve(recs->size());
+  for (size_t i = 0; i < recs->size(); ++i) {
+    payloads.push_back(PayloadOf((*recs)[i]));
+    in[i].tag = TagOf((*recs)[i].tag_index);
+    in[i].payload = reinterpret_cast<const uint8_t*>(payloads.back().data());
+    in[i].payload_len = payloads.back().size();
+  }
+  f.queue.PushBatch(in.data(), in.size());
+  recs->clear();
 }
 
 }  // namespace
@@ -64,12 +83,28 @@ TEST(stress_pushes_from_every_thread_keep_tag_order_exclusivity_and_exactly_once
   for (int p = 0; p < kProducers; ++p) {
     threads.emplace_back([&, p] {
       std::vector<uint64_t> seq(kTotalTags, 0);
+      std::vector<Record> batch;
       uint32_t rng = 777u + static_cast<uint32_t>(p);
+      bool batching = false;
+      size_t batch_size = 1;
       for (int i = 0; i < kProducerEvents; ++i) {
         rng = rng * 1664525u + 1013904223u;
         uint32_t tag_index = kChains + ((rng >> 8) % (kProducerTags / kProducers)) * kProducers + static_cast<uint32_t>(p);
-        PushRecord(f, Record{static_cast<uint32_t>(p), tag_index, ++seq[tag_index]});
+        // Now and then the producer switches between single pushes and batches of 1 to 32.
+        if ((rng >> 24) % 16 == 0) {
+          PushRecords(f, &batch);  // what it batched goes before its next single push
+          batching = !batching;
+          batch_size = 1 + (rng >> 4) % 32;
+        }
+        const Record rec{static_cast<uint32_t>(p), tag_index, ++seq[tag_index]};
+        if (!batching) {
+          PushRecord(f, rec);
+          continue;
+        }
+        batch.push_back(rec);
+        if (batch.size() >= batch_size) PushRecords(f, &batch);
       }
+      PushRecords(f, &batch);
       producers_done++;
     });
   }
@@ -114,12 +149,27 @@ TEST(stress_pushes_from_every_thread_keep_tag_order_exclusivity_and_exactly_once
           consumed++;
           rng = rng * 1664525u + 1013904223u;
           // The next link of a chain goes into the tag this slot holds.
-          if (rec.source == kChainSource && rec.seq < kChainLength) PushRecord(f, Record{kChainSource, tag_index, rec.seq + 1});
+          // Half of them (and of the side events below) as a batch of one, through the inbox.
+          if (rec.source == kChainSource && rec.seq < kChainLength) {
+            const Record next{kChainSource, tag_index, rec.seq + 1};
+            if ((rng >> 3) % 2 == 0) {
+              PushRecord(f, next);
+            } else {
+              std::vector<Record> one{next};
+              PushRecords(f, &one);
+            }
+          }
           // Now and then an event of a tag this thread does not hold.
           if ((rng >> 12) % 8 == 0) {
             uint32_t side = kChains + kProducerTags + ((rng >> 16) % (kSideTags / kConsumers)) * kConsumers + static_cast<uint32_t>(c);
             side_pushed++;
-            PushRecord(f, Record{source, side, ++side_seq[side]});
+            const Record rec_side{source, side, ++side_seq[side]};
+            if ((rng >> 5) % 2 == 0) {
+              PushRecord(f, rec_side);
+            } else {
+              std::vector<Record> one{rec_side};
+              PushRecords(f, &one);
+            }
           }
           // Now and then the event awaits: it parks and finishes after the claim.
           if ((rng >> 20) % 16 == 0 && f.queue.Park(slot, static_cast<size_t>(i), 0)) {

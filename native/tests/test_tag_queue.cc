@@ -299,3 +299,43 @@ TEST(queue_push_batch_keeps_order_ids_and_payloads) {
   CHECK_EQ(got[3].tag, 8u);
   CHECK_EQ(got[3].payload, std::string());
 }
+
+TEST(batch_waits_in_inbox_counted_and_filed_before_later_pushes) {
+  QueueFixture f;
+  int s = f.queue.SlotRegister(1);
+  const std::string a = "a1", b = "a2", c = "other";
+  gsf::EventInput in[3];
+  in[0].tag = 70;
+  in[0].payload = reinterpret_cast<const uint8_t*>(a.data());
+  in[0].payload_len = a.size();
+  in[1].tag = 70;
+  in[1].payload = reinterpret_cast<const uint8_t*>(b.data());
+  in[1].payload_len = b.size();
+  in[2].tag = 71;
+  in[2].payload = reinterpret_cast<const uint8_t*>(c.data());
+  in[2].payload_len = c.size();
+  const uint64_t first = f.queue.PushBatch(in, 3);
+  // Not filed yet, but counted: waiting, pushed, and (at most one per event) ready.
+  CHECK(f.queue.HasReady());
+  CHECK(f.queue.ReadyTags() >= 2u);
+  gsf::QueueStats st = f.queue.Stats();
+  CHECK_EQ(st.waiting, 3u);
+  CHECK_EQ(st.pushed_total, 3u);
+  CHECK_EQ(f.queue.ReadyTags(), 2u);  // Stats filed them: two tags ready
+  // A single push after the batch comes after it in its tag.
+  const uint64_t later = f.Push(70, "a3");
+  const uint64_t first2 = f.queue.PushBatch(in, 1);  // another a1, after a3
+  auto got = f.Take(s, 10);
+  std::vector<std::pair<uint64_t, std::string>> tag70;
+  for (const auto& e : got) {
+    if (e.tag == 70) tag70.emplace_back(e.id, e.payload);
+  }
+  CHECK(tag70 == (std::vector<std::pair<uint64_t, std::string>>{{first, "a1"}, {first + 1, "a2"}, {later, "a3"}, {first2, "a1"}}));
+  CHECK_EQ(got.size(), 5u);
+  REQUIRE(f.CompleteAll(s, got.size()));
+  // Dropping everything queued drops what waits in an inbox too.
+  f.queue.PushBatch(in, 3);
+  CHECK_EQ(f.queue.DropAllQueued(), 3u);
+  CHECK_EQ(f.queue.Stats().waiting, 0u);
+  CHECK_EQ(f.queue.TagStateCount(), 0u);
+}
