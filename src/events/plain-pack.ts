@@ -108,25 +108,7 @@ function writeArray(array: unknown[], pos: number, depth: number): number {
 
 function writeNumber(value: number, pos: number): number {
   if (pos + 9 > end) return NO_ROOM;
-  if (value >>> 0 === value) {
-    if (value < 0x80) {
-      out[pos] = value;
-      return pos + 1;
-    }
-    if (value < 0x100) {
-      out[pos] = 0xcc;
-      out[pos + 1] = value;
-      return pos + 2;
-    }
-    if (value < 0x10000) {
-      out[pos] = 0xcd;
-      out[pos + 1] = value >> 8;
-      out[pos + 2] = value & 0xff;
-      return pos + 3;
-    }
-    out[pos] = 0xce;
-    return writeUint32(value, pos + 1);
-  }
+  if (value >>> 0 === value) return writeSized(value, pos, 0x00, 0x80, 0xcc);
   if (value >> 0 === value) {
     if (value >= -0x20) {
       out[pos] = 0x100 + value;
@@ -165,7 +147,7 @@ function writeString(value: string, pos: number): number {
   // The longest header (5) and three bytes per UTF-16 unit at most.
   if (pos + 5 + length * 3 > end) return NO_ROOM;
   // ASCII, the common case: as many bytes as units, so the header is known before the bytes.
-  const start = writeStringHeader(length, pos);
+  const start = writeSized(length, pos, 0xa0, 0x20, 0xd9);
   let i = 0;
   for (; i < length; i++) {
     const c = value.charCodeAt(i);
@@ -209,22 +191,27 @@ function writeString(value: string, pos: number): number {
   return p;
 }
 
-function writeStringHeader(bytes: number, pos: number): number {
-  if (bytes < 0x20) {
-    out[pos] = 0xa0 | bytes;
+/**
+ * `n` (an unsigned 32-bit value or size) in the shortest of msgpack's forms for it: one byte
+ * `fixBase | n` when below `fixBelow`, else `code8`, `code8 + 1` or `code8 + 2` followed by it in
+ * 1, 2 or 4 bytes (uint 8/16/32 from 0xcc, str 8/16/32 from 0xd9).
+ */
+function writeSized(n: number, pos: number, fixBase: number, fixBelow: number, code8: number): number {
+  if (n < fixBelow) {
+    out[pos] = fixBase | n;
     return pos + 1;
   }
-  if (bytes < 0x100) {
-    out[pos] = 0xd9;
-    out[pos + 1] = bytes;
+  if (n < 0x100) {
+    out[pos] = code8;
+    out[pos + 1] = n;
     return pos + 2;
   }
-  if (bytes < 0x10000) {
-    out[pos] = 0xda;
-    out[pos + 1] = bytes >> 8;
-    out[pos + 2] = bytes & 0xff;
+  if (n < 0x10000) {
+    out[pos] = code8 + 1;
+    out[pos + 1] = n >> 8;
+    out[pos + 2] = n & 0xff;
     return pos + 3;
   }
-  out[pos] = 0xdb;
-  return writeUint32(bytes, pos + 1);
+  out[pos] = code8 + 2;
+  return writeUint32(n, pos + 1);
 }
