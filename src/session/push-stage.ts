@@ -19,10 +19,11 @@ const INITIAL_RECORDS = 1024;
 const F_TAG = PushField.tag, F_NAME = PushField.nameId, F_HANDLER = PushField.handlerId;
 const F_SESSION = PushField.sessionId, F_KIND = PushField.kind, F_LENGTH = PushField.payloadLength;
 const K_NETWORK = EventKind.network;
+const STRIDE = PUSH_STRIDE;
 const INITIAL_BYTES = 256 * 1024;
 
 export class PushStage {
-  private records = new Float64Array(INITIAL_RECORDS * PUSH_STRIDE);
+  private records = new Float64Array(INITIAL_RECORDS * STRIDE);
   private bytes = new Uint8Array(INITIAL_BYTES);
   private count = 0;
   private used = 0;
@@ -37,11 +38,11 @@ export class PushStage {
   /** Stages one network event on the session's tag; `frame` is copied. */
   add(sessionId: number, nameId: number, frame: Uint8Array): void {
     const length = frame.byteLength;
-    if (this.count * PUSH_STRIDE === this.records.length || length > this.bytes.length - this.used) {
+    if (this.count * STRIDE === this.records.length || length > this.bytes.length - this.used) {
       this.flush();
       if (length > this.bytes.length) this.bytes = new Uint8Array(Math.max(length, this.bytes.length * 2));
     }
-    const r = this.count * PUSH_STRIDE;
+    const r = this.count * STRIDE;
     const records = this.records;
     records[r + F_TAG] = sessionId;
     records[r + F_NAME] = nameId;

@@ -22,9 +22,10 @@ const ID_BLOCK = 4096;
 const F_TAG = PushField.tag, F_NAME = PushField.nameId, F_HANDLER = PushField.handlerId;
 const F_SESSION = PushField.sessionId, F_KIND = PushField.kind, F_LENGTH = PushField.payloadLength;
 const EMPTY = new Uint8Array(0);
+const STRIDE = PUSH_STRIDE;
 
 export class InvokeStage {
-  private readonly records = new Float64Array(RECORDS * PUSH_STRIDE);
+  private readonly records = new Float64Array(RECORDS * STRIDE);
   private bytes = new Uint8Array(INITIAL_BYTES);
   private count = 0;
   private used = 0;
@@ -80,7 +81,7 @@ export class InvokeStage {
   private record(tag: number, nameId: number, handlerId: number, sessionId: number, kind: number, length: number): number {
     const id = this.nextId++;
     if (this.count === 0) this.firstId = id;
-    const r = this.count * PUSH_STRIDE;
+    const r = this.count * STRIDE;
     const records = this.records;
     records[r + F_TAG] = tag;
     records[r + F_NAME] = nameId;
