@@ -186,6 +186,28 @@ export function intern(name: string): number {
   return id;
 }
 
+/** Children per parent name whose name ids are kept by `childNameId`. */
+const CHILD_KEYS = 4096;
+/** Name ids of `{parent}_#{n}` names, by `parent name id * CHILD_KEYS + n`. */
+const childNames = new Map<number, number>();
+
+/**
+ * The name id of `parent`'s next child, `{parent}_#{n}` (SPEC's default name). A chain's names
+ * grow with it, so the string is built and hashed only the first time that parent name has an
+ * n-th child on this thread.
+ */
+function childNameId(parent: RunningEvent): number {
+  const n = ++parent.children;
+  if (n >= CHILD_KEYS) return intern(`${parent.name}_#${n}`);
+  const key = parent.nameId * CHILD_KEYS + n;
+  let id = childNames.get(key);
+  if (id === undefined) {
+    id = intern(`${parent.name}_#${n}`);
+    childNames.set(key, id);
+  }
+  return id;
+}
+
 export class EventRuntime {
   readonly handlers = new Map<string, HandlerEntry>();
   readonly handlersById = new Map<number, HandlerEntry>();
@@ -258,8 +280,7 @@ export class EventRuntime {
     if (this.stopping) this.refuseAfterStop(`invoke('${event}')`);
     const parent = this.current();
     const tag = options.tag ?? resolveTag(parent, this.switches());
-    const name = options.name ?? (parent ? `${parent.name}_#${++parent.children}` : event);
-    const nameId = name === event ? handlerId : intern(name);
+    const nameId = options.name !== undefined ? intern(options.name) : parent !== null ? childNameId(parent) : handlerId;
     // Inside an event's synchronous run, or while it has object changes, the child waits for it.
     if (parent !== null && (parent === this.running || parent.tx !== undefined)) {
       const id = native.reserveEventId();

@@ -68,6 +68,32 @@ test.serial('inheritance, names and the exceptions of SPEC 6.2.4', async (t) => 
   }
 });
 
+test.serial('default names nest, and repeat exactly for parents of the same name, renamed or not', async (t) => {
+  // One event thread: the later parents name their children from names that thread already made.
+  const s = await startTestServer({ EventDispatcher: { event_threads_size: 1 } });
+  try {
+    const f = s.notes;
+    const chain = (p: string, setName?: string) => ({
+      file: f, label: p, setName,
+      spawn: [{ payload: { file: f, label: `${p}.a`, spawn: [{ payload: { file: f, label: `${p}.a.a` } }] } }, { payload: { file: f, label: `${p}.b` } }],
+    });
+    for (const [i, p] of ['p1', 'p2', 'p3'].entries()) s.server.invoke('probe.note', chain(p, i === 2 ? 'renamed' : undefined), { tag: 7_000_000_000 + i });
+    const r = await records(s, 12);
+    for (const p of ['p1', 'p2']) {
+      t.is(r[p]!.name, 'probe.note');
+      t.is(r[`${p}.a`]!.name, 'probe.note_#1');
+      t.is(r[`${p}.a.a`]!.name, 'probe.note_#1_#1');
+      t.is(r[`${p}.b`]!.name, 'probe.note_#2');
+    }
+    t.is(r.p3!.name, 'renamed');
+    t.is(r['p3.a']!.name, 'renamed_#1');
+    t.is(r['p3.a.a']!.name, 'renamed_#1_#1');
+    t.is(r['p3.b']!.name, 'renamed_#2');
+  } finally {
+    await s.stop();
+  }
+});
+
 test.serial('enable_inheriting_event_tag=false gives children random tags', async (t) => {
   const s = await startTestServer({ EventDispatcher: { enable_inheriting_event_tag: false } });
   try {
