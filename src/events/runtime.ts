@@ -186,6 +186,20 @@ export function intern(name: string): number {
   return id;
 }
 
+/** Ids reserved at once for held invokes (one native call and one touch of the shared counter per block). */
+const HELD_ID_BLOCK = 256;
+let heldNextId = 0;
+let heldEndId = 0;
+
+/** An id for an event a running event invokes and holds: from this thread's reserved block. */
+function reserveHeldId(): number {
+  if (heldNextId === heldEndId) {
+    heldNextId = native.reserveEventId(HELD_ID_BLOCK);
+    heldEndId = heldNextId + HELD_ID_BLOCK;
+  }
+  return heldNextId++;
+}
+
 /** Children per parent name whose name ids are kept by `childNameId`. */
 const CHILD_KEYS = 4096;
 /** Name ids of `{parent}_#{n}` names, by `parent name id * CHILD_KEYS + n`. */
@@ -283,7 +297,7 @@ export class EventRuntime {
     const nameId = options.name !== undefined ? intern(options.name) : parent !== null ? childNameId(parent) : handlerId;
     // Inside an event's synchronous run, or while it has object changes, the child waits for it.
     if (parent !== null && (parent === this.running || parent.tx !== undefined)) {
-      const id = native.reserveEventId();
+      const id = reserveHeldId();
       (parent.heldInvokes ??= []).push([tag, nameId, handlerId, parent.session, EventKind.user, encodePayload(payload), id]);
       return id;
     }
