@@ -188,7 +188,8 @@ export class SessionListener implements LocalSessions {
     const d = ws.session;
     if (d === undefined || !d.open) return;
     this.stats.messages++;
-    this.io?.refresh();
+    // On an I/O thread, the flags are re-read once per event-loop turn (the first message staged).
+    if (this.io !== null && this.stage.empty) this.io.refresh();
     if (this.maintenanceFrame !== null) {
       this.stats.droppedInMaintenance++;
       native.counterIncrease('engine', 'maintenance_dropped_messages', 1);
@@ -350,7 +351,15 @@ export class SessionListener implements LocalSessions {
     return true;
   }
 
-  /** See `OutboundTarget.sendRun`: one frame is written as is (no cork needed), more under one cork. */
+  /** See `OutboundTarget.sendOne`: a frame written as is (uWS corks a send made outside a cork itself). */
+  sendOne(sessionId: number, frame: Uint8Array, binary: boolean): void {
+    const d = this.sessions.get(sessionId);
+    if (d !== undefined) this.sendFrame(d.ws!, d, frame, binary);
+    else if (this.remote !== null) this.remote.send(sessionId, frame);
+    else this.dropped('no_session');
+  }
+
+  /** See `OutboundTarget.sendRun`: the frames under one cork. */
   sendRun(sessionId: number, frames: (write: (frame: Uint8Array, binary: boolean) => void) => void): void {
     const d = this.sessions.get(sessionId);
     if (d === undefined) {

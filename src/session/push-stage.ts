@@ -35,6 +35,11 @@ export class PushStage {
 
   constructor(private readonly handlerId: number) {}
 
+  /** Nothing staged (the first message of an event-loop turn is next). */
+  get empty(): boolean {
+    return this.count === 0;
+  }
+
   /** Stages one network event on the session's tag; `frame` is copied. */
   add(sessionId: number, nameId: number, frame: Uint8Array): void {
     const length = frame.byteLength;

@@ -113,6 +113,7 @@ export class IoBatchWriter {
 
 /** What applying a batch does on the I/O thread (its listener). */
 export interface IoBatchTarget {
+  sendOne(sessionId: number, frame: Uint8Array, binary: boolean): void;
   sendRun(sessionId: number, frames: (write: (frame: Uint8Array, binary: boolean) => void) => void): void;
   end(sessionId: number, code: number, reason: string): boolean;
   broadcast(sessionIds: readonly number[] | null, json: Uint8Array, msgpack: Uint8Array): void;
@@ -120,7 +121,7 @@ export interface IoBatchTarget {
 
 const decoder = new TextDecoder();
 
-/** Applies a packed batch in order; a run of sends to one session is written under one cork. */
+/** Applies a packed batch in order; a run of sends to one session is written under one cork (a single send without one). */
 export function applyIoBatch(buffer: ArrayBuffer, target: IoBatchTarget): void {
   const bytes = new Uint8Array(buffer);
   const v = new DataView(buffer);
@@ -134,10 +135,18 @@ export function applyIoBatch(buffer: ArrayBuffer, target: IoBatchTarget): void {
     switch (op) {
       case IoOp.send: {
         const id = v.getFloat64(p, true);
+        const first = v.getUint32(p + 8, true);
+        const q0 = (p + 12 + first + 7) & ~7;
+        if (q0 >= end || bytes[q0] !== IoOp.send || v.getFloat64(q0 + 4, true) !== id) {
+          // A run of one: no cork needed.
+          target.sendOne(id, bytes.subarray(p + 12, p + 12 + first), (flags & IO_BINARY) !== 0);
+          p += 12 + first;
+          break;
+        }
         target.sendRun(id, (write) => {
-          let length = v.getUint32(p + 8, true);
-          write(bytes.subarray(p + 12, p + 12 + length), (flags & IO_BINARY) !== 0);
-          p += 12 + length;
+          write(bytes.subarray(p + 12, p + 12 + first), (flags & IO_BINARY) !== 0);
+          p += 12 + first;
+          let length: number;
           // The same session's next frames go under the same cork.
           for (let q = (p + 7) & ~7; q < end && bytes[q] === IoOp.send && v.getFloat64(q + 4, true) === id; q = (p + 7) & ~7) {
             length = v.getUint32(q + 12, true);

@@ -256,6 +256,13 @@ export class IoSessions implements LocalSessions {
     return true;
   }
 
+  sendOne(sessionId: number, frame: Uint8Array, binary: boolean): void {
+    const e = this.entry(sessionId);
+    if (e !== undefined) this.batchOf(e).send(sessionId, frame, binary);
+    else if (this.remote !== null) this.remote.send(sessionId, frame);
+    else this.dropped();
+  }
+
   sendRun(sessionId: number, frames: (write: (frame: Uint8Array, binary: boolean) => void) => void): void {
     const e = this.entry(sessionId);
     if (e === undefined) {

@@ -17,8 +17,13 @@ import {
 import { currentFlushSeq, nextFlushSeq } from '../worker/outbound-writer.ts';
 import { native } from '../../native.ts';
 
+// Local copies: module exports are getters under the CommonJS transform (read per record).
+const HEADER = HEADER_BYTES, OP_SEND = RingOp.send, BINARY = FLAG_BINARY;
+
 /** What applying records does: the session listener implements it. */
 export interface OutboundTarget {
+  /** Writes one frame to a session (a run of one: no cork needed). */
+  sendOne(sessionId: number, frame: Uint8Array, binary: boolean): void;
   /** Writes frames to one session; `frames` calls `write` for each, under one cork. */
   sendRun(sessionId: number, frames: (write: (frame: Uint8Array, binary: boolean) => void) => void): void;
   close(sessionId: number, code: number, reason: string): void;
@@ -234,7 +239,7 @@ export class OutboundReader implements WorkerEndHooks {
         break;
       }
       pos = (pos + length) >>> 0;
-      if (ring.bytes[p + 4] === RingOp.send) pos = this.applySends(ring, p, pos, batch.end);
+      if (ring.bytes[p + 4] === OP_SEND) pos = this.applySends(ring, p, pos, batch.end);
       else this.applyOne(ring.bytes, ring.i32, ring.f64, p, batch.inline);
     }
     ring.applied = pos;
@@ -242,16 +247,23 @@ export class OutboundReader implements WorkerEndHooks {
     Atomics.notify(ring.control, Control.consumed);
   }
 
-  /** A run of sends to one session, starting with the record at `p`: one cork for all. */
+  /** A run of sends to one session, starting with the record at `p`: one cork for all (none for one frame). */
   private applySends(ring: Ring, p: number, next: number, end: number): number {
     const sessionId = ring.f64[p / 8 + 2]!;
+    const bytes = ring.bytes;
+    const first = bytes.subarray(p + HEADER, p + HEADER + ring.i32[p / 4 + 2]!);
+    const q0 = next & ring.mask;
+    if (next === end || bytes[q0 + 4] !== OP_SEND || ring.f64[q0 / 8 + 2] !== sessionId) {
+      this.target.sendOne(sessionId, first, (bytes[p + 5]! & BINARY) !== 0);
+      return next;
+    }
     let pos = next;
     this.target.sendRun(sessionId, (write) => {
-      write(ring.bytes.subarray(p + HEADER_BYTES, p + HEADER_BYTES + ring.i32[p / 4 + 2]!), (ring.bytes[p + 5]! & FLAG_BINARY) !== 0);
+      write(first, (bytes[p + 5]! & BINARY) !== 0);
       while (pos !== end) {
         const q = pos & ring.mask;
-        if (ring.bytes[q + 4] !== RingOp.send || ring.f64[q / 8 + 2] !== sessionId) break;
-        write(ring.bytes.subarray(q + HEADER_BYTES, q + HEADER_BYTES + ring.i32[q / 4 + 2]!), (ring.bytes[q + 5]! & FLAG_BINARY) !== 0);
+        if (bytes[q + 4] !== OP_SEND || ring.f64[q / 8 + 2] !== sessionId) break;
+        write(bytes.subarray(q + HEADER, q + HEADER + ring.i32[q / 4 + 2]!), (bytes[q + 5]! & BINARY) !== 0);
         pos = (pos + ring.i32[q / 4]!) >>> 0;
       }
     });
@@ -269,7 +281,7 @@ export class OutboundReader implements WorkerEndHooks {
       case RingOp.pad:
         return;
       case RingOp.send:
-        this.target.sendRun(num, (write) => write(bytes.subarray(at, at + len1), (flags & FLAG_BINARY) !== 0));
+        this.target.sendOne(num, bytes.subarray(at, at + len1), (flags & FLAG_BINARY) !== 0);
         return;
       case RingOp.close:
         this.target.close(num, len2, decoder.decode(bytes.subarray(at, at + len1)));
