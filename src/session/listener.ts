@@ -13,47 +13,30 @@
  *
  * Every frame a session is sent, a reply, a send, a broadcast or a group publish, passes the
  * same check: past `max_backpressure_bytes` of unsent data the session is closed with 4008.
+ *
+ * A session's upgrade, open and close are in `listener-lifecycle.ts`; the error frames the
+ * listener answers without an event worker in `listener-errors.ts`.
  */
 import uWS from 'uWebSockets.js';
 import { listenUws, type Listening } from '../api/main/listen.ts';
 import { native } from '../native.ts';
 import { intern } from '../events/runtime.ts';
-import { randomTag } from '../events/tags.ts';
 import type { ThreadContext } from '../hooks/thread-context.ts';
 import type { IoRole } from './io/io-role.ts';
-import { DecodeError, decodeFrame, encodeFrame, peekTypeSpan, TYPE_SPAN, withCodecBit } from './codec.ts';
+import { encodeFrame, peekTypeSpan, TYPE_SPAN } from './codec.ts';
 import { logSessionMessage } from './message-log.ts';
-import { CLOSED_EVENT, MESSAGE_EVENT, OPENED_EVENT } from './worker/message-event.ts';
+import { MESSAGE_EVENT } from './worker/message-event.ts';
 import type { LocalSessions } from './main/local-sessions.ts';
 import type { HandlerView, RemoteSessions, SessionServiceOptions, SessionStats } from './listener-types.ts';
-import { PushStage, pushEngineEvent } from './push-stage.ts';
+import { PushStage } from './push-stage.ts';
 import { SessionGroups } from './groups.ts';
 import { MessageTypes } from './message-types.ts';
-import { closeReason, CODECS, CloseCode, EngineType, ProtocolError, protocolErrorBody, type CodecName, type ProtocolErrorBody } from './protocol.ts';
-import { checkClientVersion } from './version-gate.ts';
-import type { SessionClosedInfo, SessionOpenedInfo } from './types.ts';
+import { closeReason, CloseCode, EngineType, ProtocolError, protocolErrorBody, type CodecName, type ProtocolErrorBody } from './protocol.ts';
+import { SessionLifecycle, type SessionData, type Socket } from './listener-lifecycle.ts';
+import { answerWithoutWorker, unknownTypeAnswer } from './listener-errors.ts';
 
 // A local copy: module exports are getters under the CommonJS transform (read per message).
 const SPAN = TYPE_SPAN;
-
-interface SessionData {
-  id: number;
-  codec: CodecName;
-  version: string;
-  /** Set when the upgrade is refused: the socket is closed with it as soon as it opens. */
-  refuse: { code: number; reason: string } | null;
-  open: boolean;
-  /** The socket, once open (saves a native `getUserData` per outbound frame). */
-  ws: Socket | null;
-  /** Groups the session is in. */
-  groups: Set<string> | null;
-}
-
-/**
- * uWS hands every callback of a connection the same socket object: the session data is also
- * kept on it as a plain property, read per message without a native `getUserData` call.
- */
-type Socket = uWS.WebSocket<SessionData> & { session?: SessionData };
 
 /** Why a frame was not sent (counter `engine/dropped_sends_<reason>`). */
 type DropReason = 'no_session' | 'backpressure';
@@ -68,6 +51,8 @@ export class SessionListener implements LocalSessions {
   private readonly messageHandlerId: number;
   private readonly stage: PushStage;
   private readonly messageNameId: number;
+  /** Upgrades, opens and closes (`listener-lifecycle.ts`). */
+  private readonly lifecycle: SessionLifecycle;
   /** The event name id of each message type plugins handle. */
   readonly types: MessageTypes;
   private logLevel: number;
@@ -92,6 +77,10 @@ export class SessionListener implements LocalSessions {
     this.messageHandlerId = intern(MESSAGE_EVENT);
     this.messageNameId = intern(MESSAGE_EVENT);
     this.stage = new PushStage(this.messageHandlerId);
+    this.lifecycle = new SessionLifecycle({
+      thread, handlers, io, stats: this.stats, sessions: this.sessions, groups: this.groups, stage: this.stage,
+      sendFrame: (ws, d, frame, binary) => this.sendFrame(ws, d, frame, binary), hooks: this,
+    });
     this.logLevel = thread.flags.get<number>('session_message_logging_level');
     thread.flags.onChange('session_message_logging_level', (_n, v) => { this.logLevel = v as number; });
     const hardLimit = options.maxMessageBytes * 4 + 1024;
@@ -100,10 +89,10 @@ export class SessionListener implements LocalSessions {
       idleTimeout: options.idleTimeoutSec,
       sendPingsAutomatically: options.sendPings,
       maxBackpressure: options.maxBackpressureBytes * 2 + hardLimit,
-      upgrade: (res, req, context) => this.upgrade(res, req, context),
-      open: (ws) => this.open(ws),
+      upgrade: (res, req, context) => this.lifecycle.upgrade(res, req, context),
+      open: (ws) => this.lifecycle.open(ws),
       message: (ws, message, isBinary) => this.message(ws, message, isBinary),
-      close: (ws, code, message) => this.closed(ws, code, message),
+      close: (ws, code, message) => this.lifecycle.closed(ws, code, message),
     });
   }
 
@@ -134,54 +123,6 @@ export class SessionListener implements LocalSessions {
     this.listening?.close();
     this.stage.flush();
     for (const d of [...this.sessions.values()]) d.ws!.end(CloseCode.goingAway, 'server stopping');
-  }
-
-  private upgrade(res: uWS.HttpResponse, req: uWS.HttpRequest, context: uWS.us_socket_context_t): void {
-    this.io?.refresh();
-    const version = req.getQuery('version') ?? '';
-    const codec = req.getQuery('codec') ?? '';
-    let refuse: SessionData['refuse'] = null;
-    if (!CODECS.includes(codec as CodecName)) {
-      refuse = { code: CloseCode.badCodec, reason: `codec must be json or msgpack (got '${codec}')` };
-    } else {
-      const problem = checkClientVersion(this.thread.flags, version);
-      if (problem !== null) refuse = { code: CloseCode.versionRefused, reason: problem };
-    }
-    const data: SessionData = { id: 0, codec: (refuse ? 'json' : codec) as CodecName, version, refuse, open: false, ws: null, groups: null };
-    res.upgrade(data, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'),
-      req.getHeader('sec-websocket-extensions'), context);
-  }
-
-  private open(ws: Socket): void {
-    const d = ws.getUserData();
-    ws.session = d;
-    if (d.refuse) {
-      this.stats.refused++;
-      this.thread.log.vlog(1, `session refused: close_code=${d.refuse.code}, ${d.refuse.reason}`);
-      ws.end(d.refuse.code, closeReason(d.refuse.reason));
-      return;
-    }
-    d.id = this.io !== null ? this.io.sessionId(d.codec) : withCodecBit(randomTag(), d.codec);
-    d.open = true;
-    d.ws = ws;
-    this.sessions.set(d.id, d);
-    this.stats.opened++;
-    if (this.io !== null) {
-      // Counted here, so a client that sees its connection open sees it counted; the main
-      // thread hears of it before its first event can run (a handler may log it in).
-      native.counterIncrease('engine', 'sessions', 1);
-      this.io.opened(d.id);
-    } else {
-      this.publishCount();
-    }
-    this.remote?.opened(d.id);
-    if (this.handlers.opened.length > 0) {
-      const info: SessionOpenedInfo = {
-        sessionId: d.id, version: d.version, codec: d.codec, address: Buffer.from(ws.getRemoteAddressAsText()).toString(),
-      };
-      this.pushEngine(OPENED_EVENT, d.id, info);
-    }
-    if (this.maintenanceFrame) this.sendFrame(ws, d, this.maintenanceFrame(d.codec), d.codec === 'msgpack');
   }
 
   private message(ws: Socket, message: ArrayBuffer, isBinary: boolean): void {
@@ -227,26 +168,14 @@ export class SessionListener implements LocalSessions {
   }
 
   private unknownType(ws: Socket, d: SessionData, bytes: Uint8Array, type: string): void {
-    let id: number | undefined;
-    try {
-      id = decodeFrame(bytes, d.codec).id;
-    } catch {
-      id = undefined; // the error frame for the unknown type is what the client needs first
-    }
-    this.protocolError(ws, d, protocolErrorBody(ProtocolError.unknownType, [type], type), id);
+    const { body, id } = unknownTypeAnswer(bytes, d.codec, type);
+    this.protocolError(ws, d, body, id);
   }
 
   /** No plugin handles any message type: every frame gets its error frame from here. */
   private answerWithoutWorker(ws: Socket, d: SessionData, bytes: Uint8Array): void {
-    try {
-      const { type, id } = decodeFrame(bytes, d.codec);
-      this.protocolError(ws, d, protocolErrorBody(ProtocolError.unknownType, [type], type), id);
-    } catch (err) {
-      if (!(err instanceof DecodeError)) throw err;
-      const body: ProtocolErrorBody = { code: err.code, message: err.message };
-      if (err.type !== undefined) body.type = err.type;
-      this.protocolError(ws, d, body);
-    }
+    const { body, id } = answerWithoutWorker(bytes, d.codec);
+    this.protocolError(ws, d, body, id);
   }
 
   private protocolError(ws: Socket, d: SessionData, body: ProtocolErrorBody, id?: number): void {
@@ -254,48 +183,9 @@ export class SessionListener implements LocalSessions {
     this.sendFrame(ws, d, encodeFrame(d.codec, EngineType.error, body, id), d.codec === 'msgpack');
   }
 
-  /** uWS: the connection is gone (closed by either side, or dropped). */
-  private closed(ws: Socket, code: number, message: ArrayBuffer): void {
-    const d = ws.getUserData();
-    d.ws = null; // uWS frees the socket after this callback
-    this.closeSession(d, code, Buffer.from(message).toString('utf8'));
-  }
-
-  /**
-   * The one place a session's bookkeeping ends: it leaves the session table and its groups,
-   * its account is logged out and the session-closed handlers are queued. The socket itself
-   * is ended by the caller (or is already gone).
-   */
+  /** Ends a session's bookkeeping (`SessionLifecycle.close`); the caller ends the socket. */
   private closeSession(d: SessionData, code: number, reason: string): void {
-    if (!d.open) return;
-    d.open = false;
-    this.sessions.delete(d.id);
-    this.stats.closed++;
-    if (this.io !== null) {
-      // Its messages are queued first; the main thread logs it out and queues the closed event.
-      this.stage.flush();
-      native.counterDecrease('engine', 'sessions', 1);
-      this.io.closed(d.id, code, reason);
-      return;
-    }
-    this.groups.leaveAll(d);
-    this.publishCount();
-    const account = this.onSessionClosed(d.id);
-    this.remote?.closed(d.id);
-    if (this.handlers.closed.length > 0) {
-      const info: SessionClosedInfo = { sessionId: d.id, code, reason, account };
-      this.pushEngine(CLOSED_EVENT, d.id, info);
-    }
-  }
-
-  /** Queues an engine event on the session tag (also while the server drains at stop). */
-  private pushEngine(event: string, sessionId: number, payload: unknown): void {
-    this.stage.flush();
-    pushEngineEvent(event, sessionId, payload);
-  }
-
-  private publishCount(): void {
-    native.counterUpdate('engine', 'sessions', this.sessions.size, false, 'Connected client sessions');
+    this.lifecycle.close(d, code, reason);
   }
 
   private dropped(reason: DropReason, count = 1): void {

@@ -7,24 +7,27 @@
  * An event whose handler awaits is parked: it keeps its tag busy (no later event of that tag
  * runs) but frees the worker, which goes on with other tags' events. When the handler's promise
  * settles the event finishes on its own.
+ *
+ * The worker's start-up, its flags' re-read and its end on a fault of the loop are in
+ * `serve-thread.ts`; this module keeps the loop and the state it reads per event.
  */
-import { createRequire } from 'node:module';
-import { threadId, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import {
-  native, COMPLETE_STRIDE, CompleteField, CompleteFlag, CompleteResult, ContextCell, EventKind, PROGRESS_STRIDE, ProgressField,
+  native, COMPLETE_STRIDE, CompleteField, CompleteFlag, CompleteResult, ContextCell, EventKind, ProgressField,
   RunState, TAKE_STRIDE, TakeField,
 } from '../../native.ts';
 import type { ThreadContext } from '../../hooks/thread-context.ts';
-import { describeError } from '../../errors.ts';
-import type { ArgValue } from '../../config/manifest.ts';
 import { decodePayload } from '../codec.ts';
 import { RunningEvent, nameOf, type HandlerEntry, type NativeEventHandler } from '../runtime.ts';
 import { currentEpoch, workReady } from '../wake.ts';
 import { AwaitCap } from './await-cap.ts';
-import { AwaitingEvents } from './awaiting.ts';
-import { IdleWaiter, yieldToLoop } from './idle.ts';
-import { EventLines } from './lines.ts';
-import type { NetworkFrame, ServeResult, ServeTask, WorkerContextModule, WorkerEffects, WorkerInit } from '../types.ts';
+import type { AwaitingEvents } from './awaiting.ts';
+import { type IdleWaiter, yieldToLoop } from './idle.ts';
+import type { EventLines } from './lines.ts';
+import { setUpWorker, workerFailed } from './serve-thread.ts';
+import type { NetworkFrame, ServeResult, ServeTask, WorkerEffects, WorkerInit } from '../types.ts';
+
+export { workerThread } from './serve-thread.ts';
 
 // Local copies: module exports are live bindings (getters) under the CommonJS transform
 // workers load with, too slow to read per event.
@@ -52,12 +55,8 @@ const nameOfId = nameOf, decodeUserPayload = decodePayload;
 // The global `performance` is a lazy getter on Node 20: read it once.
 const clock = performance;
 
-
-// No top-level await: piscina's loader cannot load an entry module that uses it under tsx.
-const init = workerData as WorkerInit;
-let thread!: ThreadContext;
+// This worker as set up by serve-thread.ts, in variables of this module (read per event).
 let runtime!: ThreadContext['runtime'];
-let flags!: ThreadContext['flags'];
 let log!: ThreadContext['log'];
 let effects: WorkerEffects | null = null;
 let slot = -1;
@@ -71,32 +70,18 @@ const progress = new Int32Array(native.slotProgressView());
  */
 const parkHints = new Uint8Array(native.parkHintsView());
 let cell = -1;
-// Through require: on Node 20 the TypeScript loader's CommonJS hook reaches worker threads.
-const { createThreadContext } = createRequire(import.meta.url)(init.contextModule) as WorkerContextModule;
-const ready = createThreadContext(init.manifest, 'worker', init.pluginFiles).then((t) => {
-  thread = t;
-  ({ runtime, flags, log } = t);
-  effects = runtime.effects;
-  slot = native.slotRegister(threadId);
-  cell = slot * PROGRESS_STRIDE;
-  idle = new IdleWaiter(slot);
-  lines = new EventLines(log);
-  awaiting = new AwaitingEvents(slot, runtime, lines, (failed) => {
-    totals.ran++;
-    countedRan++;
-    if (failed) totals.failed++;
-    awaitCap.finishedOne(runtime.objects?.conflicts ?? 0);
-  });
-  runtime.onRename = publishRename;
-  runtime.noticeTimeouts = () => awaiting.letGoOfTimedOut();
-  process.on('unhandledRejection', (reason) => {
-    log.error(`unhandled rejection in an event worker: ${describeError(reason)}`);
-  });
-});
-
-let configVersion = -1;
 /** The failure, slow-event and unknown-event lines (slow_event_log_threshold_in_ms re-read with the flags). */
 let lines!: EventLines;
+/** Events of this worker that await. */
+let awaiting!: AwaitingEvents;
+/** Re-reads the flags if the configuration changed (once per loop turn). */
+let refreshFlags!: () => void;
+// No top-level await: piscina's loader cannot load an entry module that uses it under tsx.
+const ready = setUpWorker(workerData as WorkerInit, progress, awaitedFinished).then((s) => {
+  ({ effects, slot, cell, idle, lines, awaiting, refreshFlags } = s);
+  ({ runtime, log } = s.thread);
+});
+
 /**
  * A claim covers about BATCH_TARGET_MS of measured work: trivial events come 64 at a time,
  * slow ones one at a time, so a long handler never holds other tags' events hostage while
@@ -116,8 +101,6 @@ let lastNameId = -1;
 let lastName = '';
 /** When the last event finished (`clock.now()`): a synchronous event's end is the next one's start. */
 let lastEnd = 0;
-/** Events of this worker that await. */
-let awaiting!: AwaitingEvents;
 /** Tags of the open claim held by an event that parked in it: their later events are skipped. */
 const parkedTags = new Set<number>();
 const totals: ServeResult = { ran: 0, failed: 0, revoked: false };
@@ -126,12 +109,12 @@ let awaitCap = new AwaitCap(0, 0);
 /** `totals.ran` as last added to the `engine/events_run` counter (once per claim). */
 let countedRan = 0;
 
-function refreshFlags(): void {
-  const version = core.configVersion();
-  if (version === configVersion) return;
-  configVersion = version;
-  flags.load(JSON.parse(core.configGet()) as Record<string, ArgValue>);
-  lines.slowMs = flags.get<number>('slow_event_log_threshold_in_ms');
+/** An awaiting event finished (`AwaitingEvents`): counted as run. */
+function awaitedFinished(failed: boolean): void {
+  totals.ran++;
+  countedRan++;
+  if (failed) totals.failed++;
+  awaitCap.finishedOne(runtime.objects?.conflicts ?? 0);
 }
 
 function ensureCapacity(maxBatch: number): void {
@@ -139,12 +122,6 @@ function ensureCapacity(maxBatch: number): void {
     meta = new Float64Array(maxBatch * TAKE_STRIDE);
     timings = new Float64Array(maxBatch * COMPLETE_STRIDE);
   }
-}
-
-/** A renamed event's name goes where the watchdog reads it (the progress cell, or the parked record). */
-function publishRename(ev: RunningEvent): void {
-  if (ev.parked) core.renameParked(ev.id, ev.nameId);
-  else if (runtime.running === ev) progress[cell + P_NAME] = ev.nameId;
 }
 
 /** Records a synchronous event's timings into the claim; its held children are queued. */
@@ -364,12 +341,8 @@ export default async function serve(task: ServeTask): Promise<ServeResult> {
   try {
     return await serveLoop(task);
   } catch (err) {
-    // A fault of the loop itself (never a handler's: those are caught per event) leaves a claim
-    // half done: ending this thread hands its unstarted events back to the queue, and what its
-    // finished events produced is still delivered (see WorkerEndHooks).
-    log.error(`GSF_ERR_INTERNAL: event worker ${threadId} failed and is replaced: ${describeError(err)}`,
-      { stack: err instanceof Error ? err.stack : undefined });
-    process.exit(1);
+    // The loop itself failed (never a handler: those are caught per event).
+    workerFailed(log, err);
   }
 }
 
@@ -423,9 +396,4 @@ async function serveLoop(task: ServeTask): Promise<ServeResult> {
   }
   flushEffects();
   return { ...totals };
-}
-
-/** This worker's thread context (tests of worker internals). */
-export function workerThread(): ThreadContext {
-  return thread;
 }

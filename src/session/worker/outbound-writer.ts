@@ -4,14 +4,17 @@
  * flushes them when a claim completes (this class is the loop's `WorkerEffects`).
  *
  * An awaiting event's operations are held on the event and written when it finishes, or
- * dropped when it times out.
+ * dropped when it times out (`outbound-records.ts`). The channel to the main thread and the
+ * shared cells of the flush order are in `outbound-channel.ts` (re-exported here).
  */
-import { MessageChannel, parentPort, threadId, type MessagePort } from 'node:worker_threads';
-import { featureCell } from '../../events/wake.ts';
+import { threadId, type MessagePort } from 'node:worker_threads';
 import { native } from '../../native.ts';
-import type { ChannelHello, HeldEffects, WorkerEffects } from '../../events/types.ts';
+import type { HeldEffects, WorkerEffects } from '../../events/types.ts';
 import * as ring from '../outbound-ring.ts';
-import type { OutboundFlush, RingHello } from '../outbound-ring.ts';
+import type { OutboundFlush } from '../outbound-ring.ts';
+import * as channel from './outbound-channel.ts';
+import * as records from './outbound-records.ts';
+import type { Frame, HeldOp } from './outbound-records.ts';
 
 // Local copies: module bindings are getters under the CommonJS transform event workers load
 // with, too slow to read per record.
@@ -21,48 +24,17 @@ const C_CAPACITY = ring.Control.capacity, C_POSTING_SEQ = ring.Control.postingSe
 const OP_PAD = ring.RingOp.pad, OP_SEND = ring.RingOp.send, OP_CLOSE = ring.RingOp.close, OP_GROUP = ring.RingOp.group;
 const flushNotePost = native.flushNotePost;
 const OP_PUBLISH = ring.RingOp.publish, OP_BROADCAST = ring.RingOp.broadcast, OP_INLINE = ring.RingOp.inline;
-
-/** The process-wide flush sequence (shared cell): the main thread applies flushes in its order. */
-const seqCell = featureCell(0);
-/** 1 while a session listener reads the rings (shared cell); without one, operations are dropped. */
-const listeningCell = featureCell(1);
+const listening = channel.outboundListening, openSessionOut = channel.openSessionOut;
+const { inlineLimit, takeRecords, estimate, ringSizeFor } = records;
 
 /** Main thread: whether session operations of workers are read (the listener runs). */
-export function setOutboundListening(on: boolean): void {
-  Atomics.store(listeningCell.cells, listeningCell.index, on ? 1 : 0);
-}
-
-function listening(): boolean {
-  return Atomics.load(listeningCell.cells, listeningCell.index) === 1;
-}
-
+export const setOutboundListening = channel.setOutboundListening;
 /** Takes the next flush sequence number (any thread). */
-export function nextFlushSeq(): number {
-  return Atomics.add(seqCell.cells, seqCell.index, 1);
-}
-
+export const nextFlushSeq = channel.nextFlushSeq;
 /** The sequence number the next flush will get (main thread, at start). */
-export function currentFlushSeq(): number {
-  return Atomics.load(seqCell.cells, seqCell.index);
-}
-
-type Frame = string | Uint8Array;
-/** An operation held by an awaiting event, written when it finishes. */
-type HeldOp =
-  | { op: 'send'; session: number; frame: Frame }
-  | { op: 'close'; session: number; code: number; reason: string }
-  | { op: 'group'; session: number; group: string; join: boolean }
-  | { op: 'publish'; group: string; json: string; msgpack: Uint8Array }
-  | { op: 'broadcast'; ids: readonly number[] | null; json: string | null; msgpack: Uint8Array | null }
-  /** Records taken back from the ring (`hold`), with the inline records they point to. */
-  | { op: 'records'; bytes: Uint8Array; inline: Uint8Array[] };
+export const currentFlushSeq = channel.currentFlushSeq;
 
 type Utf8Buffer = Buffer & { utf8Write(text: string, offset: number, length: number): number };
-
-/** Largest record kept in the ring; larger ones travel with the flush message. */
-function inlineLimit(capacity: number): number {
-  return capacity >>> 2;
-}
 
 export class OutboundWriter implements WorkerEffects {
   private readonly sab: SharedArrayBuffer;
@@ -101,14 +73,7 @@ export class OutboundWriter implements WorkerEffects {
 
   /** Opens the session-out channel to the main thread and hands it the ring. */
   connect(): void {
-    if (this.port !== null || parentPort === null) return;
-    const { port1, port2 } = new MessageChannel();
-    const hello: ChannelHello = { type: 'channel', channel: 'session-out', threadId, port: port2 };
-    parentPort.postMessage(hello, [port2]);
-    const ring: RingHello = { kind: 'ring', threadId, buffer: this.sab };
-    port1.postMessage(ring);
-    port1.unref();
-    this.port = port1;
+    if (this.port === null) this.port = openSessionOut(this.sab);
   }
 
   // ---- WorkerEffects ------------------------------------------------------------
@@ -143,34 +108,10 @@ export class OutboundWriter implements WorkerEffects {
     const start = Atomics.load(this.control, C_COMMITTED) >>> 0;
     if (start === this.write) return;
     // The event's records run from its start (committed just before it) to here; none was posted.
-    const parts: Uint8Array[] = [];
-    const inline: Uint8Array[] = [];
-    let size = 0;
-    for (let pos = start; pos !== this.write;) {
-      const p = pos & this.mask;
-      const length = this.i32[p / 4]!;
-      const op = this.bytes[p + 4];
-      if (op !== OP_PAD) {
-        const record = this.bytes.slice(p, p + length);
-        if (op === OP_INLINE) {
-          inline.push(this.inline[this.f64[p / 8 + 2]!]!);
-          new Float64Array(record.buffer)[2] = inline.length - 1;
-        }
-        parts.push(record);
-        size += length;
-      }
-      pos = (pos + length) >>> 0;
-    }
-    if (inline.length > 0) this.inline.length -= inline.length;
+    const taken = takeRecords(this.bytes, this.i32, this.f64, this.mask, start, this.write, this.inline);
     this.write = start;
-    const bytes = new Uint8Array(size);
-    let at = 0;
-    for (const part of parts) {
-      bytes.set(part, at);
-      at += part.byteLength;
-    }
     const held = (event.held ??= []) as HeldOp[];
-    held.unshift({ op: 'records', bytes, inline });
+    held.unshift(taken);
   }
 
   release(event: HeldEffects): void {
@@ -408,27 +349,4 @@ export class OutboundWriter implements WorkerEffects {
     const p = this.reserve(HEADER_BYTES);
     this.finish(p, OP_INLINE, 0, 0, 0, this.inline.length - 1, HEADER_BYTES);
   }
-}
-
-/** A generous size bound for a record, measured by writing it into a counting writer. */
-function estimate(write: (w: OutboundWriter) => void): number {
-  let bound = 0;
-  const counter = {
-    writeSend: (_s: number, f: Frame) => { bound = HEADER_BYTES + (typeof f === 'string' ? f.length * 3 : f.byteLength); },
-    writeClose: (_s: number, _c: number, r: string) => { bound = HEADER_BYTES + r.length * 3; },
-    writeGroup: (_s: number, g: string) => { bound = HEADER_BYTES + g.length * 3; },
-    writePublish: (g: string, j: string, m: Uint8Array) => { bound = HEADER_BYTES + (g.length + j.length) * 3 + m.byteLength; },
-    writeBroadcast: (ids: readonly number[] | null, j: string | null, m: Uint8Array | null) => {
-      bound = HEADER_BYTES + (ids?.length ?? 0) * 8 + (j?.length ?? 0) * 3 + (m?.byteLength ?? 0);
-    },
-  };
-  write(counter as unknown as OutboundWriter);
-  return bound;
-}
-
-/** The smallest power-of-two ring that keeps a record of `bytes` in it. */
-function ringSizeFor(bytes: number): number {
-  let size = 1024;
-  while (inlineLimit(size) < align8(bytes)) size *= 2;
-  return size;
 }
