@@ -208,11 +208,12 @@ export class OutboundWriter implements WorkerEffects {
     const f64 = new Float64Array(records.buffer, records.byteOffset, records.byteLength / 8);
     for (let at = 0; at < records.byteLength;) {
       const length = i32[at / 4]!;
+      // Room first: making it may flush, and a flush carries (and empties) the inline list.
+      const p = this.reserve(length);
       if (records[at + 4] === OP_INLINE) {
         this.inline.push(inline[f64[at / 8 + 2]!]!);
         f64[at / 8 + 2] = this.inline.length - 1;
       }
-      const p = this.reserve(length);
       this.bytes.set(records.subarray(at, at + length), p);
       this.write = (this.write + length) >>> 0;
       at += length;
@@ -345,8 +346,9 @@ export class OutboundWriter implements WorkerEffects {
     const w = new OutboundWriter(ringSizeFor(probe));
     write(w);
     const record = new Uint8Array(w.sab, CONTROL_BYTES, w.write).slice();
-    this.inline.push(record);
+    // Room first: making it may flush, and a flush carries (and empties) the inline list.
     const p = this.reserve(HEADER_BYTES);
+    this.inline.push(record);
     this.finish(p, OP_INLINE, 0, 0, 0, this.inline.length - 1, HEADER_BYTES);
   }
 }
