@@ -14,7 +14,7 @@ import {
   Control, CONTROL_BYTES, distance, FLAG_ALL, FLAG_BINARY, FLAG_JOIN, HEADER_BYTES, RingOp,
   type OutboundFlush, type SessionOutMessage,
 } from '../outbound-ring.ts';
-import { currentFlushSeq, nextFlushSeq } from '../worker/outbound-writer.ts';
+import { currentFlushSeq, FLUSH_SEQ_MASK, flushSeqAfter, nextFlushSeq } from '../worker/outbound-writer.ts';
 import { native } from '../../native.ts';
 
 // Local copies: module exports are getters under the CommonJS transform (read per record).
@@ -93,7 +93,7 @@ export class OutboundReader implements WorkerEndHooks {
       const batch: Batch = { seq: notes[i + 1]!, ring: this.rings.get(threadId) ?? null, end: notes[i + 2]! };
       if (batch.ring !== null || this.endedThreads.has(threadId)) {
         this.receive(batch);
-      } else if (batch.seq >= this.expected) {
+      } else if (flushSeqAfter(batch.seq, this.expected) >= 0) {
         const waiting = this.unbound.get(threadId);
         if (waiting === undefined) this.unbound.set(threadId, [batch]);
         else waiting.push(batch);
@@ -168,7 +168,7 @@ export class OutboundReader implements WorkerEndHooks {
     // A flush it numbered but may not have posted: delivered in its place (a copy that did arrive
     // changes nothing, records are applied once by position).
     const posting = Atomics.load(ring.control, Control.postingSeq) - 1;
-    if (posting >= 0 && posting >= this.expected && !this.early.has(posting)) {
+    if (posting >= 0 && flushSeqAfter(posting, this.expected) >= 0 && !this.early.has(posting)) {
       this.receive({ seq: posting, ring, end: Atomics.load(ring.control, Control.postingEnd) >>> 0 });
     }
     this.receive({ seq, ring, end: Atomics.load(ring.control, Control.committed) >>> 0 });
@@ -187,12 +187,12 @@ export class OutboundReader implements WorkerEndHooks {
 
   private receive(batch: Batch): void {
     if (batch.seq === this.expected) {
-      this.expected++;
+      this.expected = (this.expected + 1) & FLUSH_SEQ_MASK;
       this.apply(batch);
       this.drainEarly();
       return;
     }
-    if (batch.seq < this.expected) {
+    if (flushSeqAfter(batch.seq, this.expected) < 0) {
       this.apply(batch); // after a skipped gap: late, but not lost
       return;
     }
@@ -203,7 +203,7 @@ export class OutboundReader implements WorkerEndHooks {
   private drainEarly(): void {
     for (let next = this.early.get(this.expected); next !== undefined; next = this.early.get(this.expected)) {
       this.early.delete(this.expected);
-      this.expected++;
+      this.expected = (this.expected + 1) & FLUSH_SEQ_MASK;
       this.apply(next);
     }
     if (this.early.size === 0 && this.gapTimer !== null) {
@@ -215,7 +215,8 @@ export class OutboundReader implements WorkerEndHooks {
   private skipGap(): void {
     this.gapTimer = null;
     if (this.early.size === 0) return;
-    const next = Math.min(...this.early.keys());
+    let next = -1;
+    for (const seq of this.early.keys()) if (next < 0 || flushSeqAfter(seq, this.expected) < flushSeqAfter(next, this.expected)) next = seq;
     this.target.error(`session outbound: flush ${this.expected} never arrived in ${this.gapMs} ms; ` +
       `applying flush ${next} and those after it`);
     this.expected = next;

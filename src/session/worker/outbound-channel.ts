@@ -27,14 +27,27 @@ export function outboundListening(): boolean {
   return Atomics.load(listeningCell.cells, listeningCell.index) === 1;
 }
 
+/**
+ * Flush numbers run modulo 2^30: the shared cell is an Int32 that counts on past 2^31 (a busy
+ * server gets there within days), and a number plus one still fits it positive (`postingSeq`).
+ */
+export const FLUSH_SEQ_MASK = 0x3fffffff;
+const SEQ_HALF = 0x20000000;
+
 /** Takes the next flush sequence number (any thread). */
 export function nextFlushSeq(): number {
-  return Atomics.add(seqCell.cells, seqCell.index, 1);
+  return Atomics.add(seqCell.cells, seqCell.index, 1) & FLUSH_SEQ_MASK;
 }
 
 /** The sequence number the next flush will get (main thread, at start). */
 export function currentFlushSeq(): number {
-  return Atomics.load(seqCell.cells, seqCell.index);
+  return Atomics.load(seqCell.cells, seqCell.index) & FLUSH_SEQ_MASK;
+}
+
+/** How far flush `seq` comes after flush `from`, modulo 2^30: 0 the same, negative before it. */
+export function flushSeqAfter(seq: number, from: number): number {
+  const d = (seq - from) & FLUSH_SEQ_MASK;
+  return d >= SEQ_HALF ? d - FLUSH_SEQ_MASK - 1 : d;
 }
 
 /**

@@ -33,6 +33,10 @@ export const setOutboundListening = channel.setOutboundListening;
 export const nextFlushSeq = channel.nextFlushSeq;
 /** The sequence number the next flush will get (main thread, at start). */
 export const currentFlushSeq = channel.currentFlushSeq;
+/** How far one flush number comes after another (they run modulo 2^30). */
+export const flushSeqAfter = channel.flushSeqAfter;
+/** Flush numbers run modulo FLUSH_SEQ_MASK + 1. */
+export const FLUSH_SEQ_MASK = channel.FLUSH_SEQ_MASK;
 
 type Utf8Buffer = Buffer & { utf8Write(text: string, offset: number, length: number): number };
 
