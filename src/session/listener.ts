@@ -58,6 +58,12 @@ export class SessionListener implements LocalSessions {
   private logLevel: number;
   /** Maintenance gate, set by the maintenance feature; null: off. */
   maintenanceFrame: ((codec: CodecName) => string | Uint8Array) | null = null;
+
+  /** See `LocalSessions.setMaintenance` (on this thread, the gate and the announcement are one step). */
+  setMaintenance(gate: ((codec: CodecName) => string | Uint8Array) | null, announce: ((codec: CodecName) => string | Uint8Array) | null): void {
+    this.maintenanceFrame = gate;
+    if (announce !== null) this.sendAll(announce);
+  }
   /** Called after a session closed (the account manager logs it out); returns its account. */
   onSessionClosed: (sessionId: number) => string | null = () => null;
   /** Set by the Cluster component; null: every session is on this server. */

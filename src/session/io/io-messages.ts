@@ -36,12 +36,16 @@ export interface IoInit {
   notes: MessagePort;
 }
 
+/** One frame in each codec's encoding. */
+export interface CodecFrames { json: string | Uint8Array; msgpack: string | Uint8Array }
+
 /** Main thread → I/O thread (`worker.postMessage`). */
 export type IoCommand =
   | { kind: 'batch'; buffer: ArrayBuffer }
   | { kind: 'types'; handled: HandledTypes }
-  | { kind: 'maintenance'; json: string | Uint8Array; msgpack: string | Uint8Array }
-  | { kind: 'maintenance-off' }
+  /** The gate's frames, and what every session gets now (`announce`), in one step on the thread. */
+  | { kind: 'maintenance'; json: string | Uint8Array; msgpack: string | Uint8Array; announce: CodecFrames | null }
+  | { kind: 'maintenance-off'; announce: CodecFrames | null }
   | { kind: 'shutdown' };
 
 /** I/O thread → main thread (`IoInit.notes`). */

@@ -82,12 +82,15 @@ function command(m: IoCommand): void {
       return;
     case 'maintenance': {
       const frames = { json: m.json, msgpack: m.msgpack };
-      listener.maintenanceFrame = (codec) => frames[codec];
+      const announce = m.announce;
+      listener.setMaintenance((codec) => frames[codec], announce === null ? null : (codec) => announce[codec]);
       return;
     }
-    case 'maintenance-off':
-      listener.maintenanceFrame = null;
+    case 'maintenance-off': {
+      const announce = m.announce;
+      listener.setMaintenance(null, announce === null ? null : (codec) => announce[codec]);
       return;
+    }
     case 'shutdown':
       listener.shutdown();
       // Every close above has been noted: the main thread queues their closed events. With its

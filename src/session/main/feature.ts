@@ -16,7 +16,7 @@ import { loadMaintenanceFile, Maintenance, type MaintenanceState } from '../../m
 import { setMainSessionTarget } from './ops.ts';
 import { OutboundReader } from './outbound-reader.ts';
 import { setOutboundListening } from '../worker/outbound-writer.ts';
-import { CloseCode, EngineType, type MaintenanceNotice } from '../protocol.ts';
+import { CloseCode, EngineType, type CodecName, type MaintenanceNotice } from '../protocol.ts';
 import { SessionListener } from '../listener.ts';
 import { IoSessions, maxIoThreads } from './io-sessions.ts';
 import type { LocalSessions } from './local-sessions.ts';
@@ -94,15 +94,16 @@ export const sessionFeature: Feature = {
     const applyMaintenance = (state: MaintenanceState, previous: MaintenanceState | null): void => {
       if (state.under_maintenance) {
         const body = notice(state);
-        listener.maintenanceFrame = (codec) => encodeFrame(codec, EngineType.maintenance, body);
-        listener.sendAll(listener.maintenanceFrame);
+        const gate = (codec: CodecName): string | Uint8Array => encodeFrame(codec, EngineType.maintenance, body);
+        listener.setMaintenance(gate, gate);
         thread.log.info(`maintenance on: ${state.date_start} to ${state.date_end}: ${state.messages}`);
       } else {
-        listener.maintenanceFrame = null;
         if (previous?.under_maintenance) {
           const body = notice(state);
-          listener.sendAll((codec) => encodeFrame(codec, EngineType.maintenanceEnd, body));
+          listener.setMaintenance(null, (codec) => encodeFrame(codec, EngineType.maintenanceEnd, body));
           thread.log.info('maintenance off');
+        } else {
+          listener.setMaintenance(null, null);
         }
       }
     };

@@ -228,10 +228,12 @@ export class IoSessions implements LocalSessions {
     return this.maintenance;
   }
 
-  set maintenanceFrame(frameOf: ((codec: CodecName) => string | Uint8Array) | null) {
-    this.maintenance = frameOf;
-    if (frameOf === null) this.post({ kind: 'maintenance-off' });
-    else this.post({ kind: 'maintenance', json: frameOf('json'), msgpack: frameOf('msgpack') });
+  /** The gate and the announcement travel in one command, applied by each thread in one step. */
+  setMaintenance(gate: ((codec: CodecName) => string | Uint8Array) | null, announce: ((codec: CodecName) => string | Uint8Array) | null): void {
+    this.maintenance = gate;
+    const frames = announce === null ? null : { json: announce('json'), msgpack: announce('msgpack') };
+    if (gate === null) this.post({ kind: 'maintenance-off', announce: frames });
+    else this.post({ kind: 'maintenance', json: gate('json'), msgpack: gate('msgpack'), announce: frames });
   }
 
   send(sessionId: number, frame: string | Uint8Array): boolean {

@@ -15,7 +15,13 @@ export interface LocalSessions extends OutboundTarget {
   readonly size: number;
   readonly types: { forget(): void };
   /** Maintenance gate: the frame every new session gets and every message is dropped for; null: off. */
-  maintenanceFrame: ((codec: CodecName) => string | Uint8Array) | null;
+  readonly maintenanceFrame: ((codec: CodecName) => string | Uint8Array) | null;
+  /**
+   * Turns the maintenance gate on (`gate`) or off (null) and sends `announce`, if any, to every
+   * session in the same step: a session that opens meanwhile gets the gate's frame once, or the
+   * announcement, never both.
+   */
+  setMaintenance(gate: ((codec: CodecName) => string | Uint8Array) | null, announce: ((codec: CodecName) => string | Uint8Array) | null): void;
   /** Called after a session closed (the account manager logs it out); returns its account. */
   onSessionClosed: (sessionId: number) => string | null;
   /** Set by the Cluster component; null: every session is on this server. */
