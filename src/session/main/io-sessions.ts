@@ -56,6 +56,12 @@ export class IoSessions implements LocalSessions {
   private readonly groups = new SessionGroups<Entry>((group, hasMembers) => this.remote?.groupChanged(group, hasMembers));
   private readonly threads: IoThreadPool;
   private boundPort = 0;
+  /**
+   * The threads were told to stop: a batch posted after that is never read, so a frame for a
+   * session of theirs is counted as dropped from then on (as the one-thread listener counts a
+   * frame for a session it has closed).
+   */
+  private stopping = false;
   private maintenance: ((codec: CodecName) => string | Uint8Array) | null = null;
   private logLevel: number;
   onSessionClosed: (sessionId: number) => string | null = () => null;
@@ -220,6 +226,7 @@ export class IoSessions implements LocalSessions {
   }
 
   private dropped(count = 1): void {
+    if (count === 0) return;
     this.own.droppedNoSession += count;
     native.counterIncrease('engine', 'dropped_sends_no_session', count);
   }
@@ -243,13 +250,17 @@ export class IoSessions implements LocalSessions {
       else this.dropped();
       return false;
     }
+    if (this.stopping) {
+      this.dropped();
+      return false;
+    }
     this.batchOf(e).send(sessionId, frame, e.codec === 'msgpack');
     return true;
   }
 
   deliver(sessionId: number, frames: readonly Uint8Array[]): boolean {
     const e = this.entry(sessionId);
-    if (e === undefined) {
+    if (e === undefined || this.stopping) {
       this.dropped(frames.length);
       return false;
     }
@@ -260,8 +271,10 @@ export class IoSessions implements LocalSessions {
 
   sendOne(sessionId: number, frame: Uint8Array, binary: boolean): void {
     const e = this.entry(sessionId);
-    if (e !== undefined) this.batchOf(e).send(sessionId, frame, binary);
-    else if (this.remote !== null) this.remote.send(sessionId, frame);
+    if (e !== undefined) {
+      if (this.stopping) this.dropped();
+      else this.batchOf(e).send(sessionId, frame, binary);
+    } else if (this.remote !== null) this.remote.send(sessionId, frame);
     else this.dropped();
   }
 
@@ -271,6 +284,10 @@ export class IoSessions implements LocalSessions {
       const remote = this.remote;
       if (remote !== null) frames((frame) => remote.send(sessionId, frame));
       else frames(() => this.dropped());
+      return;
+    }
+    if (this.stopping) {
+      frames(() => this.dropped());
       return;
     }
     const batch = this.batchOf(e);
@@ -293,6 +310,10 @@ export class IoSessions implements LocalSessions {
   }
 
   sendAll(frameOf: (codec: CodecName) => string | Uint8Array): void {
+    if (this.stopping) {
+      this.dropped(this.sessions.size);
+      return;
+    }
     const json = bytesOf(frameOf('json'));
     const msgpack = bytesOf(frameOf('msgpack'));
     for (const batch of this.threads.batches()) batch.all(json, msgpack);
@@ -316,6 +337,10 @@ export class IoSessions implements LocalSessions {
   }
 
   private toThreads(perThread: number[][], json: Uint8Array, msgpack: Uint8Array): void {
+    if (this.stopping) {
+      this.dropped(perThread.reduce((n, ids) => n + ids.length, 0));
+      return;
+    }
     perThread.forEach((ids, thread) => {
       if (ids.length === 0) return;
       this.threads.batch(thread).ids(ids, json, msgpack);
@@ -357,6 +382,7 @@ export class IoSessions implements LocalSessions {
 
   /** Stops listening and closes every session with 1001; resolves once their closed events are queued. */
   async shutdown(): Promise<void> {
+    this.stopping = true;
     await this.threads.stop(() => {
       for (let i = 0; i < this.threads.size; i++) this.readNotes(i);
       this.applyDeferred();
