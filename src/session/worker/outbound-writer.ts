@@ -88,24 +88,46 @@ export class OutboundWriter implements WorkerEffects {
 
   flush(): void {
     this.flushScheduled = false;
-    if (this.write === this.posted || this.port === null) return;
+    this.flushTo(this.write);
+  }
+
+  /** Posts the records up to `end` (the write position, or the last commit: see `reserve`). */
+  private flushTo(end: number): void {
+    if (end === this.posted || this.port === null) return;
     const seq = nextFlushSeq();
     // Announced first: if this thread is ended before the post, the main thread posts it for us.
-    Atomics.store(this.control, C_POSTING_END, this.write | 0);
+    Atomics.store(this.control, C_POSTING_END, end | 0);
     Atomics.store(this.control, C_POSTING_SEQ, seq + 1);
-    if (this.inline.length === 0) {
+    const inline = end === this.write ? this.inline : this.inlineUpTo(end);
+    if (inline.length === 0) {
       // The common case: a note in the native flush mailbox, which wakes the main thread only
       // if nothing was waiting there (a MessagePort message cost several times as much).
-      flushNotePost(threadId, seq, this.write);
+      flushNotePost(threadId, seq, end);
     } else {
       // Records too large for the ring travel with the message; the main thread puts flushes
       // of both ways back in sequence order.
-      const message: OutboundFlush = { kind: 'flush', seq, end: this.write, inline: this.inline };
-      this.inline = [];
+      const message: OutboundFlush = { kind: 'flush', seq, end, inline };
+      if (inline === this.inline) this.inline = [];
       this.port.postMessage(message);
     }
-    this.posted = this.write;
-    Atomics.store(this.control, C_POSTED, this.write | 0);
+    this.posted = end;
+    Atomics.store(this.control, C_POSTED, end | 0);
+  }
+
+  /**
+   * The inline records of the records before `end`, taken off the list; those of the records
+   * from `end` on stay, renumbered in their records (they were added last, in ring order).
+   */
+  private inlineUpTo(end: number): Uint8Array[] {
+    const later: number[] = [];
+    for (let pos = end; pos !== this.write;) {
+      const p = pos & this.mask;
+      if (this.bytes[p + 4] === OP_INLINE) later.push(p);
+      pos = (pos + this.i32[p / 4]!) >>> 0;
+    }
+    const taken = this.inline.length - later.length;
+    for (const p of later) this.f64[p / 8 + 2] = this.f64[p / 8 + 2]! - taken;
+    return this.inline.splice(0, taken);
   }
 
   hold(event: HeldEffects): void {
@@ -336,10 +358,20 @@ export class OutboundWriter implements WorkerEffects {
         }
         return this.write & this.mask;
       }
-      // Full: what is written must reach the main thread before it can make room.
-      this.commit();
-      this.flush();
-      Atomics.wait(this.control, C_CONSUMED, Atomics.load(this.control, C_CONSUMED), 100);
+      // Full: what is written must reach the main thread before it can make room. The records
+      // of earlier events go first, and the main thread's reading them may be enough: the
+      // current event's records stay unposted, so an event that awaits can still hold them
+      // back (and drop them if it times out). Only when its own records fill the ring do they
+      // go now, as if the event ended here (docs/decisions.md).
+      const consumed = Atomics.load(this.control, C_CONSUMED);
+      const committed = Atomics.load(this.control, C_COMMITTED) >>> 0;
+      if (committed !== this.posted && distance(this.posted, committed) <= distance(this.posted, this.write)) this.flushTo(committed);
+      if (this.posted === consumed >>> 0) {
+        // Nothing posted is left to read: the ring holds only what is not posted yet.
+        this.commit();
+        this.flush();
+      }
+      Atomics.wait(this.control, C_CONSUMED, consumed, 100);
     }
   }
 
