@@ -8,7 +8,7 @@
  * notes and messages of different workers may arrive in either order. A flush whose predecessor never
  * arrives (its worker was ended between numbering and posting) is applied after `gapMs`.
  */
-import type { MessagePort } from 'node:worker_threads';
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import type { ChannelHello, WorkerEndHooks } from '../../events/types.ts';
 import {
   Control, CONTROL_BYTES, distance, FLAG_ALL, FLAG_BINARY, FLAG_JOIN, HEADER_BYTES, RingOp,
@@ -68,6 +68,8 @@ const decoder = new TextDecoder();
 export class OutboundReader implements WorkerEndHooks {
   private readonly rings = new Map<number, Ring>();
   private readonly ports = new Set<MessagePort>();
+  /** Takes the messages waiting on a worker's port now, by its thread id (see `recover`). */
+  private readonly drains = new Map<number, () => void>();
   private expected = currentFlushSeq();
   private readonly early = new Map<number, Batch>();
   /** Notes of a worker whose ring has not arrived yet on its port (it comes first, but slower). */
@@ -125,14 +127,7 @@ export class OutboundReader implements WorkerEndHooks {
     const port = hello.port;
     this.ports.add(port);
     let ring: Ring | null = null;
-    // The worker's end closes when its thread has ended (a reload or resize retired its pool):
-    // its last records are applied, then its ring and port are let go, or every worker since
-    // the start would keep its ring's shared memory.
-    port.once('close', () => {
-      this.ports.delete(port);
-      this.release(hello.threadId);
-    });
-    port.on('message', (m: SessionOutMessage) => {
+    const take = (m: SessionOutMessage): void => {
       if (m.kind === 'ring') {
         ring = new Ring(m.buffer);
         this.rings.set(m.threadId, ring);
@@ -140,6 +135,18 @@ export class OutboundReader implements WorkerEndHooks {
       } else {
         this.receive({ seq: m.seq, ring, end: m.end >>> 0, inline: (m as OutboundFlush).inline });
       }
+    };
+    // The worker's end closes when its thread has ended (a reload or resize retired its pool):
+    // its last records are applied, then its ring and port are let go, or every worker since
+    // the start would keep its ring's shared memory.
+    port.once('close', () => {
+      this.ports.delete(port);
+      this.drains.delete(hello.threadId);
+      this.release(hello.threadId);
+    });
+    port.on('message', take);
+    this.drains.set(hello.threadId, () => {
+      for (let m = receiveMessageOnPort(port); m !== undefined; m = receiveMessageOnPort(port)) take(m.message as SessionOutMessage);
     });
   }
 
@@ -151,7 +158,9 @@ export class OutboundReader implements WorkerEndHooks {
   /** Delivers, in the reserved place, what the ended worker's finished events produced. */
   recover(token: unknown, ended: boolean): void {
     const { threadId, seq } = token as { threadId: number; seq: number };
-    // Everything the worker posted is in the mailbox by now (it has stopped): applied first.
+    // Everything the worker posted is in the mailbox or on its port by now (it has stopped):
+    // applied first, the port's flushes (those with records too large for the ring) too.
+    if (ended) this.drains.get(threadId)?.();
     this.takeNotes();
     const ring = ended ? this.rings.get(threadId) ?? null : null;
     if (ended) {

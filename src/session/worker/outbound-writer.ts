@@ -84,6 +84,9 @@ export class OutboundWriter implements WorkerEffects {
 
   commit(): void {
     Atomics.store(this.control, C_COMMITTED, this.write | 0);
+    // Records too large for the ring live in this thread's memory until a flush carries them:
+    // posted now, so they reach the main thread even if this thread is ended before its claim's flush.
+    if (this.inline.length !== 0) this.flush();
   }
 
   flush(): void {
