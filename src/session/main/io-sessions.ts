@@ -394,6 +394,7 @@ export class IoSessions implements LocalSessions {
   private lost(e: Entry, code: number, reason: string): void {
     if (!this.sessions.has(e.id)) return;
     native.counterDecrease('engine', 'sessions', 1);
+    this.own.closed++; // the thread's own row counted it opened
     this.closed(e, code, reason);
   }
 }

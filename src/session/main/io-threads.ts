@@ -30,6 +30,8 @@ interface IoThread {
   exited: Promise<void>;
   /** Shared with the thread: `IoControl` cells. */
   control: Int32Array;
+  /** The thread has ended: nothing is routed to it any more. */
+  ended: boolean;
 }
 
 /** What a thread's start needs besides what the pool adds (its index, notes port and control cells). */
@@ -56,7 +58,7 @@ export class IoThreadPool {
     let onStopped = (): void => undefined;
     const stopped = new Promise<void>((resolve) => { onStopped = resolve; });
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    const t: IoThread = { worker, notes: channel.port1, batch: new IoBatchWriter(), stopped, onStopped, exited, control };
+    const t: IoThread = { worker, notes: channel.port1, batch: new IoBatchWriter(), stopped, onStopped, exited, control, ended: false };
     this.threads[index] = t;
     const where = `${start.options.address}:${start.listenPort}`;
     return new Promise((resolve, reject) => {
@@ -72,6 +74,9 @@ export class IoThreadPool {
       });
       worker.on('exit', () => {
         this.onExit(index);
+        // Its sessions are gone (onExit): a batch held back for it, or one to every session, is never read.
+        t.ended = true;
+        t.batch.take();
         t.onStopped();
         failed('the thread ended');
       });
@@ -101,7 +106,7 @@ export class IoThreadPool {
   /** The writer of every thread's next batch. */
   batches(): IoBatchWriter[] {
     this.scheduleFlush();
-    return this.threads.filter((t) => t !== undefined).map((t) => t.batch);
+    return this.threads.filter((t) => t !== undefined && !t.ended).map((t) => t.batch);
   }
 
   /** Thread `index` applied its batch and one was held back meanwhile: post it. */
@@ -125,6 +130,10 @@ export class IoThreadPool {
   }
 
   private postBatch(t: IoThread, force: boolean): void {
+    if (t.ended) {
+      t.batch.take();
+      return;
+    }
     const c = t.control;
     if (!force && Atomics.load(c, IoControl.busy) === 1) {
       // Held back; the thread reads `held` after it clears `busy`, so one of the two sees the other.
