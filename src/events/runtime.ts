@@ -238,6 +238,8 @@ export class EventRuntime {
     }
     if (this.stopping) this.refuseAfterStop(`invoke('${event}')`);
     const parent = this.current();
+    // An event that timed out while it awaited was cancelled: what it does when it resumes is dropped.
+    if (parent !== null && parent !== this.running && parent.timedOut) return reserveHeldId();
     const tag = options.tag ?? resolveTag(parent, this.switches());
     const nameId = options.name !== undefined ? intern(options.name) : parent !== null ? childNameId(parent) : handlerId;
     // Inside an event's synchronous run, or while it has object changes, the child waits for it.
@@ -248,7 +250,9 @@ export class EventRuntime {
     }
     // The main thread stages its invokes and hands them over in batches (invoke-stage.ts).
     if (this.role === 'main') return invokeStage.addValue(tag, nameId, handlerId, parent?.session ?? 0, EventKind.user, payload);
-    const id = native.push(tag, nameId, handlerId, parent?.session ?? 0, EventKind.user, encodePayload(payload));
+    // An id from this thread's block too, so ids keep increasing in the thread's invoke order.
+    const id = reserveHeldId();
+    native.push(tag, nameId, handlerId, parent?.session ?? 0, EventKind.user, encodePayload(payload), id);
     workReady();
     return id;
   }
@@ -263,7 +267,9 @@ export class EventRuntime {
     if (this.stopping) this.refuseAfterStop(`${kind} event '${event}'`);
     const tag = opts.tag ?? randomTag();
     invokeStage.flush(); // what the main thread invoked before goes first
-    const id = native.push(tag, intern(opts.name ?? event), handlerId, opts.sessionId ?? 0, EventKind[kind], encodePayload(payload));
+    // Its id comes from the same block as this thread's other invokes (increasing in their order).
+    const id = this.role === 'main' ? invokeStage.takeId() : reserveHeldId();
+    native.push(tag, intern(opts.name ?? event), handlerId, opts.sessionId ?? 0, EventKind[kind], encodePayload(payload), id);
     workReady();
     return id;
   }
@@ -299,11 +305,18 @@ export class EventRuntime {
     return ev !== null && (ev === this.running || ev.tx !== undefined) ? ev : null;
   }
 
+  /** The current event timed out while it awaited: its counter changes from now on are dropped. */
+  private cancelledNow(): boolean {
+    const ev = this.current();
+    return ev !== null && ev !== this.running && ev.timedOut;
+  }
+
   /**
    * Adds `amount` to a counter, or holds the addition for the running event (see
    * `heldInvokes`); returns the value as this event sees it (its own held changes included).
    */
   counterIncrease(category: string, name: string, amount: number): number {
+    if (this.cancelledNow()) return native.counterReadInt(category, name) ?? 0;
     const ev = this.counterHolder();
     if (ev === null) return native.counterIncrease(category, name, amount);
     const held = ev.heldInvokes ??= [];
@@ -313,6 +326,7 @@ export class EventRuntime {
 
   /** Sets a counter, or holds the change for the running event. */
   counterUpdate(category: string, name: string, value: number, isDouble: boolean, description?: string): void {
+    if (this.cancelledNow()) return;
     const ev = this.counterHolder();
     if (ev === null) native.counterUpdate(category, name, value, isDouble, description);
     else (ev.heldInvokes ??= []).push(new HeldCounter(category, name, true, value, isDouble, description));

@@ -78,9 +78,10 @@ export class PushStage {
 
 /** Queues a session's opened or closed engine event on its tag (flush the stage of its messages first). */
 export function pushEngineEvent(event: string, sessionId: number, payload: unknown): void {
-  invokeStage.flush(); // events the main thread invoked before it go first (on the session's tag too)
+  // Events this thread invoked before it go first (on the session's tag too); its id follows theirs.
+  const id = invokeStage.takeId();
   native.push(sessionId, intern(event === OPENED_EVENT ? '_session_opened' : '_session_closed'), intern(event), sessionId,
-    EventKind.engine, encodePayload(payload));
+    EventKind.engine, encodePayload(payload), id);
   // Woken now: with no message behind it, an idle server would run it only at a worker's next look (up to 250 ms).
   workReady();
 }

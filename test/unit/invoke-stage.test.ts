@@ -114,3 +114,17 @@ test.serial('addValue hands a full stage over and starts again when a payload no
   stage.flush();
   t.deepEqual(drain(slot, 1 << 18).map(([id, , s]) => [id, s.length]), [[big, 100_005]]);
 });
+
+test.serial('an id taken for an event pushed directly comes after the staged ones and before the next, which go first', (t) => {
+  const slot = native.slotRegister(9105);
+  const stage = new InvokeStage();
+  const tag = 2 ** 40 + 50;
+  const before = [stage.add(tag, 1, 1, 0, 0, Buffer.from('a')), stage.add(tag, 1, 1, 0, 0, Buffer.from('b'))];
+  const direct = stage.takeId();
+  t.is(native.waiting(), 2, 'taking an id hands the staged events over first');
+  native.push(tag, 1, 1, 0, 0, Buffer.from('direct'), direct);
+  const after = stage.add(tag, 1, 1, 0, 0, Buffer.from('c'));
+  stage.flush();
+  t.deepEqual([...before, direct, after], [before[0]!, before[0]! + 1, before[0]! + 2, before[0]! + 3]);
+  t.deepEqual(drain(slot).map(([id, , text]) => [id, text]), [[before[0]!, 'a'], [before[0]! + 1, 'b'], [direct, 'direct'], [after, 'c']]);
+});

@@ -66,6 +66,19 @@ export class InvokeStage {
     return this.record(tag, nameId, handlerId, sessionId, kind, end - this.used);
   }
 
+  /**
+   * An id for an event this thread pushes itself, after the staged ones (they are flushed
+   * first): from the same block, so the thread's ids keep increasing in its invoke order.
+   */
+  takeId(): number {
+    this.flush();
+    if (this.nextId === this.endId) {
+      this.nextId = native.reserveEventId(ID_BLOCK);
+      this.endId = this.nextId + ID_BLOCK;
+    }
+    return this.nextId++;
+  }
+
   /** Flushes first when the stage has no record, no id or not `length` bytes left for one more event. */
   private makeRoom(length: number): void {
     if (this.count < RECORDS && length <= this.bytes.length - this.used && this.nextId < this.endId) return;
