@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Feature } from '../../features.ts';
 import { gsfError } from '../../errors.ts';
-import type { ApiResponse, Router } from './router.ts';
+import type { ApiResponse, RouteHandler, Router } from './router.ts';
 import type { ApiServer } from './server.ts';
 
 const PAGE_DIR = fileURLToPath(new URL('./console-page/', import.meta.url));
@@ -39,7 +39,7 @@ const SECURITY_HEADERS: Record<string, string> = {
  * Adds `GET /console/` and `GET /console/assets/{name}` to `router`. Every file is read here,
  * once; a missing file fails the start rather than the first request.
  */
-export function registerConsolePage(router: Router): void {
+export function registerConsolePage(router: Router): RouteHandler[] {
   const page: ApiResponse = {
     status: 200,
     body: fs.readFileSync(`${PAGE_DIR}index.html`, 'utf8'),
@@ -53,18 +53,20 @@ export function registerConsolePage(router: Router): void {
       headers: { ...SECURITY_HEADERS, 'Cache-Control': 'no-cache' },
     });
   }
-  router.get('/console/', () => page);
-  router.get('/console/assets/{name}', (req) => {
+  const pageRoute: RouteHandler = () => page;
+  const assetRoute: RouteHandler = (req) => {
     const asset = assets.get(req.params.name ?? '');
     if (!asset) throw gsfError('GSF_ERR_NOT_FOUND', 'GET', req.path);
     return asset;
-  });
+  };
+  router.get('/console/', pageRoute);
+  router.get('/console/assets/{name}', assetRoute);
+  return [pageRoute, assetRoute];
 }
 
 /** Mounts the page on `api`, reachable without the token. */
 export function mountConsolePage(api: ApiServer): void {
-  registerConsolePage(api.router);
-  api.servePublicly('/console/');
+  api.servePublicly(...registerConsolePage(api.router));
 }
 
 /** The console page as a built-in feature: it drives `/cs-api/v1/`, so it comes with `DeployApiService`. */

@@ -11,7 +11,7 @@ import { listenUws, type Listening } from './listen.ts';
 import { GsfError, describeError, gsfError } from '../../errors.ts';
 import type { Logger } from '../../log/logger.ts';
 import { createLineLimiter, type LineLimiter } from '../../log/rate-limit.ts';
-import { LaterResponse, Router, errorResponse, type ApiRequest, type ApiResponse, type RouteHandler } from './router.ts';
+import { LaterResponse, Router, errorResponse, type ApiRequest, type ApiResponse, type RouteHandler, type RouteMatch } from './router.ts';
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK', 201: 'Created', 204: 'No Content', 304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden',
@@ -50,8 +50,8 @@ export class ApiServer {
   private readonly app = uWS.App();
   private listening: Listening | null = null;
   private readonly failureLog: LineLimiter;
-  /** Path prefixes whose GET and HEAD need no token (see `servePublicly`). */
-  private readonly publicPrefixes: string[] = [];
+  /** Route handlers whose GET and HEAD need no token (see `servePublicly`). */
+  private readonly publicHandlers = new Set<RouteHandler>();
 
   constructor(private readonly options: ApiServerOptions) {
     this.failureLog = createLineLimiter({ perKeyPerSecond: FAILURE_LINES_PER_SECOND, log: options.log });
@@ -71,16 +71,17 @@ export class ApiServer {
   }
 
   /**
-   * GET and HEAD of `prefix` (a path ending in `/`, also asked without it) and of paths under
-   * it are served without the token: a page that holds no data and asks for the token itself.
+   * GET and HEAD requests that these route handlers answer are served without the token: a
+   * page that holds no data and asks for the token itself. Decided by the route a request
+   * matches, not by its path: another route whose pattern also matches the page's paths (a
+   * plugin's `/{player}/profile` matches `/console/profile`) still needs the token.
    */
-  servePublicly(prefix: string): void {
-    this.publicPrefixes.push(prefix);
+  servePublicly(...handlers: RouteHandler[]): void {
+    for (const h of handlers) this.publicHandlers.add(h);
   }
 
-  private isPublic(method: string, path: string): boolean {
-    if (this.publicPrefixes.length === 0 || (method !== 'GET' && method !== 'HEAD')) return false;
-    return this.publicPrefixes.some((p) => path.startsWith(p) || path === p.slice(0, -1));
+  private isPublic(method: string, match: RouteMatch): boolean {
+    return (method === 'GET' || method === 'HEAD') && match.kind === 'found' && this.publicHandlers.has(match.handler);
   }
 
   async listen(): Promise<number> {
@@ -103,8 +104,9 @@ export class ApiServer {
       writeResponse(res, errorResponse(gsfError('GSF_ERR_URI_TOO_LONG', MAX_PATH_BYTES)), head);
       return;
     }
+    const match = this.router.match(method, path);
     const token = this.options.token ?? '';
-    if (token !== '' && !this.isPublic(method, path)) {
+    if (token !== '' && !this.isPublic(method, match)) {
       const auth = req.getHeader('authorization');
       const presented = auth.startsWith('Bearer ') ? auth.slice(7)
         : path.startsWith('/dashboard') ? new URLSearchParams(req.getQuery() ?? '').get('token') ?? '' : '';
@@ -113,7 +115,6 @@ export class ApiServer {
         return;
       }
     }
-    const match = this.router.match(method, path);
     // A HEAD answer is the GET answer without its body, Content-Length included.
     const asMethod = head ? 'GET' : method;
     if (match.kind === 'none') {
