@@ -32,8 +32,10 @@ export function parseMaintenanceDate(text: string): number | null {
   if (!m) return null;
   const [y, mo, d, h, mi] = m.slice(1).map(Number) as [number, number, number, number, number];
   if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59) return null;
-  const ms = Date.UTC(y, mo - 1, d, h, mi);
-  if (new Date(ms).getUTCDate() !== d) return null; // 2026/02/30
+  const date = new Date(Date.UTC(2000, mo - 1, d, h, mi));
+  date.setUTCFullYear(y, mo - 1, d); // Date.UTC reads the years 0 to 99 as 1900 to 1999
+  const ms = date.getTime();
+  if (date.getUTCDate() !== d) return null; // 2026/02/30
   return ms;
 }
 

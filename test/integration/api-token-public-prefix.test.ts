@@ -1,8 +1,8 @@
 /**
  * The console page is served without the token (`GET /console/…`), and that opens no other
- * route. A plugin route whose first segment is a parameter matches `/console/<x>`
- * paths, and is then served without the bearer token (rest.md "Access control": every
- * request but the console page and its assets needs `Authorization: Bearer <token>`).
+ * route: a plugin route whose first segment is a parameter matches `/console/<x>` paths
+ * too, and still needs the bearer token there (rest.md "Access control": every request but
+ * the console page and its assets needs `Authorization: Bearer <token>`).
  */
 import test from 'ava';
 import fs from 'node:fs';
