@@ -18,7 +18,7 @@ import { randomTag } from '../events/tags.ts';
 import type { Feature, RunningFeature } from '../features.ts';
 import { onPluginSwap } from '../hooks/reload-hooks.ts';
 import { apiTargets, type ApiTarget } from './api-event.ts';
-import { handlerServices, jsonBody, releaseHandlerServices, type HandlerServices } from './main/dispatch.ts';
+import { handlerServices, jsonBody, queryObject, releaseHandlerServices, type HandlerServices } from './main/dispatch.ts';
 import { overlaps, parsePattern, routeLabel, ROUTE_METHODS, segmentsOf, type RouteMethod } from './route-patterns.ts';
 import { AnswerKind } from './writer.ts';
 import type { EventContext } from '../events/types.ts';
@@ -165,7 +165,7 @@ export const pluginRoutesFeature: Feature = {
         const s = services ??= handlerServices(rt, dispatcher, timeout, thread.log);
         api.router.add(r.method, r.pattern, (req) => s.dispatch({
           key: r.key, tag: randomTag(), name: r.name, method: req.method, path: req.path, audit: 'api', native: r.native,
-          args: { method: req.method, path: req.path, params: req.params, query: Object.fromEntries(req.query), body: jsonBody(req) },
+          args: { method: req.method, path: req.path, params: req.params, query: queryObject(req), body: jsonBody(req) },
         }));
         mounted.set(key, r);
       }

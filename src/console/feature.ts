@@ -17,7 +17,7 @@ import { GsfError, gsfError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { namedTag, randomTag } from '../events/tags.ts';
 import type { Feature, FeatureContext, RunningFeature } from '../features.ts';
-import { handlerServices, jsonBody, releaseHandlerServices, type HandlerServices } from '../api/main/dispatch.ts';
+import { handlerServices, jsonBody, queryObject, releaseHandlerServices, type HandlerServices } from '../api/main/dispatch.ts';
 import { LaterResponse, type ApiRequest, type ApiResponse, type RouteHandler, type Router } from '../api/main/router.ts';
 import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
 import { DEFAULT_NOTICE_CATEGORY, OPERATIONS, type ArgsContext, type ConsoleOperation } from './operations.ts';
@@ -93,7 +93,7 @@ function queryRoutes(router: ConsoleRouter, side: ConsoleSide, services: Handler
   const mounted = new Map<string, CustomQuery>();
   const mount = (q: CustomQuery): void => {
     router.add(q.method, q.path, (req) => {
-      const given = q.method === 'GET' ? Object.fromEntries(req.query) : jsonBody(req) ?? {};
+      const given = q.method === 'GET' ? queryObject(req) : jsonBody(req) ?? {};
       if (typeof given !== 'object' || given === null || Array.isArray(given)) throw bad('request body must be a JSON object');
       const fields = given as Record<string, unknown>;
       const missing = q.requestFields.filter((f) => fields[f] === undefined);

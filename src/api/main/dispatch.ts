@@ -81,12 +81,59 @@ export function releaseHandlerServices(dispatcher: Dispatcher): void {
   s.pending.close();
 }
 
-/** The JSON body of a request: undefined when empty; 400 when it is not JSON. */
+/** How deep a request body's arrays and objects may nest. */
+export const MAX_BODY_DEPTH = 100;
+
+/** The deepest nesting of arrays and objects in JSON `text` (strings skipped), stopping past `limit`. */
+function jsonDepth(text: string, limit: number): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) { // a string: skip to its closing quote
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x5b || c === 0x7b) {
+      depth++;
+      if (depth > deepest) {
+        deepest = depth;
+        if (deepest > limit) return deepest;
+      }
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
+/** A key no request may carry: it would be renamed on its way to the handler, and it is a prototype-pollution probe. */
+const PROTO_KEY = '__proto__';
+
+/**
+ * The JSON body of a request: undefined when empty; 400 when it is not JSON, nests deeper
+ * than MAX_BODY_DEPTH, or has a key `__proto__`.
+ */
 export function jsonBody(req: ApiRequest): unknown {
   if (req.body.length === 0) return undefined;
+  const text = req.body.toString('utf8');
+  if (jsonDepth(text, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
+    throw gsfError('GSF_ERR_BAD_REQUEST', `request body nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`);
+  }
+  let proto = false;
+  let body: unknown;
   try {
-    return JSON.parse(req.body.toString('utf8'));
+    body = JSON.parse(text, (key, value: unknown) => {
+      if (key === PROTO_KEY) proto = true;
+      return value;
+    });
   } catch {
     throw gsfError('GSF_ERR_BAD_REQUEST', 'request body is not valid JSON');
   }
+  if (proto) throw gsfError('GSF_ERR_BAD_REQUEST', `request body has a key '${PROTO_KEY}', which no request may use`);
+  return body;
+}
+
+/** The query of a request as an object (the last value of a repeated key); 400 for a key `__proto__`. */
+export function queryObject(req: ApiRequest): Record<string, string> {
+  if (req.query.has(PROTO_KEY)) throw gsfError('GSF_ERR_BAD_REQUEST', `query has a key '${PROTO_KEY}', which no request may use`);
+  return Object.fromEntries(req.query);
 }
