@@ -33,6 +33,8 @@ export class FlagRegistry {
   private readonly listeners = new Map<string, FlagListener[]>();
   private readonly specs = new Map<string, ArgSpec>();
   private readonly appliers = new Map<string, FlagApplier>();
+  /** The change of each flag being applied now (changes of one flag are applied one at a time). */
+  private readonly applying = new Map<string, Promise<ApplyResult>>();
 
   /** Adds a flag; a second definition of the same name throws. */
   define(name: string, spec: ArgSpec, value: ArgValue, mutable: boolean): void {
@@ -85,15 +87,28 @@ export class FlagRegistry {
     if (!parsed.ok) return parsed;
     const applier = this.appliers.get(name);
     const flag = this.flags.get(name)!;
-    if (applier !== undefined && parsed.value !== flag.value) {
-      try {
-        await applier(parsed.value, flag.value);
-      } catch (error) {
-        return { ok: false, reason: 'not_applied', error };
-      }
+    if (applier === undefined) {
+      this.apply(flag, parsed.value);
+      return parsed;
     }
-    this.apply(flag, parsed.value);
-    return parsed;
+    // One change of a flag at a time, in the order asked: each is compared with the value the
+    // one before it left (a resize back to the old size while a resize runs is not skipped).
+    const run = (this.applying.get(name) ?? Promise.resolve()).then(async (): Promise<ApplyResult> => {
+      if (parsed.value !== flag.value) {
+        try {
+          await applier(parsed.value, flag.value);
+        } catch (error) {
+          return { ok: false, reason: 'not_applied', error };
+        }
+      }
+      this.apply(flag, parsed.value);
+      return parsed;
+    });
+    this.applying.set(name, run);
+    void run.then(() => {
+      if (this.applying.get(name) === run) this.applying.delete(name);
+    });
+    return run;
   }
 
   /** Sets what puts a new value of `name` in effect for `setFromTextApplied`. */
