@@ -64,6 +64,10 @@ test.serial('a bearer token guards every route; bodies over the limit get 413', 
     }
     t.is((await ok.get('/v1/counters/')).status, 200);
     t.is((await ok.get('/metrics')).status, 200);
+    // The scheme's name in any case; the token itself exactly.
+    const as = (auth: string): Promise<number> =>
+      fetch(`http://127.0.0.1:${s.server.api.port}/v1/status`, { headers: { Authorization: auth } }).then((r) => r.status);
+    t.deepEqual(await Promise.all(['bearer s3cret', 'BEARER s3cret', 'Bearer S3CRET', 'Bearers3cret', 'bearer'].map(as)), [200, 200, 401, 401, 401]);
     t.is((await ok.get('/nowhere')).status, 404);
     const big = await ok.post('/v1/configurations/compatible_client_versions', JSON.stringify(Array(20).fill('1.0.0')));
     t.is(big.status, 413);

@@ -108,7 +108,8 @@ export class ApiServer {
     const token = this.options.token ?? '';
     if (token !== '' && !this.isPublic(method, match)) {
       const auth = req.getHeader('authorization');
-      const presented = auth.startsWith('Bearer ') ? auth.slice(7)
+      // The scheme's name is case-insensitive (RFC 9110 11.1).
+      const presented = auth.length > 7 && auth.slice(0, 7).toLowerCase() === 'bearer ' ? auth.slice(7)
         : path.startsWith('/dashboard') ? new URLSearchParams(req.getQuery() ?? '').get('token') ?? '' : '';
       if (!tokenMatches(presented, token)) {
         writeResponse(res, UNAUTHORIZED, head);
