@@ -88,6 +88,8 @@ interface Attempt {
   staged?: StagedPlugin;
   saved?: SavedModules;
   copy?: string;
+  /** Its native copy was loaded and its init ran (`preloadNative`): a refusal retires it. */
+  loaded?: boolean;
 }
 
 const ms = (from: number): number => Math.round((performance.now() - from) * 10) / 10;
@@ -259,6 +261,7 @@ export class PluginReloader {
           // The hash of what is loaded, should the file have changed since it was first read.
           a.hash = hashSource(record.source, copy);
           this.preloadNative(copy, record.name);
+          a.loaded = true;
           a.staged = await abortable(stagePlugin(thread, record.name, owners, (rt) => nativePluginDefinition(copy, rt)), signal);
         }
       } catch (err) {
@@ -336,12 +339,17 @@ export class PluginReloader {
 
   /** Takes back what staging did: the old modules return to the cache, copies are deleted. */
   private undo(attempts: Attempt[]): void {
+    const { thread } = this;
     for (const a of attempts) {
       if (a.saved !== undefined) restoreModules(a.record.source, a.saved);
+      // A native copy whose init ran never serves: what it started and registered is released
+      // and its on_unload runs, as for a copy a reload retires.
+      if (a.copy !== undefined && a.loaded === true) retireNativeCopy(a.copy, sessionOps(thread.runtime), thread.log, applyInitEffects);
       if (a.copy !== undefined) removeCopy(a.copy);
       a.saved = undefined;
       a.copy = undefined;
       a.staged = undefined;
+      a.loaded = undefined;
     }
   }
 
