@@ -66,10 +66,14 @@ export class TypeInfo {
     return f;
   }
 
-  /** Checks a value for a field; throws with type, field and reason. */
-  check(f: FieldInfo, value: unknown): void {
+  /** Checks a value for a field (`lookup`: a value looked for, not stored); throws with type, field and reason. */
+  check(f: FieldInfo, value: unknown, lookup = false): void {
     const problem = checkValue(f, value);
     if (problem) throw gsfError('GSF_ERR_OBJECT_VALUE', `${this.name}.${f.name} ${problem}`);
+    if (!lookup && f.uniqueIndex >= 0 && typeof value === 'string' && !storableKey(value)) {
+      throw gsfError('GSF_ERR_OBJECT_VALUE', `${this.name}.${f.name} is a unique key: it must be text without NUL or unpaired surrogates, `
+        + `got ${JSON.stringify(value)}`);
+    }
   }
 
   /** A fresh copy of a field's default (arrays and maps are not shared between objects). */
@@ -126,6 +130,15 @@ export class Model {
 }
 
 const ID_MAX = 255;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * True for a string a unique key may hold: no NUL and no unpaired surrogate (a database's text
+ * column holds neither as given: PostgreSQL refuses NUL and turns lone surrogates into U+FFFD).
+ */
+export function storableKey(value: string): boolean {
+  return !value.includes('\0') && !LONE_SURROGATE.test(value);
+}
 
 /** True for a string an object may have as its id: non-empty, at most ID_MAX characters, no NUL. */
 export function storableId(id: string): boolean {

@@ -204,6 +204,8 @@ export function checkValue(field: FieldDef, value: unknown): string | null {
   if (field.type === 'map') {
     if (!isPlainObject(value) || value instanceof Date) return 'must be an object (string keys)';
     for (const [k, v] of Object.entries(value)) {
+      // Decoding renames that key (a guard against prototype pollution): it would not read back.
+      if (k === '__proto__') return "may not have the key '__proto__'";
       const p = checkElement(field.of!, v);
       if (p) return `[${JSON.stringify(k)}] ${p}`;
     }

@@ -183,6 +183,9 @@ export class SqliteWriter implements GroupWriter {
         } catch (err) {
           outcome = { status: Status.error, reason: describeError(err) };
         }
+        // Some errors (a full disk, an I/O error) make SQLite roll the whole transaction back by
+        // itself: nothing of the group is stored, and nothing more may be written outside it.
+        if (!this.db.inTransaction) throw new Error(outcome.reason || 'the transaction was rolled back');
         if (guarded) {
           if (outcome !== OK) this.rollbackTo.run();
           this.release.run();

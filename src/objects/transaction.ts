@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { gsfError } from '../errors.ts';
-import { checkId, storableId, decodeFieldsIn, encodeFields, type FieldInfo, type Fields, type TypeInfo } from './model.ts';
+import { checkId, storableId, storableKey, decodeFieldsIn, encodeFields, type FieldInfo, type Fields, type TypeInfo } from './model.ts';
 import { ObjectHandle, ObjectState } from './object-handle.ts';
 import { OpKind, Status, type CommitOp, type Row } from './storage.ts';
 import type { ThreadStore } from './thread-store.ts';
@@ -123,6 +123,7 @@ export class Transaction {
   /** `fetchBy`, answered at once when it can be. */
   fetchByNow(typeName: string, field: string, value: unknown, mode?: FetchMode): ObjectHandle | null | Promise<ObjectHandle | null> {
     const [type, f, key, forWrite] = this.byKeyArgs('fetchBy', typeName, field, value, mode);
+    if (typeof key === 'string' && !storableKey(key)) return null; // no object can hold it
     const hit = this.knownBy(type, f, key, forWrite);
     if (hit !== undefined) return hit;
     const read = this.store.loadByKey(type, f, key);
@@ -156,6 +157,7 @@ export class Transaction {
   /** Fetches by a unique key without waiting: from this transaction or the cache; undefined otherwise. */
   fetchCachedBy(typeName: string, field: string, value: unknown, mode?: FetchMode): ObjectHandle | null | undefined {
     const [type, f, key, forWrite] = this.byKeyArgs('fetchCachedBy', typeName, field, value, mode);
+    if (typeof key === 'string' && !storableKey(key)) return null; // no object can hold it
     return this.knownBy(type, f, key, forWrite);
   }
 
@@ -176,7 +178,7 @@ export class Transaction {
     const type = this.store.model.type(typeName);
     const f = type.field(field);
     if (f.uniqueIndex < 0) throw gsfError('GSF_ERR_OBJECT_VALUE', `${type.name}.${field} is not a unique key (keys: ${type.unique.map((u) => u.name).join(', ') || 'none'})`);
-    type.check(f, value);
+    type.check(f, value, true);
     return [type, f, value as string | number, checkMode(mode)];
   }
 

@@ -95,13 +95,24 @@ export class AwaitingEvents {
     // Settled first, its tag still busy: what it produced leaves this thread before the tag's
     // next event can run, on this thread or another, so a session's replies keep their order.
     const settled = core.settleParked(ev.id);
-    if (!settled || (err !== undefined && ev.tx !== undefined)) rt.dropInvokes(ev);
     if (!settled) {
-      // Timed out while it waited (the watchdog counted it out): what it did since is dropped.
+      // Timed out while it waited (the watchdog counted it out): what it did since is dropped,
+      // except what goes with object changes whose commit went through all the same (it was
+      // with the writer when the timeout came): those are durable, so its counter changes and
+      // the events it invoked with them are made too.
+      const committed = ev.tx !== undefined && err === undefined;
+      if (committed) rt.releaseInvokes(ev);
+      else rt.dropInvokes(ev);
       rt.effects?.discard(ev);
-      rt.log.vlog(1, `event_name=${ev.name}, event_id=${ev.id} finished after its timeout; its effects were dropped`);
+      if (committed) {
+        rt.log.warn(`event_name=${ev.name}, event_id=${ev.id} timed out while its commit waited, and the commit went through: `
+          + 'its object changes, counter changes and invoked events stand; its replies and sends were dropped');
+      } else {
+        rt.log.vlog(1, `event_name=${ev.name}, event_id=${ev.id} finished after its timeout; its effects were dropped`);
+      }
       this.flushDue = true;
     } else {
+      if (err !== undefined && ev.tx !== undefined) rt.dropInvokes(ev);
       countAwaiting(-1);
       if (err === undefined || ev.tx === undefined) {
         rt.effects?.release(ev);
@@ -138,6 +149,8 @@ export class AwaitingEvents {
     const rt = this.runtime;
     rt.effects?.discard(ev);
     rt.dropInvokes(ev);
+    // Its children are named from `_#1` again (SPEC 6.3): the first run's were dropped.
+    ev.children = 0;
     rt.running = ev;
     try {
       return ev.rerun !== null ? ev.rerun() : rt.call(entry.async, ev, entry.fn, ev.payload, ev, undefined);

@@ -1,0 +1,39 @@
+/**
+ * An event that times out while its commit waits in the writer, whose commit then goes
+ * through: its object change is stored, and the counter change it made with it is made too
+ * (the counter counts each committed change once), or the drop is written to the log.
+ */
+import test from 'ava';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { native } from '../../src/native.ts';
+import { transact } from '../../src/objects/plugin-api.ts';
+import { waitFor } from './_server.ts';
+import { counter, idle, startObjectServer, storeArgs } from './_objects.ts';
+
+test.serial('sqlite: an event timed out while its commit waited for the write lock, then committed: its counter change is made', async (t) => {
+  native.counterUpdate('objp', 'added', 0, false);
+  const s = await startObjectServer(await storeArgs('sqlite', { sqlite_busy_timeout_in_ms: 30000 }),
+    { EventDispatcher: { event_timeout_in_ms: 300 } });
+  const other = new Database(path.join(s.dir, 'data', 'gsf.sqlite'));
+  try {
+    const id = await transact((tx) => tx.create('ProbeAccount', { name: 'late', coins: 0 }).id);
+    const committed = counter('object_database_stat', 'sqlite/committed_events');
+    // Another process holds the write lock: the commit waits in the writer past the event's timeout.
+    other.exec('BEGIN IMMEDIATE');
+    s.server.invoke('objp.count_add', { id });
+    await waitFor(() => s.logs().some((l) => l.includes('Event timeout: event_name=objp.count_add')), 20000, 'the event to time out');
+    other.exec('ROLLBACK');
+    await waitFor(() => counter('object_database_stat', 'sqlite/committed_events') > committed, 20000, 'the commit to go through');
+    await idle();
+    native.objCacheClear();
+    const coins = (await transact((tx) => tx.fetch('ProbeAccount', id)))!.get('coins');
+    t.is(coins, 1, 'the change was committed');
+    const logged = s.logs().filter((l) => l.includes('objp.count_add') && !l.includes('Event timeout'));
+    t.true(counter('objp', 'added') === coins || logged.length > 0,
+      `objp/added is ${counter('objp', 'added')} for ${coins} committed change(s), and no line tells of the drop`);
+  } finally {
+    other.close();
+    await s.stop();
+  }
+});
