@@ -14,6 +14,7 @@
 #include "plugin_api.h"
 #include "plugin_host.h"
 #include "plugin_lifecycle.h"
+#include "plugin_results.h"
 #include "runtime.h"
 
 namespace gsf {
@@ -22,6 +23,7 @@ namespace {
 
 // The size of gsf_type_plugin in ABI 1.0 (and 1.1): the smallest descriptor this host accepts.
 constexpr uint32_t kDescriptorSize10 = GSF_PLUGIN_DESCRIPTOR_SIZE_1_0;
+constexpr size_t kMaxPluginNameBytes = 255;  // a msgpack str8 holds the name in event payloads
 
 [[noreturn]] void Fail(LoadFailure failure, const std::string& path, const std::string& reason) {
   throw PluginLoadError(failure, path + ": " + reason);
@@ -254,6 +256,11 @@ void PluginHost::CheckDescriptor(const std::string& path, const gsf_type_plugin*
                                              " is smaller than ABI 1.0's (" + std::to_string(kDescriptorSize10) + ")");
   }
   if (!d->name || !*d->name) Fail(LoadFailure::kBadDescriptor, path, "descriptor has no name");
+  // Event payloads carry the name as a msgpack str8 (timer_start's events, for one).
+  if (std::strlen(d->name) > kMaxPluginNameBytes) {
+    Fail(LoadFailure::kBadDescriptor, path, "descriptor name is " + std::to_string(std::strlen(d->name)) + " bytes long (at most " +
+                                                std::to_string(kMaxPluginNameBytes) + ")");
+  }
   if (!d->version || !*d->version) Fail(LoadFailure::kBadDescriptor, path, "descriptor has no version");
   if (!d->init) Fail(LoadFailure::kBadDescriptor, path, "descriptor has no init function");
 }
@@ -326,6 +333,7 @@ const NativePlugin& PluginHost::LoadLocked(const std::string& path, PluginEffect
     // What init started or registered is ended and its user data released: the copy never runs.
     EndCopyHoldings(&plugin);
     ReleaseHandlerData(&plugin);
+    ProcessResultHost().ForgetPlugin(&plugin);
     plugins_.pop_back();
   };
   if (!plugin.conflict.empty()) {

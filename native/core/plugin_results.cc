@@ -250,6 +250,14 @@ size_t ResultHost::ReleaseCallables(const NativePlugin* plugin) {
   return drops.size();
 }
 
+void ResultHost::ForgetPlugin(const NativePlugin* plugin) {
+  std::lock_guard<std::mutex> lock(mu_);
+  declarations_.erase(plugin);
+  for (Callable& c : callables_) {
+    if (c.plugin == plugin) c.plugin = nullptr;
+  }
+}
+
 ResultHost& ProcessResultHost() {
   static ResultHost* host = new ResultHost();  // never destroyed: event threads may outlive exit
   return *host;

@@ -116,6 +116,11 @@ class ResultHost {
   int ReadCallable(uint32_t index, double* value, std::string* error);
   /** Releases a copy's callables (null: every copy), once; returns how many. */
   size_t ReleaseCallables(const NativePlugin* plugin);
+  /**
+   * Forgets a copy that never served (its init failed or conflicted): its declarations go, and
+   * its callables no longer name it, since the next copy loaded may take its address.
+   */
+  void ForgetPlugin(const NativePlugin* plugin);
 
  private:
   struct Continuation {
