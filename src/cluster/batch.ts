@@ -25,6 +25,11 @@ export interface Op {
   cancelled?: boolean;
   /** Part of the batch in flight now. */
   sent?: boolean;
+  /**
+   * Its answer's time ran out while it was in flight: if that batch fails and goes back to
+   * wait for Redis, this ends the op (the caller's error) instead.
+   */
+  expire?: () => void;
 }
 
 /** Sessions remembered at most; past this the memory starts afresh. */

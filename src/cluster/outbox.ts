@@ -37,6 +37,9 @@ export type ClaimAnswer = { outcome: 'ok' } | { outcome: 'refused' | 'replaced';
 /** What the routing script answers. */
 type RouteAnswer = [unroutable: number[], answers: unknown[], learned: string[], expiredFor: string[]];
 
+/** The longest group name a publish record holds (its length is a u16). */
+const MAX_PUBLISH_GROUP_BYTES = 0xffff;
+
 export class Outbox {
   /** Names this process's batches: receivers apply each (epoch, batch number) once. */
   readonly epoch = randomBytes(6).toString('hex');
@@ -120,6 +123,11 @@ export class Outbox {
 
   /** A publish for the group's members on other servers. */
   publish(group: string, json: Uint8Array, msgpack: Uint8Array): void {
+    if (Buffer.byteLength(group) > MAX_PUBLISH_GROUP_BYTES) {
+      // Its record holds the name's length in 2 bytes: refused before anything is written.
+      this.dropped(Rpc.droppedFailed, 1, `publish to a group whose name is over ${MAX_PUBLISH_GROUP_BYTES} bytes`);
+      return;
+    }
     if (this.admit(`publish to group '${group}'`)) this.builder.records('G', group, (w) => w.publish(group, json, msgpack));
   }
 
@@ -164,10 +172,15 @@ export class Outbox {
   claim(account: string, sessionId: number, policy: string): Promise<ClaimAnswer> {
     if (!this.link.up) return Promise.reject(this.link.unavailable());
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        if (op.sent) return; // its batch is in flight: the answer (or its failure) comes soon
+      const timedOut = (): void => {
         op.cancelled = true;
         reject(gsfError('GSF_ERR_CLUSTER_UNAVAILABLE', `the login of '${account}' was not confirmed by Redis within ${this.cfg.requestTimeoutMs} ms`));
+      };
+      const timer = setTimeout(() => {
+        // Its batch is in flight: the answer (or its failure) comes soon; a batch that goes
+        // back to wait for Redis ends it then.
+        if (op.sent) op.expire = timedOut;
+        else timedOut();
       }, this.cfg.requestTimeoutMs);
       const op = this.presence('K', account, `${sessionId}|${policy}`, (value, err) => {
         clearTimeout(timer);
@@ -251,7 +264,10 @@ export class Outbox {
       }
       this.pending -= batch.messages;
     } catch (err) {
-      for (const op of batch.ops) op.sent = false;
+      for (const op of batch.ops) {
+        op.sent = false;
+        if (op.expire !== undefined && !op.cancelled) op.expire();
+      }
       if (isRetryable(err) && !this.stopped) {
         this.retry.unshift(batch);
         this.stats.rpc(Rpc.retriedBatches);
