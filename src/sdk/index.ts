@@ -54,6 +54,8 @@ type Handler = (body: unknown, envelope: Envelope) => void;
 
 const packr = new Packr({ useRecords: false });
 const unpackr = new Unpackr({ useRecords: false });
+/** The longest wait a timer can hold (2^31 - 1 ms); a longer request time limit is none. */
+const MAX_TIMER_MS = 0x7fffffff;
 
 async function defaultWebSocket(): Promise<WebSocketConstructor> {
   const global = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
@@ -80,7 +82,9 @@ export class GsfClient {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: ReturnType<typeof setTimeout> | null }>();
   private readonly handlers = new Map<string, Set<Handler>>();
-  private readonly waiters: Array<{ type: string; resolve(e: Envelope): void }> = [];
+  private readonly waiters: Array<{ type: string; resolve(e: Envelope): void; reject(e: Error): void }> = [];
+  /** Ids of requests that timed out (the last 1000): a late reply to one is dropped, not taken for a push. */
+  private readonly expired = new Set<number>();
   /** Pushed messages nobody was waiting for or handling yet (`next` looks here first). */
   private readonly backlog: Envelope[] = [];
   private readonly errorHandlers = new Set<(e: ProtocolErrorBody) => void>();
@@ -108,7 +112,9 @@ export class GsfClient {
       ws.onerror = (ev) => reject(new Error(`cannot connect to ${options.url}: ${(ev as { message?: string })?.message ?? 'connection error'}`));
       void client.closed.then((info) => reject(new Error(`connection closed: ${info.code} ${info.reason}`)));
     });
-    ws.onerror = null;
+    // From here a socket error (a frame the client cannot read) ends the connection: `closed`
+    // tells, and the process goes on (without a listener the `ws` package would throw).
+    ws.onerror = () => undefined;
     return client;
   }
 
@@ -130,14 +136,23 @@ export class GsfClient {
         reject(new GsfRequestError('closed', `connection closed: ${this.closeInfo.code} ${this.closeInfo.reason}`, type));
         return;
       }
-      const timer = timeoutMs > 0
+      // Past what a timer can wait (about 24.8 days), a limit is no limit.
+      const timer = timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS
         ? setTimeout(() => {
           this.pending.delete(id);
+          this.expired.add(id);
+          if (this.expired.size > 1000) this.expired.delete(this.expired.values().next().value!);
           reject(new GsfRequestError('timeout', `no reply to '${type}' within ${timeoutMs} ms`, type));
         }, timeoutMs)
         : null;
+      try {
+        this.write({ type, body, id });
+      } catch (err) {
+        if (timer !== null) clearTimeout(timer);
+        reject(err as Error);
+        return;
+      }
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
-      this.write({ type, body, id });
     });
   }
 
@@ -165,7 +180,8 @@ export class GsfClient {
   next<B = unknown>(type: string): Promise<Envelope<B>> {
     const i = this.backlog.findIndex((e) => e.type === type);
     if (i >= 0) return Promise.resolve(this.backlog.splice(i, 1)[0] as Envelope<B>);
-    return new Promise((resolve) => this.waiters.push({ type, resolve: resolve as (e: Envelope) => void }));
+    if (this.closeInfo) return Promise.reject(this.closedError(this.closeInfo, type));
+    return new Promise((resolve, reject) => this.waiters.push({ type, resolve: resolve as (e: Envelope) => void, reject }));
   }
 
   /** Error frames that answer no request (e.g. a message sent with `send`). */
@@ -206,6 +222,8 @@ export class GsfClient {
     } catch {
       return;
     }
+    // A frame that is no envelope (not an object with a string type) is not the protocol: dropped.
+    if (typeof envelope !== 'object' || envelope === null || Array.isArray(envelope) || typeof envelope.type !== 'string') return;
     if (envelope.type === EngineType.maintenance) this.maintenance = envelope.body as MaintenanceNotice;
     if (envelope.type === EngineType.maintenanceEnd) this.maintenance = null;
     if (envelope.id !== undefined) {
@@ -214,13 +232,15 @@ export class GsfClient {
         this.pending.delete(envelope.id);
         if (p.timer !== null) clearTimeout(p.timer);
         if (envelope.type === EngineType.error) {
-          const e = envelope.body as ProtocolErrorBody;
-          p.reject(new GsfRequestError(e.code, e.message, e.type));
+          const e = (typeof envelope.body === 'object' && envelope.body !== null ? envelope.body : {}) as Partial<ProtocolErrorBody>;
+          p.reject(new GsfRequestError(e.code ?? 'unknown', e.message ?? 'an error frame without a body', e.type));
         } else {
           p.resolve(envelope.body);
         }
         return;
       }
+      // The reply to a request that timed out: its caller was told already.
+      if (this.expired.delete(envelope.id)) return;
     }
     if (envelope.type === EngineType.error) for (const fn of this.errorHandlers) fn(envelope.body as ProtocolErrorBody);
     const i = this.waiters.findIndex((w) => w.type === envelope.type);
@@ -241,6 +261,11 @@ export class GsfClient {
       p.reject(new GsfRequestError('closed', `connection closed: ${info.code} ${info.reason}`));
     }
     this.pending.clear();
+    for (const w of this.waiters.splice(0)) w.reject(this.closedError(info, w.type));
     this.resolveClosed(info);
+  }
+
+  private closedError(info: CloseInfo, type: string): GsfRequestError {
+    return new GsfRequestError('closed', `connection closed: ${info.code} ${info.reason}`, type);
   }
 }
