@@ -28,6 +28,11 @@ export type ComponentSchema = Record<string, ArgSpec>;
 
 const bool = (def: boolean, desc: string, flag?: ArgSpec['flag']): ArgSpec => ({ type: 'bool', default: def, desc, flag });
 const u64 = (def: number, desc: string, min = 0, flag?: ArgSpec['flag']): ArgSpec => ({ type: 'uint64', default: def, desc, min, flag });
+/** The longest a timer waits (2^31 - 1 ms, about 24.8 days): a longer one would fire at once. */
+export const MAX_TIMER_MS = 0x7fffffff;
+/** A time in milliseconds that a timer waits: a uint64 at most MAX_TIMER_MS. */
+export const ms = (def: number, desc: string, min = 0, flag?: ArgSpec['flag']): ArgSpec =>
+  ({ ...u64(def, desc, min, flag), max: MAX_TIMER_MS, maxReason: 'the longest a timer can wait, about 24.8 days' });
 const i32 = (def: number, desc: string, flag?: ArgSpec['flag'], range: { min?: number; max?: number } = {}): ArgSpec =>
   ({ type: 'int32', default: def, desc, flag, ...range });
 const str = (def: string, desc: string, extra: Partial<ArgSpec> = {}): ArgSpec => ({ type: 'string', default: def, desc, ...extra });
@@ -57,19 +62,19 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
       max: MAX_EVENT_THREADS, maxReason: `4 event threads per core, ${CORES} core${CORES === 1 ? '' : 's'}`,
     },
     enable_event_profiler: bool(true, 'Event profiling on/off', mutable),
-    slow_event_log_threshold_in_ms: u64(300, 'Slow-event log threshold', 0, { mutable: false }),
-    event_timeout_in_ms: u64(30000, 'Time until an event is timed out', 1, { mutable: false }),
+    slow_event_log_threshold_in_ms: ms(300, 'Slow-event log threshold', 0, { mutable: false }),
+    event_timeout_in_ms: ms(30000, 'Time until an event is timed out', 1, { mutable: false }),
     enable_inheriting_event_tag: bool(true, "Inherit the caller's tag when no tag is given", { mutable: false }),
     enable_random_event_tag: bool(true, 'When inheriting is off and no tag is given, generate a random tag; when false, the null tag', { mutable: false }),
     enable_event_thread_checker: bool(true, 'Check once per second whether an event thread is blocked', { mutable: false }),
     enable_outstanding_event_profiler: bool(true, 'Profile currently running events', { mutable: false }),
-    event_thread_hang_threshold_in_ms: u64(30000, 'How long one event may hold a thread before the hang line is written', 1),
-    event_thread_hang_report_interval_in_ms: u64(60000, 'How often the hang line repeats while the thread stays stuck', 1),
+    event_thread_hang_threshold_in_ms: ms(30000, 'How long one event may hold a thread before the hang line is written', 1),
+    event_thread_hang_report_interval_in_ms: ms(60000, 'How often the hang line repeats while the thread stays stuck', 1),
     event_batch_size: u64(256, 'Most events a worker claims from the queue at once (claims also stop at about 1 ms of measured work)', 1),
-    event_task_budget_in_ms: u64(20, "How long an event worker runs claims back to back before it lets its thread's event loop run", 1),
+    event_task_budget_in_ms: ms(20, "How long an event worker runs claims back to back before it lets its thread's event loop run", 1),
     max_awaiting_events_per_thread: u64(1000, 'Most events awaiting I/O at once on one event thread; at the cap it claims no new event until one finishes', 1),
-    shutdown_drain_timeout_in_ms: u64(10000, 'How long a stopping server waits for queued events to finish', 0),
-    plugin_reload_timeout_in_ms: u64(30000, 'How long a plugin reload (and the new event threads of a resize) may take to load; '
+    shutdown_drain_timeout_in_ms: ms(10000, 'How long a stopping server waits for queued events to finish', 0),
+    plugin_reload_timeout_in_ms: ms(30000, 'How long a plugin reload (and the new event threads of a resize) may take to load; '
       + 'past it the new version is refused and the running one serves on', 1, { mutable: false }),
     event_thread_young_generation_in_mb: {
       ...u64(96, "Most memory of an event thread's young generation (V8's short-lived objects); 0: V8's default", 0, { mutable: false }),
@@ -81,7 +86,7 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
     api_service_port: u64(8014, 'Port of the API service (0 picks a free port)'),
     api_service_max_body_bytes: u64(1048576, 'Largest accepted request body', 1),
     api_service_token: str('', 'Bearer token required on every API-service request (also GSF_API_TOKEN); empty: none', { secret: true }),
-    api_service_handler_timeout_in_ms: u64(10000, 'How long a plugin route or console handler may take to answer before the request gets 504', 1),
+    api_service_handler_timeout_in_ms: ms(10000, 'How long a plugin route or console handler may take to answer before the request gets 504', 1),
   },
   // The operations-console API under /cs-api/v1/ (SPEC 4.6), on the API-service listener.
   DeployApiService: {
@@ -124,14 +129,14 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
     use_authenticator: bool(false, 'Ask the authenticator agent; false: every authentication request succeeds (local testing)', { mutable: false }),
     remote_authenticator_ip_address: str('127.0.0.1', 'Address of the authenticator agent', { flag: { mutable: false } }),
     remote_authenticator_port: u64(12800, 'Port of the authenticator agent', 1, { mutable: false }),
-    authenticator_request_timeout_in_ms: u64(10000, 'How long a request to the agent may take before it is a system error', 1, { mutable: false }),
+    authenticator_request_timeout_in_ms: ms(10000, 'How long a request to the agent may take before it is a system error', 1, { mutable: false }),
   },
   // The object store (SPEC 3.3, 6.2.6); read by the objects module, not through flags.
   ObjectStore: {
     database_url: str('', 'PostgreSQL connection URL (postgres://…); empty: the embedded SQLite database'),
     sqlite_path: str('data/gsf.sqlite', 'SQLite database file, relative to the manifest'),
     sqlite_synchronous: str('full', 'full: a reply survives power loss; normal: it survives a process crash', { oneOf: ['full', 'normal'] }),
-    sqlite_busy_timeout_in_ms: u64(5000, 'How long a SQLite statement waits for a lock held by another process (a backup, a sqlite3 shell) before it fails'),
+    sqlite_busy_timeout_in_ms: ms(5000, 'How long a SQLite statement waits for a lock held by another process (a backup, a sqlite3 shell) before it fails'),
     cache_size_in_bytes: u64(64 * 1024 * 1024, 'Byte budget of the process-wide object cache'),
     max_event_reruns: u64(5, 'Reruns of an event whose objects changed meanwhile, before it fails'),
     commit_group_max_events: u64(1000, 'Most events committed in one database transaction', 1),
@@ -143,10 +148,10 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
     redis_url: str('redis://127.0.0.1:6379', 'Redis URL (redis://[user:password@]host:port[/db], rediss:// for TLS)'),
     server_id: str('', "This server's id in the cluster; empty: host:port (the WebSocket port, else the API port)"),
     cluster_name: str('gsf', 'Prefix of every Redis key, so that several clusters can share one Redis'),
-    heartbeat_interval_in_ms: u64(1000, 'How often this server renews its presence', 50),
-    presence_ttl_in_ms: u64(5000, "How long a server's presence lasts without a heartbeat (its sessions then leave presence)", 100),
-    request_timeout_in_ms: u64(3000, 'How long a request to other servers (counters, broadcasts, invoke) waits for their answers', 1),
-    connect_timeout_in_ms: u64(5000, 'How long the start waits for Redis before it fails', 1),
+    heartbeat_interval_in_ms: ms(1000, 'How often this server renews its presence', 50),
+    presence_ttl_in_ms: ms(5000, "How long a server's presence lasts without a heartbeat (its sessions then leave presence)", 100),
+    request_timeout_in_ms: ms(3000, 'How long a request to other servers (counters, broadcasts, invoke) waits for their answers', 1),
+    connect_timeout_in_ms: ms(5000, 'How long the start waits for Redis before it fails', 1),
     max_queued_messages: u64(100000, 'Messages for other servers held while Redis is unreachable; past this, new ones are dropped (logged and counted)', 1),
     stream_max_length: u64(100000, "Batches kept in a server's stream before the oldest unread are trimmed", 100),
   },

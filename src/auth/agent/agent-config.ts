@@ -3,7 +3,7 @@
  * `{"components": [{"name": "Authenticator", "arguments": {"enabled": 1, …}}, {"name": "Logging", …}]}`.
  * Problems stop the start with a TypeError naming the file, the component and the argument.
  */
-import { COMPONENTS, type ArgSpec, type ComponentSchema } from '../../config/schema.ts';
+import { COMPONENTS, ms, type ArgSpec, type ComponentSchema } from '../../config/schema.ts';
 import { ManifestError, parseComponentList, readManifestJson, type ComponentArgs } from '../../config/manifest.ts';
 
 const u64 = (def: number, desc: string, min = 0): ArgSpec => ({ type: 'uint64', default: def, desc, min });
@@ -23,11 +23,11 @@ export const AUTHENTICATOR_SCHEMA: ComponentSchema = {
   socialnet_base_url: str('', 'Graph API base URL of socialnet, e.g. https://graph.socialnet.example/v19.0'),
   socialnet_app_id: str('', 'socialnet app id'),
   socialnet_app_secret: str('', 'socialnet app secret'),
-  socialnet_request_timeout_in_ms: u64(5000, 'Timeout of one socialnet request', 1),
+  socialnet_request_timeout_in_ms: ms(5000, 'Timeout of one socialnet request', 1),
   microblog_base_url: str('', 'REST API base URL of microblog, e.g. https://api.microblog.example'),
   microblog_consumer_key: str('', 'microblog OAuth consumer key'),
   microblog_consumer_secret: str('', 'microblog OAuth consumer secret'),
-  microblog_request_timeout_in_ms: u64(5000, 'Timeout of one microblog request', 1),
+  microblog_request_timeout_in_ms: ms(5000, 'Timeout of one microblog request', 1),
 };
 
 const AGENT_COMPONENTS: Record<string, ComponentSchema> = {
