@@ -8,9 +8,7 @@ import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startSessionServer } from './_session.ts';
-import { post, buildNativeReloadable, nativeReloadableCopy, NATIVE_RELOADABLE } from './_reload.ts';
-
-const NAME = NATIVE_RELOADABLE;
+import { post, buildNativeReloadable, nativeReloadableCopy } from './_reload.ts';
 
 /** The fixture's source with an init that declares flag `reload_probe_level` (and fails in generation 2). */
 function declaringSource(dir: string): void {
