@@ -17,8 +17,9 @@ const CAPACITY = 4096;
 const SMALL = 100; // 128-byte records: 32 fill the ring
 const LARGE = 2000; // above a quarter of the ring: carried by the flush message
 
-async function run(mode: 'inline' | 'held'): Promise<Seen> {
-  const w = await startRingWorker('ring-writer.ts', { mode, capacity: CAPACITY, small: SMALL, large: LARGE });
+/** Runs fixture `name` in `mode` until its marker frame arrived; what reached the session. */
+async function run(mode: string, name = 'ring-writer.ts'): Promise<Seen> {
+  const w = await startRingWorker(name, { mode, capacity: CAPACITY, small: SMALL, large: LARGE });
   try {
     w.worker.postMessage('go');
     await w.until((seen) => seen.frames.some(([first]) => first === MARKER));
@@ -42,16 +43,7 @@ test.serial('a held large frame written back when the ring is full arrives after
   t.deepEqual(frames, [...small, [255, LARGE], [MARKER, SMALL]]);
 });
 
-async function runHold(mode: 'discard' | 'release' | 'finish'): Promise<Seen> {
-  const w = await startRingWorker('ring-writer-hold.ts', { capacity: CAPACITY, small: SMALL, large: LARGE, mode });
-  try {
-    w.worker.postMessage('go');
-    await w.until((seen) => seen.frames.some(([first]) => first === MARKER));
-    return w.seen;
-  } finally {
-    await w.stop();
-  }
-}
+const runHold = (mode: 'discard' | 'release' | 'finish'): Promise<Seen> => run(mode, 'ring-writer-hold.ts');
 
 const first = [240, ...Array.from({ length: Math.floor((CAPACITY - 24) / 128) }, (_, i) => i)];
 const firstBytes = (frames: Array<[number, number]>): number[] => frames.map(([b]) => b);
