@@ -20,9 +20,12 @@ const MAX_BLOCK_MS = 250;
 const MAX_SPIN_MS = 0.2;
 /**
  * Workers spinning at once: fewer than the cores, so that spinning ones never take a core from
- * the threads that produce and run events (more event threads than cores is common).
+ * the threads that produce and run events (more event threads than cores is common), and at
+ * most four. A push hands its work to one idle worker, so a few spinners keep most hand-overs
+ * free of system calls; on a many-core machine more of them only take cores and cache lines
+ * from the threads that push (the main thread, the session I/O threads).
  */
-const MAX_SEEKERS = Math.max(1, os.availableParallelism() - 1);
+const MAX_SEEKERS = Math.max(1, Math.min(os.availableParallelism() - 1, 4));
 
 // The global `performance` is a lazy getter on Node 20: read it once.
 const clock = performance;
