@@ -10,6 +10,8 @@ std::string HelloName(const Reader& body) {
   auto name = body.type() == GSF_MP_MAP ? body.string("name") : std::nullopt;
   std::string_view cut = name ? Prefix(Trim(*name), 24) : std::string_view();
   if (cut.empty()) throw Error(GSF_STATUS_INVALID_ARGUMENT, "hello needs {name: non-empty string}");
+  // The name is the account id, and the console addresses accounts in URL paths, which fold '.' and '..'.
+  if (cut == "." || cut == "..") throw Error(GSF_STATUS_INVALID_ARGUMENT, "hello: the name '" + std::string(cut) + "' is not allowed");
   return std::string(cut);
 }
 

@@ -30,7 +30,7 @@ function purchaseOf(log: Record<string, unknown>): { account_id: string; items: 
   for (const [i, item] of (items as unknown[]).entries()) {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) return `purchase log 'items[${i}]' must be an object`;
     const { item_id, quantity } = item as Record<string, unknown>;
-    if (typeof item_id !== 'string' || ITEMS[item_id] === undefined) {
+    if (typeof item_id !== 'string' || !Object.hasOwn(ITEMS, item_id)) {
       return `purchase log 'items[${i}].item_id' must be an arena item (${Object.keys(ITEMS).sort().join(', ')})`;
     }
     if (typeof quantity !== 'number' || !Number.isInteger(quantity) || quantity < 1 || quantity > MAX_PURCHASE_QUANTITY) {

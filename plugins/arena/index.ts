@@ -6,7 +6,8 @@
  * Client messages (envelope `{type, body, id?}`; every request gets a reply of the same type):
  * - `hello {name}`       authenticates (test platform), logs the account in (a second login of
  *                        the same name replaces the first session, which is closed with 4009) and
- *                        joins room `lobby`; reply `{name, room: "lobby"}`
+ *                        joins room `lobby`; reply `{name, room: "lobby"}` (the names `.` and `..`
+ *                        are refused: the console addresses accounts in URL paths)
  * - `join {room}`        joins another room too; reply `{room}`
  * - `leave {room}`       leaves a room; reply `{room}`
  * - `say {room, text}`   publishes `chat {room, from, text}` to everyone in the room
@@ -67,6 +68,8 @@ export default definePlugin({
     api.sessions.onMessage<{ name: string }>('hello', async (body, msg, ctx) => {
       const name = typeof body?.name === 'string' ? body.name.trim().slice(0, 24) : '';
       if (name === '') throw new TypeError('hello needs {name: non-empty string}');
+      // The name is the account id, and the console addresses accounts in URL paths, which fold '.' and '..'.
+      if (name === '.' || name === '..') throw new TypeError(`hello: the name '${name}' is not allowed`);
       const auth = await api.auth.authenticateAsync(authenticationRequest('test', name, makeTestAuthenticationKey()));
       if (!auth.success) {
         msg.reply({ error: auth.reason_description });

@@ -42,7 +42,11 @@ export function isChange(method: string): boolean {
  * `MAX_OPERATOR_LENGTH` is a 400, before any handler runs.
  */
 export function operatorOf(req: ApiRequest): string {
-  const raw = req.header(OPERATOR_HEADER);
+  return operatorName(req.header(OPERATOR_HEADER));
+}
+
+/** `operatorOf` for the header's raw value. */
+export function operatorName(raw: string): string {
   if (raw === '') return '';
   let name: string;
   try {

@@ -24,7 +24,7 @@ import { DEFAULT_NOTICE_CATEGORY, OPERATIONS, type ArgsContext, type ConsoleOper
 import { onPluginSwap } from '../hooks/reload-hooks.ts';
 import { consoleRegistry, operationKey, type ConsoleSide, type CustomQuery } from './registry.ts';
 import { bad, bodyObject, Fields } from './requests.ts';
-import { AuditTrail, auditRoute, isChange, operatorOf } from './audit-trail.ts';
+import { AuditTrail, auditRoute, isChange, OPERATOR_HEADER, operatorName, operatorOf } from './audit-trail.ts';
 
 const V1 = '/cs-api/v1';
 type ConsoleRouter = Pick<Router, 'add' | 'get' | 'post' | 'remove'>;
@@ -190,13 +190,47 @@ function auditLine(log: Logger, req: ApiRequest, status: number, start: number, 
   log.info(`cs-api audit: method=${req.method}, path=${req.path}, status=${status}, duration_in_ms=${(performance.now() - start).toFixed(3)}${who}`);
 }
 
-/** The console's router: every route added through it is audited. */
+/**
+ * A console request the API server refused before any route ran (a wrong token, an unknown
+ * path, a method the path does not take, a body or path over the limit): audited like the
+ * others, and entered in the trail when it was a change.
+ */
+function refusedLine(log: Logger, trail: AuditTrail, method: string, path: string, status: number, header: (name: string) => string): void {
+  let operator = '';
+  try {
+    operator = operatorName(header(OPERATOR_HEADER));
+  } catch {
+    // A name the console would refuse is left out: the request was refused anyway.
+  }
+  const who = operator === '' ? '' : `, operator=${JSON.stringify(operator)}`;
+  log.info(`cs-api audit: method=${method}, path=${path}, status=${status}, duration_in_ms=0.000${who}`);
+  if (isChange(method)) trail.record(operator, method, path, status, 0);
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Path values of a change (ids, names, an edited field's value) are text a handler stores: one
+ * holding NUL or an unpaired surrogate is a 400 before any handler runs (no store keeps it, and
+ * the handler would fail with a 500). A read of such an id simply finds nothing (404).
+ */
+function textParams(handler: RouteHandler): RouteHandler {
+  return (req) => {
+    if (isChange(req.method)) for (const [name, value] of Object.entries(req.params)) {
+      if (value.includes('\u0000') || LONE_SURROGATE.test(value)) throw bad(`path parameter '${name}' must be text without NUL or unpaired surrogates`);
+    }
+    return handler(req);
+  };
+}
+
+/** The console's router: every route added through it is audited, its path values checked. */
 function auditedRouter(router: Router, log: Logger, trail: AuditTrail): ConsoleRouter {
+  const wrap = (handler: RouteHandler): RouteHandler => audited(log, trail, textParams(handler));
   return {
     remove: (method, pattern) => router.remove(method, pattern),
-    add: (method, pattern, handler) => router.add(method, pattern, audited(log, trail, handler)),
-    get: (pattern, handler) => router.add('GET', pattern, audited(log, trail, handler)),
-    post: (pattern, handler) => router.add('POST', pattern, audited(log, trail, handler)),
+    add: (method, pattern, handler) => router.add(method, pattern, wrap(handler)),
+    get: (pattern, handler) => router.add('GET', pattern, wrap(handler)),
+    post: (pattern, handler) => router.add('POST', pattern, wrap(handler)),
   };
 }
 
@@ -232,8 +266,10 @@ function start({ manifest, thread, dispatcher, api }: FeatureContext): RunningFe
   const unsubscribe = onPluginSwap(queryRoutes(router, side, services, lines));
   metaRoutes(router, side);
   router.get(`${V1}/audit`, auditRoute(trail, ctx.maxPageSize));
+  const unwatch = api.router.watchRefusals('/cs-api/', (method, path, status, header) => refusedLine(thread.log, trail, method, path, status, header));
   return {
     stop() {
+      unwatch();
       unsubscribe();
       lines.close();
       releaseHandlerServices(dispatcher);

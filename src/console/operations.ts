@@ -55,9 +55,15 @@ function editable(which: 'account' | 'character', fields: ReadonlySet<string>, r
   return { id: req.params.id, field, value: req.params.value };
 }
 
+/**
+ * Most of one item a gift may name: a game adds it to a count, and a count past 2^53 is no
+ * longer exact (a managed plugin's object store refuses it), so no gift may come near.
+ */
+export const MAX_GIFT_QUANTITY = 1_000_000_000;
+
 function gift(req: ApiRequest, ctx: ArgsContext, withUsers: boolean): Record<string, unknown> {
   const f = new Fields(bodyObject(req));
-  const items = f.objects('items', (i) => ({ item_id: i.nonEmpty('item_id'), quantity: i.integer('quantity', 1) }));
+  const items = f.objects('items', (i) => ({ item_id: i.nonEmpty('item_id'), quantity: i.integer('quantity', 1, MAX_GIFT_QUANTITY) }));
   const out: Record<string, unknown> = {
     target_type: f.oneOf('target_type', ['account', 'character']), title: f.string('title'), content: f.string('content'),
     expires: f.dateTime('expires'), items,

@@ -83,9 +83,11 @@ export class Fields {
     return v;
   }
 
-  integer(field: string, min: number): number {
+  integer(field: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
     const v = this.obj[field];
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) throw bad(`${this.name(field)} must be an integer >= ${min}`);
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) {
+      throw bad(max === Number.MAX_SAFE_INTEGER ? `${this.name(field)} must be an integer >= ${min}` : `${this.name(field)} must be an integer from ${min} to ${max}`);
+    }
     return v;
   }
 
@@ -113,12 +115,15 @@ export class Fields {
     });
   }
 
-  /** An ISO-8601 date-time string. */
+  /** An ISO-8601 date or date-time string naming a real day and time (no 2030-02-30, no 24:00). */
   dateTime(field: string): string {
     const v = this.string(field);
-    if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/.test(v) || Number.isNaN(Date.parse(v))) {
-      throw bad(`${this.name(field)} must be an ISO-8601 date or date-time (got '${v}')`);
-    }
+    const m = /^(\d{4})-(\d{2})-(\d{2})(T(\d{2}):(\d{2})(:(\d{2})(\.\d+)?)?(Z|[+-](\d{2}):(\d{2}))?)?$/.exec(v);
+    const day = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : null;
+    const valid = m !== null && day !== null && day.getUTCFullYear() === Number(m[1]) && day.getUTCMonth() === Number(m[2]) - 1 &&
+      day.getUTCDate() === Number(m[3]) && Number(m[5] ?? 0) < 24 && Number(m[6] ?? 0) < 60 && Number(m[8] ?? 0) < 60 &&
+      Number(m[11] ?? 0) < 24 && Number(m[12] ?? 0) < 60 && !Number.isNaN(Date.parse(v));
+    if (!valid) throw bad(`${this.name(field)} must be an ISO-8601 date or date-time (got '${v}')`);
     return v;
   }
 }

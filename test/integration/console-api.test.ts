@@ -178,7 +178,7 @@ for (const [managed, game] of [[true, 'managed'], [false, 'managed'], [false, 'n
       [[1], 'request body must be a JSON object'],
       [{ ...GIFT, users: ['ada'] }, "'items' must be a non-empty array of objects"],
       [{ ...GIFT, target_type: 'guild', items: [{ item_id: 'gem', quantity: 1 }], users: ['ada'] }, "'target_type' must be one of account, character"],
-      [{ ...GIFT, items: [{ item_id: 'gem', quantity: 0 }], users: ['ada'] }, "'items[0].quantity' must be an integer >= 1"],
+      [{ ...GIFT, items: [{ item_id: 'gem', quantity: 0 }], users: ['ada'] }, "'items[0].quantity' must be an integer from 1 to 1000000000"],
       [{ ...GIFT, expires: 'soon', items: [{ item_id: 'gem', quantity: 1 }], users: ['ada'] }, "'expires' must be an ISO-8601 date or date-time (got 'soon')"],
       [{ ...GIFT, items: [{ item_id: 'gem', quantity: 1 }], users: [] }, "'users' must be a non-empty array of non-empty strings"],
     ] as const) {

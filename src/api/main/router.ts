@@ -80,10 +80,32 @@ function decode(segment: string): string {
   }
 }
 
+/**
+ * Told of a request the server refused before any handler ran (401, 404, 405, 413, 414), with
+ * its headers (read while the request is valid).
+ */
+export type RefusalWatcher = (method: string, path: string, status: number, header: (name: string) => string) => void;
+
 export class Router {
   private readonly routes: Route[] = [];
+  private readonly watchers: Array<{ prefix: string; watcher: RefusalWatcher }> = [];
   /** Recent matches by method, then path: operators and dashboards poll the same few paths. */
   private readonly cache = new Map<string, Map<string, RouteMatch>>();
+
+  /** Calls `watcher` for each refusal of a path under `prefix`; returns the call that stops it. */
+  watchRefusals(prefix: string, watcher: RefusalWatcher): () => void {
+    const entry = { prefix, watcher };
+    this.watchers.push(entry);
+    return () => {
+      const i = this.watchers.indexOf(entry);
+      if (i >= 0) this.watchers.splice(i, 1);
+    };
+  }
+
+  /** The server refused a request before any handler: tells the watchers of its path. */
+  refused(method: string, path: string, status: number, header: (name: string) => string): void {
+    for (const { prefix, watcher } of this.watchers) if (path.startsWith(prefix)) watcher(method, path, status, header);
+  }
 
   /** Adds a route; later routes with the same pattern and method are errors. */
   add(method: Method, pattern: string, handler: RouteHandler): void {

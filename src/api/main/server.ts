@@ -100,8 +100,12 @@ export class ApiServer {
     // pipelining intact).
     const path = req.getUrl();
     const head = method === 'HEAD';
+    const refuse = (response: ApiResponse, writeHead = head): void => {
+      this.router.refused(method, path, response.status, (name) => req.getHeader(name));
+      writeResponse(res, response, writeHead);
+    };
     if (path.length > MAX_PATH_BYTES) {
-      writeResponse(res, errorResponse(gsfError('GSF_ERR_URI_TOO_LONG', MAX_PATH_BYTES)), head);
+      refuse(errorResponse(gsfError('GSF_ERR_URI_TOO_LONG', MAX_PATH_BYTES)));
       return;
     }
     const match = this.router.match(method, path);
@@ -112,19 +116,19 @@ export class ApiServer {
       const presented = auth.length > 7 && auth.slice(0, 7).toLowerCase() === 'bearer ' ? auth.slice(7)
         : path.startsWith('/dashboard') ? new URLSearchParams(req.getQuery() ?? '').get('token') ?? '' : '';
       if (!tokenMatches(presented, token)) {
-        writeResponse(res, UNAUTHORIZED, head);
+        refuse(UNAUTHORIZED);
         return;
       }
     }
     // A HEAD answer is the GET answer without its body, Content-Length included.
     const asMethod = head ? 'GET' : method;
     if (match.kind === 'none') {
-      writeResponse(res, errorResponse(gsfError('GSF_ERR_NOT_FOUND', asMethod, path)), head);
+      refuse(errorResponse(gsfError('GSF_ERR_NOT_FOUND', asMethod, path)));
       return;
     }
     if (match.kind === 'method') {
       const err = new GsfError('GSF_ERR_METHOD_NOT_ALLOWED', [asMethod, path], { details: { allowed: match.allowed } });
-      writeResponse(res, errorResponse(err, { Allow: match.allowed.join(', ') }), head);
+      refuse(errorResponse(err, { Allow: match.allowed.join(', ') }));
       return;
     }
     if (method === 'GET' || head) {
@@ -136,7 +140,9 @@ export class ApiServer {
     const headers = new Map<string, string>();
     req.forEach((k, v) => headers.set(k, v));
     const limit = this.options.maxBodyBytes;
+    const header = (name: string): string => headers.get(name) ?? '';
     if (Number(headers.get('content-length') ?? '0') > limit) {
+      this.router.refused(method, path, 413, header);
       writeResponse(res, tooBig(limit));
       return;
     }
@@ -150,6 +156,7 @@ export class ApiServer {
       size += chunk.byteLength;
       if (size > limit) {
         rejected = true;
+        this.router.refused(method, path, 413, header);
         if (!state.aborted) res.cork(() => writeResponse(res, tooBig(limit)));
         return;
       }
