@@ -100,12 +100,12 @@ export class CounterRegistry {
 
   /** Counter names of a category, sorted, or null when there is no such category. */
   list(category: string): string[] | null {
-    const provider = this.providers.get(category);
-    if (provider) return provider.list();
+    // A built-in category (provided) may also hold counters plugins made in it: both are listed.
+    const provided = this.providers.get(category)?.list() ?? null;
     const stored = native.counterList(category);
     const callable = this.callables.get(category);
-    if (stored === null && !callable) return null;
-    return [...new Set([...(stored ?? []), ...(callable?.keys() ?? [])])].sort();
+    if (provided === null && stored === null && !callable) return null;
+    return [...new Set([...(provided ?? []), ...(stored ?? []), ...(callable?.keys() ?? [])])].sort();
   }
 
   /** Whether the category exists (stored, callable or provided). */
@@ -121,7 +121,11 @@ export class CounterRegistry {
   /** The value (undefined: a callable with no value), or null when there is no such counter. */
   read(category: string, name: string): CounterReading | null {
     const provider = this.providers.get(category);
-    if (provider) return provider.read(name);
+    if (provider) {
+      // undefined: a built-in counter with no value now; null: not a built-in one.
+      const provided = provider.read(name);
+      if (provided !== null) return provided;
+    }
     const callable = this.callables.get(category)?.get(name);
     if (callable) {
       const v = callable.fn(category, name);
@@ -137,7 +141,7 @@ export class CounterRegistry {
    */
   reader(category: string, name: string): (() => CounterReading | null) | null {
     const provider = this.providers.get(category);
-    if (provider) return provider.read(name) === null ? null : () => provider.read(name);
+    if (provider && provider.read(name) !== null) return () => provider.read(name);
     const callable = this.callables.get(category)?.get(name);
     if (callable) return () => this.read(category, name);
     const handle = native.counterHandle(category, name);
@@ -147,7 +151,7 @@ export class CounterRegistry {
   /** The description ('' when none), or null when there is no such counter. */
   describe(category: string, name: string): string | null {
     const provider = this.providers.get(category);
-    if (provider) return provider.read(name) === null ? null : provider.describe(name);
+    if (provider && provider.read(name) !== null) return provider.describe(name);
     const callable = this.callables.get(category)?.get(name);
     if (callable) return callable.description;
     const stored = native.counterGet(category, name);

@@ -9,7 +9,7 @@ import type { ObjectSchema } from './schema.ts';
 
 export const MODEL = 'engine_object_model';
 
-function callable(registry: CounterRegistry, category: string, name: string, description: string, fn: () => number): void {
+function callable(registry: CounterRegistry, category: string, name: string, description: string, fn: () => number | undefined): void {
   try {
     registry.registerCallable(category, name, description, fn);
   } catch {
@@ -27,15 +27,16 @@ export function registerObjectCounters(registry: CounterRegistry, db: string, sc
   callable(registry, OBJECT, 'cache_misses', 'Object lookups the cache could not answer', () => cache().misses);
   callable(registry, OBJECT, 'cache_evictions', 'Objects dropped from the cache to stay within its budget', () => cache().evictions);
   const stored = (name: string): number => native.counterValue(DB_STAT, `${db}/${name}`) ?? 0;
-  const mean = (total: string, count: string): number => {
+  // A mean over no items has no value: read over REST it is a 204 (SPEC 4.4), and /metrics leaves it out.
+  const mean = (total: string, count: string): number | undefined => {
     const n = stored(count);
-    return n > 0 ? stored(total) / n : 0;
+    return n > 0 ? stored(total) / n : undefined;
   };
   callable(registry, DB_STAT, `${db}/commit_latency_mean_in_sec`, 'Mean time of a group commit (seconds)',
     () => mean(DbCounter.commitTimeTotal, DbCounter.groups));
   callable(registry, DB_STAT, `${db}/group_size_mean`, 'Mean number of events per database transaction', () => {
     const groups = stored(DbCounter.groups);
-    return groups > 0 ? (stored(DbCounter.committed) + stored(DbCounter.conflicted) + stored(DbCounter.failed)) / groups : 0;
+    return groups > 0 ? (stored(DbCounter.committed) + stored(DbCounter.conflicted) + stored(DbCounter.failed)) / groups : undefined;
   });
   callable(registry, DB_STAT, `${db}/fetch_latency_mean_in_sec`, 'Mean time of an object read from the database (seconds)',
     () => mean(DbCounter.fetchTimeTotal, DbCounter.fetchQueries));

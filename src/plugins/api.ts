@@ -114,7 +114,8 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
       cancel: (id) => native.timerCancel(id),
     },
     counters: {
-      update: (c, n, v, d) => update(c, n, v, !Number.isInteger(v), d),
+      // An integer JavaScript cannot hold exactly (past ±2^53) is kept as the double it is, not cut to int64.
+      update: (c, n, v, d) => update(c, n, v, !Number.isSafeInteger(v), d),
       updateDouble: (c, n, v, d) => update(c, n, v, true, d),
       increase: (c, n, amount = 1) => rt.counterIncrease(c, n, checkAmount(amount)),
       decrease: (c, n, amount = 1) => rt.counterIncrease(c, n, -checkAmount(amount)),
