@@ -55,12 +55,23 @@ function sendAnswer(res: uWS.HttpResponse, answer: AgentAnswer): void {
   });
 }
 
-function sendJson(res: uWS.HttpResponse, status: string, body: unknown, headers: Record<string, string> = {}): void {
+/**
+ * Writes a JSON answer. To HEAD (`head`), the status and headers only, Content-Length that of
+ * the body: a keep-alive client reads no body there, and one sent would be taken for the next answer.
+ */
+function sendJson(res: uWS.HttpResponse, status: string, body: unknown, headers: Record<string, string> = {}, head = false): void {
   res.cork(() => {
     res.writeStatus(status);
     for (const [k, v] of Object.entries(headers)) res.writeHeader(k, v);
     res.writeHeader('Content-Type', 'application/json');
-    res.end(JSON.stringify(body));
+    const text = JSON.stringify(body);
+    if (!head) {
+      res.end(text);
+      return;
+    }
+    // endWithoutBody(length) leaves the response open in this uWS version: the length goes in a header.
+    res.writeHeader('Content-Length', String(Buffer.byteLength(text)));
+    res.endWithoutBody();
   });
 }
 
@@ -133,13 +144,15 @@ export async function startAgent(config: AgentConfig, log = agentLogger(config))
   for (const endpoint of service.endpoints.keys()) {
     app.post(endpoint, serve(endpoint));
     app.any(endpoint, (res, req) => {
+      const method = req.getMethod().toUpperCase();
       sendJson(res, '405 Method Not Allowed',
-        errorBody('GSF_ERR_METHOD_NOT_ALLOWED', `method ${req.getMethod().toUpperCase()} not allowed for ${endpoint}`, { allowed: ['POST'] }),
-        { Allow: 'POST' });
+        errorBody('GSF_ERR_METHOD_NOT_ALLOWED', `method ${method} not allowed for ${endpoint}`, { allowed: ['POST'] }),
+        { Allow: 'POST' }, method === 'HEAD');
     });
   }
   app.any('/*', (res, req) => {
-    sendJson(res, '404 Not Found', errorBody('GSF_ERR_NOT_FOUND', `no route for ${req.getMethod().toUpperCase()} ${req.getUrl()}`));
+    const method = req.getMethod().toUpperCase();
+    sendJson(res, '404 Not Found', errorBody('GSF_ERR_NOT_FOUND', `no route for ${method} ${req.getUrl()}`), {}, method === 'HEAD');
   });
 
   const listening = await listenUws(app, a.address, a.port, 'Authenticator');

@@ -6,7 +6,7 @@
  * HTTP 401 means the token (or its secret) is not valid: result 1.
  */
 import { oauthHeader } from './oauth1.ts';
-import { PlatformError, isObject, platformGet } from './platform-http.ts';
+import { PlatformError, idText, isObject, platformGet } from './platform-http.ts';
 import { OK, failed, type Credentials, type PlatformAdapter } from './platform.ts';
 import type { AgentAnswer } from '../types.ts';
 
@@ -60,9 +60,10 @@ export class MicroblogAdapter implements PlatformAdapter {
       if (!isObject(json) || !Array.isArray(json.ids) || typeof json.next_cursor_str !== 'string') {
         throw new PlatformError('bad_answer', 'microblog friends/ids answered without ids and next_cursor_str');
       }
-      for (const id of json.ids) {
-        if (typeof id !== 'string' && typeof id !== 'number') throw new PlatformError('bad_answer', 'microblog friends/ids answered an id that is not a string');
-        friends.push(String(id));
+      for (const raw of json.ids) {
+        const id = idText(raw);
+        if (id === null) throw new PlatformError('bad_answer', 'microblog friends/ids answered an id that is neither a string nor an exact integer');
+        friends.push(id);
       }
       if (json.next_cursor_str === cursor) throw new PlatformError('bad_answer', 'microblog friends/ids repeated its cursor');
       cursor = json.next_cursor_str;

@@ -52,6 +52,15 @@ export async function platformGet(platform: string, url: string, timeoutMs: numb
 }
 
 /** Whether `v` is a JSON object. */
+/**
+ * A platform's id as text: a string as is, a number only when it is an exact integer (a JSON
+ * number past 2^53 has already lost digits, so it names someone else); else null.
+ */
+export function idText(v: unknown): string | null {
+  if (typeof v === 'string') return v;
+  return typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : null;
+}
+
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -41,9 +41,13 @@ function checkFields(body: Body, fields: readonly string[]): AgentAnswer | null 
     if (v === undefined) return bad(`${f} is missing`);
     if (typeof v !== 'string') return bad(`${f} must be a string`);
     if (v === '') return bad(`${f} must not be empty`);
+    // A lone surrogate cannot be sent to a platform (no UTF-8 for it).
+    if (LONE_SURROGATE.test(v)) return bad(`${f} must be well-formed text (it holds an unpaired surrogate)`);
   }
   return null;
 }
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export class AuthService {
   readonly endpoints: ReadonlyMap<string, Endpoint>;

@@ -6,7 +6,7 @@
  * - `GET {base}/{user_id}/friends?access_token=T` → `{"data": [{"id"}], "paging": {"next"}}`,
  *   `paging.next` followed until it is absent.
  */
-import { PlatformError, isObject, platformGet } from './platform-http.ts';
+import { PlatformError, idText, isObject, platformGet } from './platform-http.ts';
 import { OK, failed, type Credentials, type PlatformAdapter } from './platform.ts';
 import type { AgentAnswer } from '../types.ts';
 
@@ -45,11 +45,14 @@ export class SocialnetAdapter implements PlatformAdapter {
       throw new PlatformError('bad_answer', 'socialnet /debug_token answered without data.is_valid');
     }
     if (!data.is_valid) return failed('access token is not valid');
-    if (data.app_id !== undefined && String(data.app_id) !== this.o.appId) return failed('access token was issued to another app');
-    if (typeof data.user_id !== 'string' && typeof data.user_id !== 'number') {
-      throw new PlatformError('bad_answer', 'socialnet /debug_token answered without data.user_id');
+    if (data.app_id !== undefined) {
+      const appId = idText(data.app_id);
+      if (appId === null) throw new PlatformError('bad_answer', 'socialnet /debug_token answered a data.app_id that is not an id');
+      if (appId !== this.o.appId) return failed('access token was issued to another app');
     }
-    if (String(data.user_id) !== playerId) return failed('access token belongs to another user');
+    const userId = idText(data.user_id);
+    if (userId === null) throw new PlatformError('bad_answer', 'socialnet /debug_token answered without data.user_id (a string, or an exact integer)');
+    if (userId !== playerId) return failed('access token belongs to another user');
     return OK;
   }
 
@@ -66,10 +69,9 @@ export class SocialnetAdapter implements PlatformAdapter {
       }
       if (!isObject(json) || !Array.isArray(json.data)) throw new PlatformError('bad_answer', 'socialnet friends answered without a data array');
       for (const f of json.data) {
-        if (!isObject(f) || (typeof f.id !== 'string' && typeof f.id !== 'number')) {
-          throw new PlatformError('bad_answer', 'socialnet friends answered an entry without an id');
-        }
-        friends.push(String(f.id));
+        const id = isObject(f) ? idText(f.id) : null;
+        if (id === null) throw new PlatformError('bad_answer', 'socialnet friends answered an entry without an id (a string, or an exact integer)');
+        friends.push(id);
       }
       const next = isObject(json.paging) ? json.paging.next : undefined;
       if (next === undefined || next === null) {
@@ -96,5 +98,6 @@ function sameOrigin(url: string, origin: string): boolean {
 function graphError(json: unknown): string {
   if (!isObject(json) || !isObject(json.error)) return '';
   const { code, type } = json.error;
-  return ` (${[type, code].filter((v) => v !== undefined).map(String).join(' ')})`;
+  // Only text and numbers are shown: anything else in a platform's answer is not read further.
+  return ` (${[type, code].filter((v) => typeof v === 'string' || typeof v === 'number').map(String).join(' ')})`;
 }
