@@ -79,10 +79,16 @@ struct Profiler::EventAccum {
 /** Bucket counts of the four times (execution, handler, io_wait, queue). */
 struct HistogramCounts {
   std::array<std::array<uint64_t, kHistogramBuckets>, 4> buckets{};
+  /**
+   * The exact sums of the four times, only ever added to: a Prometheus histogram's `_sum`
+   * must not go down, and mean x count from the running mean does by rounding.
+   */
+  std::array<double, 4> sums{};
 
   void Merge(const HistogramCounts& o) {
     for (size_t m = 0; m < buckets.size(); ++m) {
       for (size_t b = 0; b < kHistogramBuckets; ++b) buckets[m][b] += o.buckets[m][b];
+      sums[m] += o.sums[m];
     }
   }
 };
@@ -187,7 +193,10 @@ struct GroupPass {
         sumsq[k] += d * d;
         max[k] = std::max(max[k], v[k]);
       }
-      for (size_t k = 0; k < 4; ++k) histogram.buckets[k][HistogramBucket(v[k])]++;
+      for (size_t k = 0; k < 4; ++k) {
+        histogram.buckets[k][HistogramBucket(v[k])]++;
+        histogram.sums[k] += v[k];
+      }
       for (size_t k = 0; k < object_sums.size(); ++k) object_sums[k] += s.objects[k];
     }
   }
@@ -347,11 +356,10 @@ std::vector<EventHistograms> Profiler::Histograms() const {
     EventHistograms h;
     h.name_id = id;
     h.count = s.all_time.execution.count;
-    const RunningStat* stats[4] = {&s.all_time.execution, &s.all_time.handler, &s.all_time.io_wait, &s.all_time.queue};
     HistogramView* views[4] = {&h.execution, &h.handler, &h.io_wait, &h.queue};
     for (size_t m = 0; m < 4; ++m) {
       views[m]->buckets = s.histogram.buckets[m];
-      views[m]->sum = stats[m]->mean * static_cast<double>(stats[m]->count);
+      views[m]->sum = s.histogram.sums[m];
     }
     out.push_back(h);
   }

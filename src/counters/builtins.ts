@@ -32,7 +32,11 @@ type Table = Map<string, CounterReading>;
 function tableProvider(values: () => Table, descriptions: Record<string, string> | ((name: string) => string)): CategoryProvider {
   return {
     list: () => [...values().keys()].sort(),
-    read: (name) => (values().has(name) ? values().get(name) : null),
+    read: (name) => {
+      const t = values();
+      return t.has(name) ? t.get(name) : null;
+    },
+    values,
     describe: (name) => (typeof descriptions === 'function' ? descriptions(name) : descriptions[name] ?? ''),
   };
 }

@@ -16,6 +16,8 @@ export type CounterCallback = (category: string, name: string) => CounterReading
 export interface CategoryProvider {
   list(): string[];
   read(name: string): CounterReading | null;
+  /** Every counter's value from one reading (a table built per read is then built once). */
+  values?(): Map<string, CounterReading>;
   describe(name: string): string;
 }
 
@@ -100,12 +102,48 @@ export class CounterRegistry {
 
   /** Counter names of a category, sorted, or null when there is no such category. */
   list(category: string): string[] | null {
+    return this.names(category, this.providers.get(category)?.list() ?? null);
+  }
+
+  /** `list` with the provided names already read (null: no provided category). */
+  private names(category: string, provided: readonly string[] | null): string[] | null {
     // A built-in category (provided) may also hold counters plugins made in it: both are listed.
-    const provided = this.providers.get(category)?.list() ?? null;
     const stored = native.counterList(category);
     const callable = this.callables.get(category);
     if (provided === null && stored === null && !callable) return null;
     return [...new Set([...(provided ?? []), ...(stored ?? []), ...(callable?.keys() ?? [])])].sort();
+  }
+
+  /**
+   * Told when a counter's callback threw while a whole category was read (`values`): that
+   * counter is left out of the reading, the others are read.
+   */
+  onReadError: ((category: string, name: string, err: unknown) => void) | null = null;
+
+  /**
+   * Every counter of a category with its value, or null when there is no such category. A
+   * built-in table is read once, not once per counter; a counter whose callback throws is left
+   * out (and `onReadError` told), so one failing plugin callback does not hide the rest.
+   */
+  values(category: string): Map<string, CounterReading> | null {
+    const provider = this.providers.get(category);
+    const provided = provider?.values?.() ?? null;
+    const names = this.names(category, provided !== null ? [...provided.keys()] : provider?.list() ?? null);
+    if (names === null) return null;
+    const out = new Map<string, CounterReading>();
+    for (const name of names) {
+      if (provided !== null && provided.has(name)) {
+        out.set(name, provided.get(name));
+        continue;
+      }
+      try {
+        const v = this.read(category, name);
+        if (v !== null) out.set(name, v);
+      } catch (err) {
+        this.onReadError?.(category, name, err);
+      }
+    }
+    return out;
   }
 
   /** Whether the category exists (stored, callable or provided). */

@@ -93,8 +93,10 @@ export function registerCounterRoutes(router: Router, registry: CounterRegistry)
     if (counters !== null) {
       const wantValues = ['true', '1'].includes(req.query.get('values') ?? '');
       if (!wantValues) return { status: 200, body: { category: whole, counters } };
+      // One reading of the category: a built-in table is built once, a failing callback is null.
+      const read = registry.values(whole);
       const values: Record<string, unknown> = {};
-      for (const name of counters) values[name] = registry.read(whole, name) ?? null;
+      for (const name of counters) values[name] = read?.get(name) ?? null;
       return { status: 200, body: { category: whole, counters, values } };
     }
     if (segments[segments.length - 1] === 'description') {

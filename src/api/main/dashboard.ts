@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Feature } from '../../features.ts';
 import { gsfError } from '../../errors.ts';
-import type { ApiRequest, ApiResponse, Router } from './router.ts';
+import type { ApiRequest, ApiResponse, RouteHandler, Router } from './router.ts';
 
 /** One file the dashboard serves, read once when the feature starts. */
 interface Asset {
@@ -43,22 +43,25 @@ const SECURITY_HEADERS: Record<string, string> = {
  * Adds `GET /dashboard/` and `GET /dashboard/assets/{name}` to `router`. Every file is read
  * here, once; a missing file fails the start rather than the first request.
  */
-export function registerDashboard(router: Router): void {
+export function registerDashboard(router: Router): RouteHandler[] {
   const page = fs.readFileSync(`${PAGE_DIR}index.html`, 'utf8');
   const assets = new Map<string, Asset>();
   for (const [name, { file, contentType }] of Object.entries(assetSources())) {
     assets.set(name, { body: fs.readFileSync(file), contentType });
   }
 
-  router.get('/dashboard/', (req) => servePage(page, req));
-  router.get('/dashboard/assets/{name}', (req) => {
+  const pageRoute: RouteHandler = (req) => servePage(page, req);
+  const assetRoute: RouteHandler = (req) => {
     const asset = assets.get(req.params.name ?? '');
     if (!asset) throw gsfError('GSF_ERR_NOT_FOUND', 'GET', req.path);
     return {
       status: 200, body: asset.body, contentType: asset.contentType,
       headers: { ...SECURITY_HEADERS, 'Cache-Control': 'no-cache' },
     };
-  });
+  };
+  router.get('/dashboard/', pageRoute);
+  router.get('/dashboard/assets/{name}', assetRoute);
+  return [pageRoute, assetRoute];
 }
 
 /**
@@ -81,6 +84,7 @@ function servePage(page: string, req: ApiRequest): ApiResponse {
 export const dashboardFeature: Feature = {
   name: 'dashboard',
   start(ctx) {
-    if (ctx.manifest.listed.has('CounterService')) registerDashboard(ctx.api.router);
+    // The page and its assets take the token from `?token=` too (a <script> tag sends no header); nothing else does.
+    if (ctx.manifest.listed.has('CounterService')) ctx.api.acceptQueryToken(...registerDashboard(ctx.api.router));
   },
 };

@@ -17,6 +17,7 @@ import { registerCounterRoutes } from './counters.ts';
 import { registerProfilingRoutes } from './profiling.ts';
 import { registerConfigurationRoutes } from './configurations.ts';
 import { registerMetricsRoute } from './metrics.ts';
+import { createLineLimiter } from '../../log/rate-limit.ts';
 
 export const apiFeature: Feature = {
   name: 'api-service',
@@ -65,10 +66,15 @@ function startCounterService({ manifest, thread, api, watchdog }: FeatureContext
     for (const m of before.declarations.monitors) monitor.remove(m.category, m.name);
     for (const m of after.declarations.monitors) monitor.add(m.category, m.name, m.threshold);
   });
+  const readErrors = createLineLimiter({ perKeyPerSecond: 1, log: thread.log });
+  counterRegistry.onReadError = (category, name, err) =>
+    readErrors.error(`${category}/${name}`, `counter ${category}/${name}: its callback failed (left out of the reading): ${err instanceof Error ? err.message : String(err)}`);
   registerCounterRoutes(api.router, counterRegistry);
   registerMetricsRoute(api.router, counterRegistry, () => flags.get<boolean>('enable_event_profiler'));
   return {
     stop() {
+      counterRegistry.onReadError = null;
+      readErrors.close();
       unhookReload();
       monitor.stop();
       setActiveMonitor(null);

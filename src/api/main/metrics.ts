@@ -149,7 +149,7 @@ function writeQueue(out: Exposition, registry: CounterRegistry, profilerOn: bool
   const counters: Array<[string, string, number]> = [
     ['gsf_events_queued_total', 'Events put in the queue', q.pushed_total],
     ['gsf_events_completed_total', 'Events that completed', q.completed_total],
-    ['gsf_events_cancelled_total', 'Queued events dropped because an event of their tag timed out', q.cancelled_total],
+    ['gsf_events_cancelled_total', 'Events that ended without completing: each that timed out, and the queued events of its tag dropped with it', q.cancelled_total],
   ];
   for (const [name, help, v] of counters) {
     out.family(name, 'counter', help);
@@ -185,16 +185,15 @@ function writeProfiler(out: Exposition): void {
 
 function writeOthers(out: Exposition, registry: CounterRegistry, written: readonly string[]): void {
   writeMapped(out, registry, 'engine', ENGINE);
-  for (const name of registry.list('engine') ?? []) {
-    const v = registry.read('engine', name);
+  for (const [name, v] of registry.values('engine') ?? []) {
     if (ENGINE[name] !== undefined || typeof v !== 'number') continue;
     out.family('gsf_engine_value', 'gauge', 'Other engine counters (category engine), by name');
     out.sample('gsf_engine_value', { name }, v);
   }
   for (const category of registry.categories()) {
     if (BUILT_IN.has(category) || written.includes(category)) continue;
-    for (const name of registry.list(category) ?? []) {
-      const v = registry.read(category, name);
+    // A plugin callback that throws leaves out its own sample only (and writes a log line).
+    for (const [name, v] of registry.values(category) ?? []) {
       if (typeof v === 'number') {
         out.family('gsf_plugin_value', 'gauge', 'Counters that plugins define, by category and name');
         out.sample('gsf_plugin_value', { category, name }, v);

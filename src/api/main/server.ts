@@ -52,6 +52,8 @@ export class ApiServer {
   private readonly failureLog: LineLimiter;
   /** Route handlers whose GET and HEAD need no token (see `servePublicly`). */
   private readonly publicHandlers = new Set<RouteHandler>();
+  /** Route handlers whose GET and HEAD may give the token as `?token=` (see `acceptQueryToken`). */
+  private readonly queryTokenHandlers = new Set<RouteHandler>();
 
   constructor(private readonly options: ApiServerOptions) {
     this.failureLog = createLineLimiter({ perKeyPerSecond: FAILURE_LINES_PER_SECOND, log: options.log });
@@ -78,6 +80,19 @@ export class ApiServer {
    */
   servePublicly(...handlers: RouteHandler[]): void {
     for (const h of handlers) this.publicHandlers.add(h);
+  }
+
+  /**
+   * GET and HEAD requests that these route handlers answer may give the token as `?token=`
+   * instead of the header (the dashboard page and its assets: a `<script>` tag sends no header).
+   * Decided by the matched route, like `servePublicly`.
+   */
+  acceptQueryToken(...handlers: RouteHandler[]): void {
+    for (const h of handlers) this.queryTokenHandlers.add(h);
+  }
+
+  private takesQueryToken(method: string, match: RouteMatch): boolean {
+    return (method === 'GET' || method === 'HEAD') && match.kind === 'found' && this.queryTokenHandlers.has(match.handler);
   }
 
   private isPublic(method: string, match: RouteMatch): boolean {
@@ -114,7 +129,7 @@ export class ApiServer {
       const auth = req.getHeader('authorization');
       // The scheme's name is case-insensitive (RFC 9110 11.1).
       const presented = auth.length > 7 && auth.slice(0, 7).toLowerCase() === 'bearer ' ? auth.slice(7)
-        : path.startsWith('/dashboard') ? new URLSearchParams(req.getQuery() ?? '').get('token') ?? '' : '';
+        : this.takesQueryToken(method, match) ? new URLSearchParams(req.getQuery() ?? '').get('token') ?? '' : '';
       if (!tokenMatches(presented, token)) {
         refuse(UNAUTHORIZED);
         return;

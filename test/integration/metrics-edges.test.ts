@@ -1,0 +1,168 @@
+/**
+ * `/metrics` and the dashboard's feeds at their edges: which routes take `?token=`, a plugin
+ * callback that throws, a whole profiler category read at once, histogram sums, and timeouts.
+ */
+import test from 'ava';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { native } from '../../src/native.ts';
+import { namedTag } from '../../src/events/tags.ts';
+import { startTestServer, waitFor } from './_server.ts';
+import { client } from './_http.ts';
+
+const SRC = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'index.ts');
+const TOKEN = 's3cret';
+
+/** A plugin of its own for these tests: two plugin routes, two callable counters (one throws), an event awaiting engine I/O. */
+function edgesPlugin(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-metrics-edges-'));
+  fs.writeFileSync(path.join(dir, 'index.ts'), `
+import { definePlugin } from ${JSON.stringify(SRC)};
+export default definePlugin({
+  name: 'metrics-edges',
+  version: '0.0.1',
+  register(api) {
+    api.http.route('GET', '/dashboards/{name}', (req, res) => res.json({ board: req.params.name, secret: 42 }));
+    api.http.route('POST', '/{player}/ban', (req, res) => res.json({ banned: req.params.player }));
+    api.counters.registerCallable('edge', 'ok', 'always 7', () => 7);
+    api.counters.registerCallable('edge', 'boom', 'its backend is down', () => { throw new Error('backend unreachable'); });
+    api.event('edge.io', async (p: { ms: number }, ctx) => {
+      if (p.ms > 0) await ctx.io(new Promise((resolve) => setTimeout(resolve, p.ms)));
+    });
+  },
+});
+`);
+  return dir;
+}
+
+/** The value of one sample line (`series` with its labels), or undefined. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+test.serial('?token= opens the dashboard page and its assets only, not other routes under a /dashboard-like path', async (t) => {
+  const s = await startTestServer({ ApiService: { api_service_token: TOKEN } }, [edgesPlugin()]);
+  try {
+    const base = `http://127.0.0.1:${s.server.api.port}`;
+    const status = (method: string, p: string, headers: Record<string, string> = {}): Promise<number> =>
+      fetch(base + p, { method, headers }).then(async (r) => { await r.arrayBuffer(); return r.status; });
+    // What the docs grant: the page and its assets with ?token=, the plugin routes with the header.
+    t.is(await status('GET', `/dashboard/?token=${TOKEN}`), 200);
+    t.is(await status('GET', `/dashboard/assets/dashboard.js?token=${TOKEN}`), 200);
+    t.is(await status('GET', '/dashboards/ops', { Authorization: `Bearer ${TOKEN}` }), 200);
+    t.is(await status('POST', '/alice/ban', { Authorization: `Bearer ${TOKEN}` }), 200);
+    t.is(await status('POST', `/alice/ban?token=${TOKEN}`), 401);
+    // Not the dashboard: the query token is not taken (a URL's token ends up in access logs).
+    t.deepEqual({
+      pluginGet: await status('GET', `/dashboards/ops?token=${TOKEN}`),
+      pluginPost: await status('POST', `/dashboard/ban?token=${TOKEN}`),
+      unknownPath: await status('GET', `/dashboardz?token=${TOKEN}`),
+    }, { pluginGet: 401, pluginPost: 401, unknownPath: 401 });
+  } finally {
+    await s.stop();
+  }
+});
+
+test.serial('a plugin callback that throws leaves the rest of /metrics and of its category readable, with a log line', async (t) => {
+  const s = await startTestServer({}, [edgesPlugin()]);
+  try {
+    const api = client(s.server.api.port);
+    const metrics = await api.get('/metrics');
+    t.is(metrics.status, 200);
+    t.is(sample(metrics.text, 'gsf_plugin_value{category="edge",name="ok"}'), 7);
+    t.false(metrics.text.includes('name="boom"'));
+    t.true(metrics.text.includes('gsf_events_waiting '));
+    const feed = await api.get('/v1/counters/edge/?values=true');
+    t.deepEqual([feed.status, feed.body], [200, { category: 'edge', counters: ['boom', 'ok'], values: { boom: null, ok: 7 } }]);
+    t.true(s.logs().some((l) => l.includes('counter edge/boom: its callback failed (left out of the reading): backend unreachable')));
+  } finally {
+    await s.stop();
+  }
+});
+
+test.serial('GET /v1/counters/event/profiling/all/?values=true reads the profiler a bounded number of times, not twice per counter', async (t) => {
+  const s = await startTestServer({}, ['timeout-probe']);
+  const EVENTS = 20;
+  try {
+    const file = path.join(s.dir, 'marks.jsonl');
+    for (let i = 0; i < EVENTS; i++) s.server.invoke('probe.mark', { file, label: `feed_${i}` }, { name: `feed_${i}` });
+    await waitFor(() => native.profilerAll(0).filter(([n]) => n.startsWith('feed_')).length === EVENTS, 10000, 'the profiles');
+    const original = native.profilerAll;
+    let calls = 0;
+    (native as { profilerAll: typeof original }).profilerAll = (order) => {
+      calls++;
+      return original.call(native, order);
+    };
+    let r;
+    try {
+      r = await client(s.server.api.port).get('/v1/counters/event/profiling/all/?values=true');
+    } finally {
+      (native as { profilerAll: typeof original }).profilerAll = original;
+    }
+    t.is(r.status, 200);
+    const body = r.body as { counters: string[]; values: Record<string, number> };
+    t.is(body.values['feed_7/all_time/execution_count'], 1);
+    t.is(body.counters.length, Object.keys(body.values).length);
+    t.true(body.counters.length > EVENTS * 10);
+    t.true(calls <= 2, `${calls} profilerAll calls for ${body.counters.length} counters`);
+  } finally {
+    await s.stop();
+  }
+});
+
+test.serial('gsf_event_io_wait_seconds_sum never goes down while events with no I/O wait complete', async (t) => {
+  const s = await startTestServer({}, [edgesPlugin()]);
+  try {
+    const api = client(s.server.api.port);
+    const series = 'gsf_event_io_wait_seconds_sum{event="edge_io"}';
+    const countSeries = 'gsf_event_io_wait_seconds_count{event="edge_io"}';
+    const scrape = async (count: number): Promise<number> => {
+      const text = await waitFor(async () => {
+        const m = await api.get('/metrics');
+        return sample(m.text, countSeries) === count ? m.text : null;
+      }, 10000, `${count} events profiled`);
+      return sample(text, series)!;
+    };
+    for (const ms of [3, 7, 11]) s.server.invoke('edge.io', { ms }, { name: 'edge_io' });
+    const sums = [await scrape(3)];
+    t.true(sums[0]! > 0.015, `the first three waited ${sums[0]} s`);
+    for (let batch = 1; batch <= 40; batch++) {
+      for (let i = 0; i < 3; i++) s.server.invoke('edge.io', { ms: 0 }, { name: 'edge_io' });
+      sums.push(await scrape(3 + batch * 3));
+    }
+    const drops = sums.flatMap((v, i) => (i > 0 && v < sums[i - 1]! ? [`${sums[i - 1]} -> ${v}`] : []));
+    t.deepEqual(drops, []);
+  } finally {
+    await s.stop();
+  }
+});
+
+test.serial('a timeout with two events queued behind it on its tag counts 1 timeout and 3 cancelled events (it and the two)', async (t) => {
+  const s = await startTestServer({ EventDispatcher: { event_threads_size: 1, event_timeout_in_ms: 150 } }, ['timeout-probe']);
+  const file = path.join(s.dir, 'marks.jsonl');
+  try {
+    const api = client(s.server.api.port);
+    const cancelledBefore = sample((await api.get('/metrics')).text, 'gsf_events_cancelled_total')!;
+    const tag = namedTag('edges-late');
+    // Awaits past its timeout; the two behind it on its tag are dropped with it.
+    const late = s.server.invoke('probe.mark', { file, label: 'late', awaitMs: 1000 }, { tag, name: 'edges_late' });
+    s.server.invoke('probe.mark', { file, label: 'q1' }, { tag, name: 'edges_queued' });
+    s.server.invoke('probe.mark', { file, label: 'q2' }, { tag, name: 'edges_queued' });
+    await waitFor(() => s.logs().find((l) => l.includes(`Event timeout: event_name=edges_late, event_id=${late}`)), 10000, 'the timeout line');
+    const text = await waitFor(async () => {
+      const r = await api.get('/metrics');
+      return sample(r.text, 'gsf_events_waiting') === 0 && sample(r.text, 'gsf_events_outstanding') === 0 ? r.text : null;
+    }, 10000, 'an empty queue');
+    const ran = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { label: string }).label) : [];
+    t.deepEqual({
+      timeouts: sample(text, 'gsf_event_timeouts_total{event="edges_late"}'),
+      cancelled: sample(text, 'gsf_events_cancelled_total')! - cancelledBefore,
+      ran,
+    }, { timeouts: 1, cancelled: 3, ran: ['late'] });
+  } finally {
+    await s.stop();
+  }
+});
