@@ -147,7 +147,11 @@ export interface NativeCore extends NativePluginHost {
   armWake(): void;
   /** Adds a timer firing after `delayMs`, then every `intervalMs` if > 0; returns its id. */
   timerAdd(delayMs: number, intervalMs: number, nameId: number, handlerId: number,
-    payload: Uint8Array | null): number;
+    payload: Uint8Array | null, reservedId?: number): number;
+  /** An id for a timer an event holds until its run ends (`timerAdd` with it, or `timerRelease`). */
+  timerReserve(): number;
+  /** Lets a reserved id go without a timer. */
+  timerRelease(id: number): void;
   /** Cancels a timer; false if unknown or already fired (one-shot). */
   timerCancel(id: number): boolean;
   /** Pushes every due timer onto TIMER_TAG; returns ms until the next due timer, or -1. */

@@ -12,8 +12,22 @@ Napi::Value TimerAdd(const Napi::CallbackInfo& info) {
   uint32_t name_id = IdArg(info, 2, "nameId");
   uint32_t handler_id = IdArg(info, 3, "handlerId");
   ByteView payload = BytesArg(info, 4, "payload", true);
-  uint64_t id = ProcessRuntime().timers.Add(delay_ms, interval_ms, name_id, handler_id, payload.data, payload.length);
+  // Optional: the id a held timer reserved (0 or absent: a new id).
+  double reserved = info.Length() > 5 && !info[5].IsUndefined() ? NumberArg(info, 5, "reservedId") : 0;
+  if (reserved < 0 || reserved > kMaxSafeInteger) reserved = 0;
+  uint64_t id = ProcessRuntime().timers.Add(delay_ms, interval_ms, name_id, handler_id, payload.data, payload.length,
+                                            static_cast<uint64_t>(reserved));
   return Napi::Number::New(info.Env(), static_cast<double>(id));
+}
+
+Napi::Value TimerReserve(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().timers.Reserve()));
+}
+
+Napi::Value TimerRelease(const Napi::CallbackInfo& info) {
+  double id = NumberArg(info, 0, "id");
+  if (id >= 1 && id <= kMaxSafeInteger) ProcessRuntime().timers.Release(static_cast<uint64_t>(id));
+  return info.Env().Undefined();
 }
 
 Napi::Value TimerCancel(const Napi::CallbackInfo& info) {
@@ -31,6 +45,8 @@ Napi::Value TimerFire(const Napi::CallbackInfo& info) {
 void TimerStoreBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<TimerAdd>(env, exports, "timerAdd");
   Export<TimerCancel>(env, exports, "timerCancel");
+  Export<TimerReserve>(env, exports, "timerReserve");
+  Export<TimerRelease>(env, exports, "timerRelease");
   Export<TimerFire>(env, exports, "timerFire");
 }
 

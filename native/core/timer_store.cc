@@ -15,7 +15,8 @@ int64_t MsToNs(double ms) {
   if (!std::isfinite(ms) || ms <= 0) return 0;
   // About 292 years; anything longer is "never" for a game server.
   if (ms >= 9.2e12) return INT64_MAX / 2;
-  return static_cast<int64_t>(ms * kNsPerMs);
+  // A positive time is at least 1 ns: an interval of 0 would make a repeating timer one-shot.
+  return std::max<int64_t>(1, static_cast<int64_t>(ms * kNsPerMs));
 }
 
 }  // namespace
@@ -38,15 +39,33 @@ void TimerStore::CompactLocked() {
   std::make_heap(heap_.begin(), heap_.end(), Later());
 }
 
+uint64_t TimerStore::Reserve() {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t id = next_id_++;
+  reserved_.insert(id);
+  return id;
+}
+
+void TimerStore::Release(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  reserved_.erase(id);
+}
+
 uint64_t TimerStore::Add(double delay_ms, double interval_ms, uint32_t name_id, uint32_t handler_id,
-                         const uint8_t* payload, size_t payload_len) {
+                         const uint8_t* payload, size_t payload_len, uint64_t reserved) {
   int64_t now = NowNs();
   int64_t due = now + MsToNs(delay_ms);
   bool earlier;
   uint64_t id;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    id = next_id_++;
+    if (reserved != 0) {
+      // Cancelled (or released) while its event held it: no timer.
+      if (reserved_.erase(reserved) == 0) return 0;
+      id = reserved;
+    } else {
+      id = next_id_++;
+    }
     Timer& t = timers_[id];
     t.due_ns = due;
     t.interval_ns = MsToNs(interval_ms);
@@ -67,7 +86,7 @@ uint64_t TimerStore::Add(double delay_ms, double interval_ms, uint32_t name_id, 
 
 bool TimerStore::Cancel(uint64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (timers_.erase(id) == 0) return false;
+  if (timers_.erase(id) == 0) return reserved_.erase(id) != 0;
   if (heap_.size() > 64 && heap_.size() > 2 * timers_.size()) CompactLocked();
   return true;
 }
@@ -121,6 +140,7 @@ size_t TimerStore::Clear() {
   size_t n = timers_.size();
   timers_.clear();
   heap_.clear();
+  reserved_.clear();
   return n;
 }
 

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace gsf {
@@ -22,9 +23,20 @@ class TimerStore {
  public:
   TimerStore(TagQueue* queue, WakeSignal* wake);
 
-  /** Adds a timer due after `delay_ms`, then every `interval_ms` if > 0; returns its id. */
+  /**
+   * Adds a timer due after `delay_ms`, then every `interval_ms` if > 0; returns its id. With
+   * `reserved` (from Reserve), the timer takes that id; 0 is returned, and nothing added, when
+   * the reservation was cancelled or released meanwhile.
+   */
   uint64_t Add(double delay_ms, double interval_ms, uint32_t name_id, uint32_t handler_id,
-               const uint8_t* payload, size_t payload_len);
+               const uint8_t* payload, size_t payload_len, uint64_t reserved = 0);
+  /**
+   * An id for a timer added later (an event holds its timers until its run ends or its object
+   * changes are durable): Cancel of it before then cancels the timer to come.
+   */
+  uint64_t Reserve();
+  /** Lets a reservation go without a timer (the event that held it was dropped). */
+  void Release(uint64_t id);
   /** False if unknown or already fired (one-shot). */
   bool Cancel(uint64_t id);
   /**
@@ -63,6 +75,8 @@ class TimerStore {
   WakeSignal* wake_;
   mutable std::mutex mu_;
   std::unordered_map<uint64_t, Timer> timers_;
+  /** Ids reserved and not yet added, released or cancelled. */
+  std::unordered_set<uint64_t> reserved_;
   std::vector<Entry> heap_;
   uint64_t next_id_ = 1;
   uint64_t next_seq_ = 0;

@@ -151,3 +151,43 @@ TEST(timer_add_wakes_only_for_an_earlier_due_time) {
   f.timers.Fire();  // pushing the due timer wakes through the queue
   CHECK_EQ(calls.load(), 3);
 }
+
+TEST(timer_reserved_id_is_added_later_or_cancelled_first) {
+  FakeClock clock;
+  TimerFixture f;
+  // A held timer: its id exists at once, the timer only when it is added with it.
+  uint64_t held = f.timers.Reserve();
+  uint64_t other = f.Add(5, 0, 8);
+  CHECK(held != other);
+  CHECK_EQ(f.timers.Count(), 1u);
+  CHECK_EQ(f.timers.Add(5, 0, 9, 109, nullptr, 0, held), held);
+  CHECK_EQ(f.timers.Count(), 2u);
+  clock.AdvanceMs(5);
+  f.timers.Fire();
+  CHECK(f.Drain() == std::vector<uint32_t>({8, 9}));
+  // Cancelled while held: adding it later adds nothing.
+  uint64_t cancelled = f.timers.Reserve();
+  CHECK(f.timers.Cancel(cancelled));
+  CHECK(!f.timers.Cancel(cancelled));
+  CHECK_EQ(f.timers.Add(1, 0, 10, 110, nullptr, 0, cancelled), 0u);
+  // Released (its event was dropped): the same.
+  uint64_t released = f.timers.Reserve();
+  f.timers.Release(released);
+  CHECK_EQ(f.timers.Add(1, 0, 11, 111, nullptr, 0, released), 0u);
+  CHECK(!f.timers.Cancel(released));
+  clock.AdvanceMs(10);
+  CHECK_EQ(f.timers.Fire(), -1);
+  CHECK(f.Drain().empty());
+}
+
+TEST(timer_interval_below_one_ns_still_repeats) {
+  FakeClock clock;
+  TimerFixture f;
+  uint64_t id = f.Add(0, 1e-9, 12);
+  f.timers.Fire();
+  CHECK_EQ(f.Drain().size(), 1u);
+  clock.AdvanceMs(1);
+  f.timers.Fire();
+  CHECK_EQ(f.Drain().size(), 1u);
+  CHECK(f.timers.Cancel(id));
+}

@@ -26,6 +26,32 @@ export class HeldCounter {
 }
 
 /**
+ * A timer an event started, held with its other effects: its id is reserved at once (so
+ * `cancel` works before the timer exists), and the timer starts when the event's run ends or
+ * its object changes are durable; a dropped run (a rerun, a failed commit) lets the id go.
+ */
+export class HeldTimer {
+  constructor(
+    readonly id: number,
+    readonly delayMs: number,
+    readonly intervalMs: number,
+    readonly nameId: number,
+    readonly handlerId: number,
+    readonly payload: Uint8Array | null,
+  ) {}
+
+  /** Starts the timer (nothing when it was cancelled meanwhile). */
+  apply(): void {
+    native.timerAdd(this.delayMs, this.intervalMs, this.nameId, this.handlerId, this.payload, this.id);
+  }
+
+  /** Lets the reserved id go: the timer never starts. */
+  release(): void {
+    native.timerRelease(this.id);
+  }
+}
+
+/**
  * The counter's value as the event sees it: the stored value with the event's held changes
  * made on top, in order (null when neither the store nor the event has the counter). An
  * integer counter adds amounts truncated, as the store does.

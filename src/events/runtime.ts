@@ -12,7 +12,7 @@ import { childNameId, intern, nameOf, reserveHeldId } from './names.ts';
 import { workReady } from './wake.ts';
 import { invokeStage } from './main/invoke-stage.ts';
 import { isValidTag, randomTag, resolveTag, type TagSwitches } from './tags.ts';
-import { HeldCounter, pendingValue } from './held-counters.ts';
+import { HeldCounter, HeldTimer, pendingValue } from './held-counters.ts';
 import type { EventContext, EventHandler, EventKindName, EventObjects, HeldEffects, InvokeOptions, WorkerEffects } from './types.ts';
 
 // Other features import these from here (names.ts holds them).
@@ -112,7 +112,7 @@ export class RunningEvent implements EventContext, HeldEffects {
    * they are let go when its synchronous run ends, or, when it has objects, once its changes
    * are durable (src/events/held-counters.ts).
    */
-  heldInvokes: Array<HeldInvoke | HeldCounter> | null = null;
+  heldInvokes: Array<HeldInvoke | HeldCounter | HeldTimer> | null = null;
   /** Runs the plugin's handler again (an object conflict); set by whoever calls the plugin. */
   rerun: (() => unknown) | null = null;
   /** The payload the handler got (a rerun gets it again). */
@@ -284,7 +284,7 @@ export class EventRuntime {
     ev.heldInvokes = null;
     let pushed = false;
     for (const h of held) {
-      if (h instanceof HeldCounter) {
+      if (h instanceof HeldCounter || h instanceof HeldTimer) {
         h.apply();
         continue;
       }
@@ -296,6 +296,7 @@ export class EventRuntime {
 
   /** Drops the events `ev` invoked and its counter changes (its object changes were discarded, or it reruns). */
   dropInvokes(ev: RunningEvent): void {
+    for (const h of ev.heldInvokes ?? []) if (h instanceof HeldTimer) h.release();
     ev.heldInvokes = null;
   }
 
@@ -349,7 +350,15 @@ export class EventRuntime {
     }
     const handlerId = this.handlerId(event);
     this.refuseAfterStop(`timer '${event}'`);
-    return native.timerAdd(delayMs, intervalMs, intern(name ?? event), handlerId, encodePayload(payload));
+    // An event that timed out while it awaited starts nothing when it resumes: no timer (id 0).
+    if (this.cancelledNow()) return 0;
+    const nameId = intern(name ?? event);
+    const ev = this.counterHolder();
+    if (ev === null) return native.timerAdd(delayMs, intervalMs, nameId, handlerId, encodePayload(payload));
+    // Held with the event's other effects: started when its run ends or its changes are durable.
+    const held = new HeldTimer(native.timerReserve(), delayMs, intervalMs, nameId, handlerId, encodePayload(payload));
+    (ev.heldInvokes ??= []).push(held);
+    return held.id;
   }
 
   /** Renames the running event (SPEC 6.3 `SetEventName`). */

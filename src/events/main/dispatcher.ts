@@ -16,6 +16,9 @@ import { currentEpoch, nextEpoch, stopAllEpochs, workReady } from '../wake.ts';
 import type { ChannelHello, ChannelName, ServeTask, WorkerEndHooks, WorkerMessage } from '../types.ts';
 import { WorkerPools, type TaskEntry } from './worker-pools.ts';
 
+/** The longest wait setTimeout keeps (2^31 - 1 ms). */
+const MAX_TIMEOUT_MS = 0x7fffffff;
+
 export { workerExecArgv } from './worker-pools.ts';
 export type { PoolSwap, SwapHooks } from './worker-pools.ts';
 
@@ -200,6 +203,9 @@ export class Dispatcher extends WorkerPools {
   }
 
   private scheduleTimers(nextMs: number): void {
+    // setTimeout waits at most 2^31 - 1 ms (longer fires after 1 ms): a timer further out is
+    // looked at again then, and waited for in steps.
+    nextMs = Math.min(nextMs, MAX_TIMEOUT_MS);
     const due = Date.now() + nextMs;
     if (this.timerHandle !== null && due >= this.timerDue) return;
     if (this.timerHandle !== null) clearTimeout(this.timerHandle);

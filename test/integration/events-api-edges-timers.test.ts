@@ -1,0 +1,122 @@
+/**
+ * Edges of `api.timers`: intervals that round to nothing, delays past what Node's setTimeout
+ * holds, and timers created by an event that was cancelled by its timeout. The plugin is
+ * written into a temporary folder so each test drives the public PluginApi, as a game would.
+ */
+import test from 'ava';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { native } from '../../src/native.ts';
+import { startTestServer, waitFor, type TestServer } from './_server.ts';
+
+/** A plugin whose events call `api.timers` with what their payload says and note what ran. */
+function edgePlugin(): string {
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-edges-')), 'edges');
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, 'index.ts'), `import fs from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
+import { definePlugin } from 'gsf';
+
+export default definePlugin({
+  name: 'edges',
+  version: '0.0.1',
+  register(api) {
+    const note = (file: string, label: string): void => fs.appendFileSync(file, label + '\\n');
+    // Starts a repeating timer and keeps its id where the test can read it.
+    api.event<{ ms: number }>('edges.every', (p) => {
+      const id = api.timers.every(p.ms, 'edges.tick');
+      api.counters.update('edges', 'every_id', id);
+    });
+    api.event('edges.tick', () => {
+      api.counters.increase('edges', 'ticks');
+    });
+    api.event<{ file: string; label: string }>('edges.note', (p) => note(p.file, p.label));
+    api.event<{ file: string; label: string; ms: number }>('edges.wait', async (p) => {
+      await delay(p.ms);
+      note(p.file, p.label);
+    });
+    // Awaits past its timeout, then starts a one-shot timer.
+    api.event<{ file: string; awaitMs: number }>('edges.late', async (p) => {
+      note(p.file, 'late:start');
+      await delay(p.awaitMs);
+      note(p.file, 'late:resumed');
+      api.timers.after(1, 'edges.note', { file: p.file, label: 'late:timer' });
+    });
+  },
+});
+`);
+  return dir;
+}
+
+const lines = (file: string): string[] => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+
+// types.ts: `every` "Runs `event` every `ms`", and it accepts any ms > 0 (api.ts). An interval
+// below a nanosecond becomes 0 in native/core/timer_store.cc (MsToNs truncates), and an interval
+// of 0 there means one-shot: the timer fires once and is gone, silently.
+test.serial('timers.every with a sub-nanosecond interval keeps repeating instead of firing once', async (t) => {
+  const s: TestServer = await startTestServer({}, [edgePlugin()]);
+  try {
+    s.server.invoke('edges.every', { ms: 1e-7 });
+    await waitFor(() => (native.counterReadInt('edges', 'ticks') ?? 0) >= 1, 5000, 'the first tick');
+    const id = native.counterReadInt('edges', 'every_id')!;
+    t.true(id > 0);
+    // A repeating timer is still there after its first tick: cancel finds it.
+    t.is(native.timerCancel(id), true, 'the repeating timer was still alive after its first tick');
+  } finally {
+    await s.stop();
+  }
+});
+
+// A timer a month out (2^31 ms is about 24.8 days) must simply wait. The dispatcher hands the
+// whole wait to setTimeout (src/events/main/dispatcher.ts scheduleTimers), which cannot hold
+// more than 2^31-1 ms: Node warns (TimeoutOverflowWarning) and fires after 1 ms instead, so the
+// main thread wakes, asks the store, and re-arms every millisecond for as long as the timer lives.
+test.serial('a timer due in more than 2^31 ms does not make the main thread poll every millisecond', async (t) => {
+  const s: TestServer = await startTestServer({}, [edgePlugin()]);
+  const overflow: string[] = [];
+  const onWarning = (w: Error): void => { if (w.name === 'TimeoutOverflowWarning') overflow.push(w.message); };
+  process.on('warning', onWarning);
+  const realFire = native.timerFire.bind(native);
+  let fires = 0;
+  native.timerFire = () => { fires++; return realFire(); };
+  const file = path.join(s.dir, 'notes.txt');
+  try {
+    // The only timer: due in 31 days (a monthly reset).
+    const month = s.server.thread.runtime.addTimer(31 * 24 * 3600 * 1000, 0, 'edges.note', { file, label: 'month' });
+    // The window: an event (not a timer, which would change what the dispatcher waits for)
+    // that awaits 100 ms. Meanwhile the dispatcher has nothing to fire.
+    s.server.invoke('edges.wait', { file, label: 'window', ms: 100 });
+    await waitFor(() => lines(file).includes('window'), 5000, 'the window event');
+    const seen = { fires, overflowWarnings: overflow.length };
+    t.true(native.timerCancel(month), 'the month timer was still waiting');
+    // One firing when the timer was added (it was the earliest), none while it waits.
+    t.is(seen.overflowWarnings, 0, `TimeoutOverflowWarning ${seen.overflowWarnings} times in 100 ms`);
+    t.true(seen.fires <= 3, `the dispatcher fired timers ${seen.fires} times in 100 ms with nothing due`);
+  } finally {
+    native.timerFire = realFire;
+    process.off('warning', onWarning);
+    await s.stop();
+  }
+});
+
+// docs/decisions.md: "An event that timed out while it awaited is cancelled for good: when its
+// handler resumes, what it does is dropped, as its earlier work was: its invokes …, its counter
+// changes and its session operations." A timer it starts after resuming is work it does too;
+// `invoke` and counters check `timedOut` (src/events/runtime.ts), `addTimer` does not.
+test.serial('an awaiting event that timed out starts no timer when it resumes', async (t) => {
+  const s: TestServer = await startTestServer({ EventDispatcher: { event_threads_size: 1, event_timeout_in_ms: 100 } }, [edgePlugin()]);
+  const file = path.join(s.dir, 'late.txt');
+  try {
+    const late = s.server.invoke('edges.late', { file, awaitMs: 400 }, { name: 'late' });
+    await waitFor(() => s.logs().find((l) => l.includes(`Event timeout: event_name=late, event_id=${late}`)), 10000, 'timeout line');
+    await waitFor(() => lines(file).includes('late:resumed'), 10000, 'the resume');
+    // Timers fire in due order on one tag: once this marker (due 50 ms after the resume) ran,
+    // a timer the late event started (due 1 ms after it) has run too.
+    s.server.thread.runtime.addTimer(50, 0, 'edges.note', { file, label: 'marker' });
+    await waitFor(() => lines(file).includes('marker'), 10000, 'the marker');
+    t.deepEqual(lines(file), ['late:start', 'late:resumed', 'marker']);
+  } finally {
+    await s.stop();
+  }
+});
