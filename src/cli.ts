@@ -60,6 +60,10 @@ async function start(args: string[]): Promise<void> {
     }
     stopping = true;
     stopWatching();
+    // Until the process exits (the server lets its own SIGHUP handler go when its stop ends).
+    process.on('SIGHUP', () => {
+      if (process.listenerCount('SIGHUP') === 1) server.thread.log.warn('SIGHUP: plugin reload is unavailable: the server is stopping');
+    });
     server.thread.log.info(`${signal} received: stopping`);
     server.stop().then(async () => {
       server.thread.log.info('stopped');

@@ -170,7 +170,7 @@ export class GsfServer {
   }
 
   /** Reloads every changed plugin for a signal or a file watcher, logging the outcome. */
-  reloadInBackground(why: string): Promise<ReloadOutcome | null> {
+  reloadInBackground(why: string): Promise<ReloadOutcome | 'busy' | null> {
     const { log } = this.thread;
     log.info(`${why}: reloading every plugin whose source changed`);
     return this.reloadPlugins().then((outcome) => {
@@ -179,7 +179,8 @@ export class GsfServer {
     }, (err: unknown) => {
       // A refusal (GSF_ERR_RELOAD_FAILED) is logged where it is made.
       if (!(err instanceof GsfError && err.code === 'GSF_ERR_RELOAD_FAILED')) log.warn(`${why}: ${describeError(err)}`);
-      return null;
+      // Another reload is running: the caller may ask again once it is done (--watch does).
+      return err instanceof GsfError && err.code === 'GSF_ERR_RELOAD_RUNNING' ? 'busy' : null;
     });
   }
 
@@ -211,7 +212,13 @@ export class GsfServer {
   private async doStop(): Promise<void> {
     const { thread, dispatcher } = this;
     thread.runtime.stopping = true;
-    if (this.onHangup !== null) process.off('SIGHUP', this.onHangup);
+    // A SIGHUP while the server stops is refused with a line, not left to its default action
+    // (which ends the process and loses the drain).
+    const hangupWhileStopping = (): void => thread.log.warn('SIGHUP: plugin reload is unavailable: the server is stopping');
+    if (this.onHangup !== null) {
+      process.off('SIGHUP', this.onHangup);
+      process.on('SIGHUP', hangupWhileStopping);
+    }
     dispatcher.stopTimers();
     for (const { name, running: feature } of this.features.reverse()) {
       try {
@@ -246,6 +253,7 @@ export class GsfServer {
     await this.objects?.stop();
     native.queueReset();
     running = null;
+    if (this.onHangup !== null) process.off('SIGHUP', hangupWhileStopping);
   }
 }
 

@@ -142,6 +142,8 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
       define(category, name, description, initial = 0) {
         checkName('counter category', category);
         checkName('counter name', name);
+        // Checked here, at registration: a start or a reload refuses a bad one before anything switches.
+        checkAmount(initial);
         if (reg.registering) reg.declarations.counters.push({ plugin, category, name, description, initial });
         // Made at once, also inside an event: it creates the counter, it changes no value.
         else if (native.counterGet(category, name) === null) native.counterUpdate(category, name, checkAmount(initial), !Number.isInteger(initial), description);

@@ -17,14 +17,18 @@ export interface ReloadProgress {
   stage: string;
   /** What had not finished, for the message. */
   waitingFor: string;
-  /** The switch happened: the deadline no longer applies. */
+  /** The switch happened: the deadline no longer refuses the reload. */
   switched: boolean;
+  /** When the deadline passes (Date.now() time): the new version's onStart hooks are waited for until then. */
+  readonly deadlineAt: number;
 }
 
 /** Starts the deadline of a reload of `plugins`; `clear` stops it (the reload ended). */
 export function reloadDeadline(plugins: readonly string[], ms: number, log: Logger): { progress: ReloadProgress; clear(): void } {
   const controller = new AbortController();
-  const progress: ReloadProgress = { signal: controller.signal, stage: 'load', waitingFor: 'the reload had not started', switched: false };
+  const progress: ReloadProgress = {
+    signal: controller.signal, stage: 'load', waitingFor: 'the reload had not started', switched: false, deadlineAt: Date.now() + ms,
+  };
   const timer = setTimeout(() => {
     if (progress.switched) return;
     const named = plugins.map((p) => `plugin '${p}'`).join(', ');

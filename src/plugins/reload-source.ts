@@ -76,10 +76,26 @@ export function hashSource(source: PluginSource, copy?: string): SourceHash {
 /** Modules taken out of this thread's module cache, to put back if the reload fails. */
 export type SavedModules = Map<string, NodeJS.Module>;
 
-function isPluginModule(source: PluginSource, key: string): boolean {
-  if (source.folder === null) return key === source.file;
-  const rel = path.relative(source.folder, key);
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) && !rel.split(path.sep).some(skipped);
+/** `p` with its symbolic links resolved (as Node's module cache names files), or as given if it is gone. */
+function realPath(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * Whether a module cache key is one of the plugin's own files. The cache names files by their
+ * real path, so a plugin listed through a symbolic link is compared by its real folder too.
+ */
+function isPluginModule(source: PluginSource, key: string, realFolder: string | null, realFile: string): boolean {
+  if (source.folder === null) return key === source.file || key === realFile;
+  for (const folder of realFolder === source.folder ? [source.folder] : [source.folder, realFolder!]) {
+    const rel = path.relative(folder, key);
+    if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) && !rel.split(path.sep).some(skipped)) return true;
+  }
+  return false;
 }
 
 /**
@@ -89,8 +105,10 @@ function isPluginModule(source: PluginSource, key: string): boolean {
 export function dropModules(source: PluginSource): SavedModules {
   const cache = createRequire(import.meta.url).cache;
   const saved: SavedModules = new Map();
+  const realFolder = source.folder === null ? null : realPath(source.folder);
+  const realFile = realPath(source.file);
   for (const key of Object.keys(cache)) {
-    if (!isPluginModule(source, key)) continue;
+    if (!isPluginModule(source, key, realFolder, realFile)) continue;
     saved.set(key, cache[key]!);
     delete cache[key];
   }

@@ -18,7 +18,7 @@ export const WATCH_DEBOUNCE_MS = 300;
 export interface WatchedServer {
   /** The running plugins' sources. */
   pluginSources(): PluginSource[];
-  /** Reloads every changed plugin and logs the outcome; resolves when done. */
+  /** Reloads every changed plugin and logs the outcome; resolves when done ('busy': another reload was running). */
   reloadInBackground(why: string): Promise<unknown>;
 }
 
@@ -41,7 +41,11 @@ export function watchPlugins(server: WatchedServer, log: Logger, debounceMs = WA
       return;
     }
     running = true;
-    void server.reloadInBackground('file change').finally(() => {
+    void server.reloadInBackground('file change').then((outcome) => {
+      // Refused because another reload (an operator's POST, a SIGHUP) was running: the changes
+      // are still to load, so try again once edits and that reload have had time to settle.
+      if (outcome === 'busy') changed();
+    }).finally(() => {
       running = false;
       if (again) {
         again = false;

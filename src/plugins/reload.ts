@@ -179,6 +179,23 @@ export class PluginReloader {
     }
   }
 
+  /**
+   * The new version's onStart hooks, after the switch: waited for until the reload's deadline.
+   * One still running then cannot hold the reload (and every later one) any longer: the answer
+   * says so in its warnings, and the hook runs on.
+   */
+  private async startHooks(attempts: Attempt[], warnings: string[], deadlineAt: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), Math.max(0, deadlineAt - Date.now())); });
+    const done = await Promise.race([this.runHooks(attempts, 'onStart', 'start hook', warnings).then(() => true), late]);
+    clearTimeout(timer);
+    if (done) return;
+    const names = attempts.map((a) => `'${a.record.name}'`).join(', ');
+    const warning = `the onStart hooks of ${names} had not finished by the reload's deadline; the new version serves and they run on`;
+    warnings.push(warning);
+    this.thread.log.warn(`plugin reload: ${warning}`);
+  }
+
   private notFound(name: string): never {
     throw gsfError('GSF_ERR_PLUGIN_NOT_FOUND', name, [...this.records.keys()].map((n) => `'${n}'`).join(', ') || 'none');
   }
@@ -199,6 +216,14 @@ export class PluginReloader {
       swapped = await abortable(this.dispatcher.reload(init, {
         started: () => Object.assign(progress, { waitingFor: 'the new event threads had not all loaded it (a register that never finishes?)' }),
         beforeSwap: () => {
+          // The new event threads read the plugin's files from disk: had they changed since the
+          // main thread staged them (a save during the reload), the threads would run other code
+          // than the main thread reports. Refused, before the switch; the next reload takes them.
+          for (const a of attempts) {
+            if (a.record.source.kind === 'managed' && hashSource(a.record.source).hash !== a.hash.hash) {
+              throw new Error(`plugin '${a.record.name}': its files changed while the reload loaded them; reload again`);
+            }
+          }
           Object.assign(progress, { stage: 'stop hook', waitingFor: "the running version's onStop hooks had not finished" });
           return this.runHooks(attempts, 'onStop', 'stop hook', warnings);
         },
@@ -216,7 +241,7 @@ export class PluginReloader {
       const names = named !== undefined && oldFiles.has(named) ? [named] : attempts.map((a) => a.record.name);
       throw this.refused(names, 'event threads', err);
     }
-    await this.runHooks(attempts, 'onStart', 'start hook', warnings);
+    await this.startHooks(attempts, warnings, progress.deadlineAt);
     const outcome: ReloadOutcome = {
       reloaded: attempts.map((a, i) => ({
         name: a.record.name, kind: a.record.source.kind, previous: previous[i]!, version: a.record.version, hash: a.record.hash,
