@@ -9,7 +9,8 @@ export default {
   environmentVariables: { GSF_NATIVE_TESTING: '1' },
   files: ['test/**/*.test.ts'],
   timeout: '120s',
-  // A test file spends much of its time waiting on the servers it starts: one file more than
-  // the cores keeps them busy (GSF_TEST_CONCURRENCY overrides).
-  concurrency: Number(process.env.GSF_TEST_CONCURRENCY) || os.availableParallelism() + 1,
+  // A test file spends much of its time waiting on the servers it starts (and on timeouts
+  // uWebSockets.js keeps itself): two files more than the cores keep them busy
+  // (GSF_TEST_CONCURRENCY overrides).
+  concurrency: Number(process.env.GSF_TEST_CONCURRENCY) || os.availableParallelism() + 2,
 };
