@@ -25,6 +25,7 @@ import { onPluginSwap } from '../hooks/reload-hooks.ts';
 import { consoleRegistry, operationKey, type ConsoleSide, type CustomQuery } from './registry.ts';
 import { bad, bodyObject, Fields } from './requests.ts';
 import { AuditTrail, auditRoute, isChange, OPERATOR_HEADER, operatorName, operatorOf } from './audit-trail.ts';
+import { storableText } from '../text.ts';
 
 const V1 = '/cs-api/v1';
 type ConsoleRouter = Pick<Router, 'add' | 'get' | 'post' | 'remove'>;
@@ -207,8 +208,6 @@ function refusedLine(log: Logger, trail: AuditTrail, method: string, path: strin
   if (isChange(method)) trail.record(operator, method, path, status, 0);
 }
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
 /**
  * Path values of a change (ids, names, an edited field's value) are text a handler stores: one
  * holding NUL or an unpaired surrogate is a 400 before any handler runs (no store keeps it, and
@@ -217,7 +216,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 function textParams(handler: RouteHandler): RouteHandler {
   return (req) => {
     if (isChange(req.method)) for (const [name, value] of Object.entries(req.params)) {
-      if (value.includes('\u0000') || LONE_SURROGATE.test(value)) throw bad(`path parameter '${name}' must be text without NUL or unpaired surrogates`);
+      if (!storableText(value)) throw bad(`path parameter '${name}' must be text without NUL or unpaired surrogates`);
     }
     return handler(req);
   };

@@ -6,6 +6,7 @@ import { Packr } from 'msgpackr';
 import { gsfError } from '../errors.ts';
 import { unpackRange } from '../events/codec.ts';
 import { checkValue, fromJsonDefault, type FieldDef, type ObjectSchema, type TypeDef } from './schema.ts';
+import { storableText } from '../text.ts';
 
 // Plain msgpack maps (no record structures): the bytes must decode the same in every
 // process and after a restart.
@@ -130,14 +131,13 @@ export class Model {
 }
 
 const ID_MAX = 255;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * True for a string a unique key may hold: no NUL and no unpaired surrogate (a database's text
  * column holds neither as given: PostgreSQL refuses NUL and turns lone surrogates into U+FFFD).
  */
 export function storableKey(value: string): boolean {
-  return !value.includes('\0') && !LONE_SURROGATE.test(value);
+  return storableText(value);
 }
 
 /** True for a string an object may have as its id: non-empty, at most ID_MAX characters, no NUL. */

@@ -15,6 +15,21 @@ import { watchPlugins } from '../../src/plugins/reload-watch.ts';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
+
+/**
+ * Version 2 of the test plugin, whose register holds (on the main thread, where a reload stages
+ * it first) while `marker` exists; it logs 'version 2 register: holding' when it starts to.
+ */
+function writeHoldingVersion2(dir: string, marker: string): void {
+  fs.writeFileSync(marker, '');
+  writePlugin(dir, {
+    version: '2.0.0',
+    module: `import fs from 'node:fs';`,
+    register: `    if (fs.existsSync(${JSON.stringify(marker)})) api.log.info('version 2 register: holding');
+    return (async () => { while (fs.existsSync(${JSON.stringify(marker)})) await new Promise((r) => setTimeout(r, 5)); })();`,
+  });
+}
+
 {
 /**
  * A plugin listed through a symbolic link (a plugins/ folder of links into a game's repository,
@@ -127,14 +142,7 @@ test.serial('a file saved while a reload loads does not leave the event threads 
   const s = await startSessionServer({ EventDispatcher: { plugin_reload_timeout_in_ms: 60000 } }, [dir]);
   const c = await s.connect('json');
   try {
-    // Version 2's register holds on the main thread, where it is staged first, while `hold` exists.
-    fs.writeFileSync(marker, '');
-    writePlugin(dir, {
-      version: '2.0.0',
-      module: `import fs from 'node:fs';`,
-      register: `    if (fs.existsSync(${JSON.stringify(marker)})) api.log.info('version 2 register: holding');
-    return (async () => { while (fs.existsSync(${JSON.stringify(marker)})) await new Promise((r) => setTimeout(r, 5)); })();`,
-    });
+    writeHoldingVersion2(dir, marker);
     const reload = s.server.reloadPlugins([PLUGIN]);
     await waitFor(() => s.logs().some((l) => l.includes('version 2 register: holding')), 30000, 'version 2 to be staged');
     // Saved again before the reload finished.
@@ -168,14 +176,7 @@ test.serial('a save made while another reload runs is reloaded by --watch once t
   const stopWatching = watchPlugins(s.server, s.server.thread.log, 50);
   const version = async (): Promise<string> => ((await c.request('ping', { n: 0 })) as Pong).version;
   try {
-    // Version 2's register holds (on the main thread, where it is staged first) while `hold` exists.
-    fs.writeFileSync(marker, '');
-    writePlugin(dir, {
-      version: '2.0.0',
-      module: `import fs from 'node:fs';`,
-      register: `    if (fs.existsSync(${JSON.stringify(marker)})) api.log.info('version 2 register: holding');
-    return (async () => { while (fs.existsSync(${JSON.stringify(marker)})) await new Promise((r) => setTimeout(r, 5)); })();`,
-    });
+    writeHoldingVersion2(dir, marker);
     // A reload by hand (a POST, a SIGHUP), begun before the watcher's: it hashes the files at once.
     const byHand = s.server.reloadPlugins([PLUGIN]);
     byHand.catch(() => undefined); // looked at below

@@ -10,6 +10,7 @@ import { BusyError, InFlight, Limiter, TtlCache, tokenHash } from './cache.ts';
 import { PlatformError } from './platform-http.ts';
 import { OK, type Credentials, type PlatformAdapter } from './platform.ts';
 import { AuthResult, type AgentAnswer, type SocialPlatform } from '../types.ts';
+import { hasLoneSurrogate } from '../../text.ts';
 
 export interface ServiceOptions {
   adapters: Record<SocialPlatform, PlatformAdapter>;
@@ -42,12 +43,10 @@ function checkFields(body: Body, fields: readonly string[]): AgentAnswer | null 
     if (typeof v !== 'string') return bad(`${f} must be a string`);
     if (v === '') return bad(`${f} must not be empty`);
     // A lone surrogate cannot be sent to a platform (no UTF-8 for it).
-    if (LONE_SURROGATE.test(v)) return bad(`${f} must be well-formed text (it holds an unpaired surrogate)`);
+    if (hasLoneSurrogate(v)) return bad(`${f} must be well-formed text (it holds an unpaired surrogate)`);
   }
   return null;
 }
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export class AuthService {
   readonly endpoints: ReadonlyMap<string, Endpoint>;
