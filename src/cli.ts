@@ -30,7 +30,33 @@ function option(args: string[], name: string): string | undefined {
   return value;
 }
 
+/**
+ * Refuses what `command` does not take (exit 2, with the usage): a mistyped option would
+ * otherwise be ignored and the server start with its defaults (`--manfest x.json`).
+ */
+function onlyOptions(command: string, args: string[], withValue: readonly string[], flags: readonly string[]): void {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const name = arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;
+    let problem: string | null = null;
+    if (withValue.includes(name)) {
+      if (!arg.includes('=')) i++; // its value (option() says when it is missing)
+      else if (arg.endsWith('=')) problem = `${name} needs a value`;
+    } else if (flags.includes(name)) {
+      if (arg.includes('=')) problem = `${name} takes no value`;
+    } else {
+      const known = [...withValue.map((o) => `${o} <value>`), ...flags].join(', ');
+      problem = `unknown ${arg.startsWith('-') ? 'option' : 'argument'} '${arg}' (${command} takes ${known})`;
+    }
+    if (problem !== null) {
+      process.stderr.write(`gsf ${command}: ${problem}\n${USAGE}`);
+      process.exit(2);
+    }
+  }
+}
+
 async function start(args: string[]): Promise<void> {
+  onlyOptions('start', args, ['--manifest'], ['--watch']);
   const manifestPath = option(args, '--manifest') ?? 'MANIFEST.json';
   let server: GsfServer;
   try {
@@ -84,6 +110,7 @@ async function main(argv: string[]): Promise<void> {
       await start(rest);
       break;
     case 'authenticator': {
+      onlyOptions('authenticator', rest, ['--manifest'], []);
       const { runAuthenticator, DEFAULT_AGENT_MANIFEST } = await import('./auth/agent/command.ts');
       await runAuthenticator(option(rest, '--manifest') ?? DEFAULT_AGENT_MANIFEST);
       break;

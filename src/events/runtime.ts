@@ -348,6 +348,9 @@ export class EventRuntime {
         throw gsfError('GSF_ERR_BAD_ARGUMENT', `timer ${label} must be a non-negative number of ms, got ${String(v)}`);
       }
     }
+    if (name !== undefined && (typeof name !== 'string' || name === '')) {
+      throw gsfError('GSF_ERR_BAD_ARGUMENT', `timer '${event}': name must be a non-empty string`);
+    }
     const handlerId = this.handlerId(event);
     this.refuseAfterStop(`timer '${event}'`);
     // An event that timed out while it awaited starts nothing when it resumes: no timer (id 0).

@@ -74,6 +74,20 @@ test('gsf start refuses a bad manifest with the exact message and exit 1', async
   t.is(p.err(), `gsf: TypeError: ${manifest}: EventDispatcher.event_threads_size must be a positive integer\n`);
 });
 
+test('gsf start and gsf authenticator refuse an option they do not take, with usage and exit 2', async (t) => {
+  for (const [args, message] of [
+    [['start', '--manfest', 'x.json'], "gsf start: unknown option '--manfest' (start takes --manifest <value>, --watch)"],
+    [['start', 'MANIFEST.json'], "gsf start: unknown argument 'MANIFEST.json' (start takes --manifest <value>, --watch)"],
+    [['start', '--watch=false'], 'gsf start: --watch takes no value'],
+    [['start', '--manifest='], 'gsf start: --manifest needs a value'],
+    [['authenticator', '--watch'], "gsf authenticator: unknown option '--watch' (authenticator takes --manifest <value>)"],
+  ] as const) {
+    const p = run([...args]);
+    t.is(await p.exited, 2, args.join(' '));
+    t.true(p.err().startsWith(`${message}\nusage: gsf <command>`), p.err());
+  }
+});
+
 test('gsf with an unknown command prints usage and exits 2', async (t) => {
   const p = run(['launch']);
   t.is(await p.exited, 2);

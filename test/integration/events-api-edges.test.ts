@@ -39,6 +39,17 @@ export default definePlugin({
       api.counters.increase('edges', 'ticks');
     });
     api.event<{ file: string; label: string }>('edges.note', (p) => note(p.file, p.label));
+    // Timer names that are not names: each refused at the call.
+    api.event<{ file: string }>('edges.names', (p) => {
+      for (const name of ['', 42]) {
+        try {
+          api.timers.after(1, 'edges.tick', undefined, { name: name as string });
+          note(p.file, 'accepted');
+        } catch (err) {
+          note(p.file, (err as Error).message);
+        }
+      }
+    });
     api.event<{ file: string; label: string; ms: number }>('edges.wait', async (p) => {
       await delay(p.ms);
       note(p.file, p.label);
@@ -61,6 +72,22 @@ const lines = (file: string): string[] => (fs.existsSync(file) ? fs.readFileSync
 // types.ts: `every` "Runs `event` every `ms`", and it accepts any ms > 0 (api.ts). An interval
 // below a nanosecond becomes 0 in native/core/timer_store.cc (MsToNs truncates), and an interval
 // of 0 there means one-shot: the timer fires once and is gone, silently.
+test.serial('a timer name that is empty or not a string is refused where the timer is started', async (t) => {
+  const s: TestServer = await startTestServer({}, [edgePlugin()]);
+  try {
+    const file = path.join(s.dir, 'names.txt');
+    s.server.invoke('edges.names', { file });
+    const read = (): string[] => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+    await waitFor(() => read().length === 2, 5000, 'both answers');
+    t.deepEqual(read(), [
+      "timer 'edges.tick': name must be a non-empty string",
+      "timer 'edges.tick': name must be a non-empty string",
+    ]);
+  } finally {
+    await s.stop();
+  }
+});
+
 test.serial('timers.every with a sub-nanosecond interval keeps repeating instead of firing once', async (t) => {
   const s: TestServer = await startTestServer({}, [edgePlugin()]);
   try {
