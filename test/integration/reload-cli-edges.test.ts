@@ -100,7 +100,7 @@ test.serial('a reload refused with 422 leaves the old version serving on the eve
  * must not hold every later reload (409) until a restart (the deadline's purpose,
  * docs/guides/hot-reload.md "The deadline").
  */
-const TIMEOUT_MS = 2500;
+const TIMEOUT_MS = 3000;
 
 test.serial('an onStart hook of the new version that never resolves does not hold the reload, nor every later one', async (t) => {
   const dir = newPluginDir({ version: '1.0.0' });
@@ -116,9 +116,11 @@ test.serial('an onStart hook of the new version that never resolves does not hol
     await waitFor(async () => ((await c.request('ping', { n: 0 })) as Pong).version === '2.0.0', 30000, 'version 2 to answer');
     // The reload answers once its deadline has passed at the latest...
     await waitFor(() => first, 5 * TIMEOUT_MS, 'the first reload to answer').catch(() => undefined);
-    // ...and the next reload is taken, not refused with 409 forever.
+    // ...and the next reload is taken, not refused with 409 forever. (On a busy machine its new
+    // threads may load slower than this test's short deadline: that 422 is tried again.)
     writePlugin(dir, { version: '3.0.0' });
-    const next = await post(s, '/v1/plugins/reload');
+    let next = await post(s, '/v1/plugins/reload');
+    for (let i = 0; i < 3 && (next.body as { error?: string }).error === 'GSF_ERR_RELOAD_TIMEOUT'; i++) next = await post(s, '/v1/plugins/reload');
     t.is(next.status, 200, JSON.stringify(next.body));
     t.like(await c.request('ping', { n: 1 }) as Pong, { version: '3.0.0' });
     t.not(first, null, 'the first reload never answered');
