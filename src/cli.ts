@@ -116,7 +116,13 @@ async function main(argv: string[]): Promise<void> {
       break;
     }
     case 'objects': {
-      const { runObjectsCommand } = await import('./objects-command.ts');
+      const { runObjectsCommand, OBJECTS_USAGE } = await import('./objects-command.ts');
+      if (rest[0] !== 'types') {
+        process.stderr.write(OBJECTS_USAGE);
+        process.exit(2);
+      }
+      // A mistyped --check would otherwise write the files it was meant to check.
+      onlyOptions('objects', rest.slice(1), ['--manifest', '--out'], ['--check']);
       process.exitCode = runObjectsCommand(rest, (name) => option(rest, name), (text) => process.stdout.write(text));
       break;
     }

@@ -70,15 +70,20 @@ function pluginFolder(file: string): string {
   return dir;
 }
 
-/** The object-declaration files of a manifest folder and its plugins' folders, in load order. */
-export function declarationFiles(manifestDir: string, pluginFiles: readonly string[]): string[] {
+/** The `objects/` folders a manifest's object types may be declared in: next to it, and in each of its plugins. */
+export function objectFolders(manifestDir: string, pluginFiles: readonly string[]): string[] {
   const dirs = [path.join(manifestDir, 'objects')];
   for (const file of pluginFiles) {
     const dir = path.join(pluginFolder(file), 'objects');
     if (!dirs.includes(dir)) dirs.push(dir);
   }
+  return dirs;
+}
+
+/** The object-declaration files of a manifest folder and its plugins' folders, in load order. */
+export function declarationFiles(manifestDir: string, pluginFiles: readonly string[]): string[] {
   const files: string[] = [];
-  for (const dir of dirs) {
+  for (const dir of objectFolders(manifestDir, pluginFiles)) {
     if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) continue;
     for (const name of fs.readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) files.push(path.join(dir, name));
   }
