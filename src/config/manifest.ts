@@ -171,7 +171,9 @@ export function checkValue(spec: ArgSpec, value: unknown): string | null {
       if (spec.oneOf && !spec.oneOf.includes(value)) return `must be one of ${spec.oneOf.map((v) => `"${v}"`).join(', ')}`;
       return spec.secret === true ? secretProblem(value) : null;
     case 'string_list':
-      return Array.isArray(value) && value.every((v) => typeof v === 'string') ? null : 'must be an array of strings';
+      // An empty entry names no version and no flag.
+      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) return 'must be an array of strings';
+      return value.includes('') ? `must be an array of non-empty strings (entry ${value.indexOf('')} is empty)` : null;
   }
 }
 

@@ -10,6 +10,7 @@
  * schedule acts again at its next boundary.
  */
 import fs from 'node:fs';
+import { hasLoneSurrogate } from '../text.ts';
 import { ManifestError } from '../config/manifest.ts';
 
 export interface MaintenanceRecord {
@@ -59,6 +60,8 @@ export function checkRecord(value: unknown, update: boolean): RecordProblem | nu
   for (const key of RECORD_KEYS) {
     if (!(key in v)) return { field: key, message: `'${key}' is required` };
     if (typeof v[key] !== 'string') return { field: key, message: `'${key}' must be a string` };
+    // Sessions of both codecs must get the same text: one with no UTF-8 form cannot be sent as is.
+    if (hasLoneSurrogate(v[key] as string)) return { field: key, message: `'${key}' holds an unpaired UTF-16 surrogate (text with no UTF-8 form)` };
   }
   if (update && 'under_maintenance' in v && typeof v.under_maintenance !== 'boolean') {
     return { field: 'under_maintenance', message: "'under_maintenance' must be a boolean" };

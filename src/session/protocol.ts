@@ -83,10 +83,16 @@ export const CloseCode = {
   eventTimeout: 4011,
 } as const;
 
+/** Code points of a refused client version the close reason shows. */
+const SHOWN_VERSION = 24;
+
 /** The close reason of a version refusal (names the required version). */
 export function versionRefusedReason(version: string, required: string, compatible: readonly string[]): string {
   const also = compatible.length > 0 ? ` (also accepted: ${compatible.join(', ')})` : '';
-  return `client version '${version}' is not accepted; required version: ${required}${also}`;
+  // The client's own version is cut short, so that the version it needs fits in the 123 bytes.
+  const points = Array.from(version);
+  const shown = points.length > SHOWN_VERSION ? `${points.slice(0, SHOWN_VERSION).join('')}…` : version;
+  return `client version '${shown}' is not accepted; required version: ${required}${also}`;
 }
 
 const utf8 = new TextEncoder();

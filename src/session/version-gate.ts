@@ -12,6 +12,6 @@ export function checkClientVersion(flags: FlagRegistry, version: string): string
   const current = flags.get<string>('client_current_version');
   if (version === current) return null;
   const compatible = flags.get<string[]>('client_compatible_versions');
-  if (version !== '' && compatible.includes(version)) return null;
+  if (compatible.includes(version)) return null; // no entry is empty (manifest.ts, configurations.ts)
   return versionRefusedReason(version, current, compatible);
 }

@@ -88,6 +88,8 @@ test.serial('PUT /v1/maintenance/update: every 400 case has its exact body', asy
     [JSON.stringify({ ...RECORD, date_start: 202611220300 }), bad("'date_start' must be a string", 'date_start')],
     [JSON.stringify({ ...RECORD, date_end: null }), bad("'date_end' must be a string", 'date_end')],
     [JSON.stringify({ ...RECORD, messages: ['a'] }), bad("'messages' must be a string", 'messages')],
+    // Sessions of both codecs get the same text: one with no UTF-8 form is refused.
+    [JSON.stringify({ ...RECORD, messages: 'Back \ud800 soon' }), bad("'messages' holds an unpaired UTF-16 surrogate (text with no UTF-8 form)", 'messages')],
     [JSON.stringify({ ...RECORD, under_maintenance: 'true' }), bad("'under_maintenance' must be a boolean", 'under_maintenance')],
     [JSON.stringify({ ...RECORD, under_maintenance: 1 }), bad("'under_maintenance' must be a boolean", 'under_maintenance')],
     [JSON.stringify({ ...RECORD, date_start: '2026-11-22 03:00' }), bad("'date_start' must be a date in the format YYYY/MM/DD HH:MM (got '2026-11-22 03:00')", 'date_start')],

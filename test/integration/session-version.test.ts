@@ -1,6 +1,7 @@
 import test from 'ava';
 import { CloseCode, GsfClient } from '../../src/sdk/index.ts';
 import { apiUrl, startSessionServer, type SessionServer } from './_session.ts';
+import { parseManifest } from '../../src/config/manifest.ts';
 
 let s: SessionServer;
 
@@ -62,6 +63,28 @@ test.serial('replacing the compatible list and the current version applies to th
   t.is(empty.status, 200);
   t.deepEqual(await outcome('1.8.0'), refused('1.8.0', '2.1.0'));
 });
+
+test.serial('a long client version is cut short in the reason, so the required version still shows', async (t) => {
+  const post = await fetch(`${apiUrl(s)}/v1/configurations/compatible_client_versions`, { method: 'POST', body: '["1.9.0"]' });
+  t.is(post.status, 200);
+  const version = `${'v'.repeat(23)}é${'v'.repeat(176)}`;
+  t.deepEqual(await outcome(version), refused(`${'v'.repeat(23)}é…`, `${await currentVersion()} (also accepted: 1.9.0)`));
+});
+
+test.serial('an empty entry is refused in the compatible list: no client could send it', async (t) => {
+  const before = await (await fetch(`${apiUrl(s)}/v1/configurations/compatible_client_versions`)).json();
+  const post = await fetch(`${apiUrl(s)}/v1/configurations/compatible_client_versions`, { method: 'POST', body: '["1.9.0", ""]' });
+  t.is(post.status, 400);
+  t.deepEqual(await post.json(), { error: 'GSF_ERR_BAD_REQUEST', message: 'body must be a JSON array of non-empty strings (entry 1 is empty)' });
+  t.deepEqual(await (await fetch(`${apiUrl(s)}/v1/configurations/compatible_client_versions`)).json(), before);
+  const err = t.throws(() => parseManifest({ components: [{ name: 'AppInfo', arguments: { client_compatible_versions: ['1.0', ''] } }] }, 'M.json', '.'));
+  t.regex(err.message, /AppInfo\.client_compatible_versions must be an array of non-empty strings \(entry 1 is empty\)/);
+});
+
+async function currentVersion(): Promise<string> {
+  const body = await (await fetch(`${apiUrl(s)}/v1/configurations/client_current_version`)).json() as Record<string, { value: string }>;
+  return body.client_current_version!.value;
+}
 
 test.serial('idle_timeout_in_sec between 1 and 7 stops the start', async (t) => {
   await s.stop();

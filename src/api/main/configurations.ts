@@ -51,6 +51,8 @@ export function registerConfigurationRoutes(router: Router, flags: FlagRegistry)
     if (!Array.isArray(list) || !list.every((v) => typeof v === 'string')) {
       throw gsfError('GSF_ERR_BAD_REQUEST', 'body must be a JSON array of strings');
     }
+    // An empty entry would be listed as accepted while no client can send it as its version.
+    if (list.includes('')) throw gsfError('GSF_ERR_BAD_REQUEST', `body must be a JSON array of non-empty strings (entry ${list.indexOf('')} is empty)`);
     flags.set(VERSIONS, list as string[]);
     const body: Record<string, unknown> = { current_compatible_versions: flags.get<string[]>(VERSIONS) };
     if (cluster !== null) body.cluster = await cluster.compatibleVersions(list as string[]);
