@@ -5,7 +5,7 @@
  */
 import { ManifestError } from './config/manifest.ts';
 import { buildFlags } from './config/flag-setup.ts';
-import { createLogger } from './log/logger.ts';
+import { createLogger, openLogFile } from './log/logger.ts';
 import { logFileOf } from './log/log-file.ts';
 import { EventRuntime } from './events/runtime.ts';
 import { emptyDeclarations, type RegistrationContext } from './plugins/api.ts';
@@ -31,8 +31,15 @@ registerPluginApiPart('cluster', (_plugin, rt) => createClusterApi(rt));
 /** Builds this thread's context and registers every plugin on it. */
 export async function createThreadContext(manifest: ThreadManifest, role: 'main' | 'worker', pluginFiles: string[]): Promise<ThreadContext> {
   const flags = buildFlags(manifest.components);
+  const logFile = logFileOf(manifest);
+  try {
+    openLogFile(logFile);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new ManifestError(`${manifest.file}: Logging.log_file '${String(manifest.components.Logging?.log_file)}' cannot be opened (${code})`);
+  }
   const log = createLogger(flags, {
-    file: logFileOf(manifest),
+    file: logFile,
     format: (manifest.components.Logging?.log_format as 'text' | 'json' | undefined) ?? 'text',
   });
   const runtime = new EventRuntime(role, flags, log);

@@ -107,9 +107,15 @@ export class Presence {
         throw gsfError('GSF_ERR_CLUSTER_START', `server id '${this.self}' is used by a live server (pid ${other.pid} on ${other.host}, ` +
           `started ${other.started}); give each server its own Cluster.server_id`);
       }
+      if (attempt === 0) {
+        this.log.info(`Cluster: server id '${this.self}' was used by pid ${other.pid} on ${other.host}; waiting ${third} ms for its presence to expire`);
+      }
       this.lastSeenBeat = other.beat;
-      this.log.info(`Cluster: server id '${this.self}' was used by pid ${other.pid} on ${other.host}; waiting ${third} ms for its presence to expire`);
-      await new Promise((r) => setTimeout(r, Math.max(third, 0) + Math.min(this.cfg.heartbeatMs, 1000)));
+      // Looked at again every heartbeat interval (at most a second): a live server shows a new
+      // beat within about one of its own, and a presence removed early (the other process
+      // stopped) is taken over at once, without waiting out the whole TTL.
+      const poll = Math.min(Math.max(this.cfg.heartbeatMs, 50), 1000);
+      await new Promise((r) => setTimeout(r, Math.min(Math.max(third, 0) + 50, poll)));
     }
     this.registered = true;
     this.stats.coord(Coord.registrations);

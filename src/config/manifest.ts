@@ -103,7 +103,8 @@ export function parseComponentList(list: unknown, shown: string, schemas: Record
       throw new ManifestError(`${shown}: components[${index}] must be an object with a string "name"`);
     }
     const name = entry.name;
-    const schema = schemas[name];
+    // Own keys only: a name such as "constructor" is no component.
+    const schema = Object.hasOwn(schemas, name) ? schemas[name] : undefined;
     if (!schema) {
       throw new ManifestError(`${shown}: unknown component "${name}" (known: ${Object.keys(schemas).join(', ')})`);
     }
@@ -118,7 +119,7 @@ export function parseComponentList(list: unknown, shown: string, schemas: Record
     if (!isPlainObject(args)) throw new ManifestError(`${shown}: ${name}.arguments must be an object`);
     const target = components[name]!;
     for (const [arg, value] of Object.entries(args)) {
-      const spec = schema[arg];
+      const spec = Object.hasOwn(schema, arg) ? schema[arg] : undefined;
       if (!spec) {
         throw new ManifestError(`${shown}: ${name}.${arg} is not an argument of ${name} (known: ${Object.keys(schema).join(', ')})`);
       }

@@ -37,6 +37,12 @@ const i32 = (def: number, desc: string, flag?: ArgSpec['flag'], range: { min?: n
   ({ type: 'int32', default: def, desc, flag, ...range });
 const str = (def: string, desc: string, extra: Partial<ArgSpec> = {}): ArgSpec => ({ type: 'string', default: def, desc, ...extra });
 const list = (desc: string): ArgSpec => ({ type: 'string_list', default: [], desc });
+/** A TCP port (0 where the listener picks a free one). */
+export const port = (def: number, desc: string, min = 0, flag?: ArgSpec['flag']): ArgSpec =>
+  ({ ...u64(def, desc, min, flag), max: 65535, maxReason: 'the largest TCP port' });
+/** A period in seconds that a timer waits: at most MAX_TIMER_MS once in milliseconds. */
+const sec = (def: number, desc: string, min = 0): ArgSpec =>
+  ({ ...u64(def, desc, min), max: Math.floor(MAX_TIMER_MS / 1000), maxReason: 'the longest a timer can wait, about 24.8 days' });
 const mutable = { mutable: true } as const;
 
 /** Cores this process may use (the cgroup or affinity limit where one applies). */
@@ -83,7 +89,7 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
   },
   ApiService: {
     api_service_address: str('127.0.0.1', 'Address the API service listens on'),
-    api_service_port: u64(8014, 'Port of the API service (0 picks a free port)'),
+    api_service_port: port(8014, 'Port of the API service (0 picks a free port)'),
     api_service_max_body_bytes: u64(1048576, 'Largest accepted request body', 1),
     api_service_token: str('', 'Bearer token required on every API-service request (also GSF_API_TOKEN); empty: none', { secret: true }),
     api_service_handler_timeout_in_ms: ms(10000, 'How long a plugin route or console handler may take to answer before the request gets 504', 1),
@@ -97,24 +103,24 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
     },
   },
   CounterService: {
-    counter_monitoring_interval_in_sec: u64(30, 'How often monitored counters are checked', 1),
+    counter_monitoring_interval_in_sec: sec(30, 'How often monitored counters are checked', 1),
     warning_threshold_event_queue_length: u64(3000, 'Warn when more events wait in the queue'),
     warning_threshold_outstanding_fetch_query: u64(5000, 'Warn when more object reads wait'),
     warning_threshold_outstanding_update_query: u64(5000, 'Warn when more object writes wait'),
     warning_threshold_slow_query_in_sec: u64(1, 'Warn when a query takes longer'),
     warning_threshold_slow_distribution_in_sec: u64(3, 'Warn when the distribution layer takes longer'),
-    refresh_interval_in_sec: u64(1, 'Refresh interval of the built-in counters', 1),
+    refresh_interval_in_sec: sec(1, 'Refresh interval of the built-in counters', 1),
   },
   RuntimeConfiguration: {
     additional_configurations: list('User flags that become mutable over REST'),
   },
   SessionService: {
     websocket_address: str('0.0.0.0', 'Address the client WebSocket listener binds'),
-    websocket_port: u64(8012, 'Client WebSocket port (0 picks a free port)'),
+    websocket_port: port(8012, 'Client WebSocket port (0 picks a free port)'),
     io_threads_size: u64(1, 'Threads that own client sockets (1: the main thread; at most the cores)', 1),
-    max_message_bytes: u64(65536, 'Largest client message; larger ones get a GSF_ERR_MESSAGE_TOO_BIG error frame', 1),
-    max_backpressure_bytes: u64(1048576, 'A session whose unsent data passes this is closed with code 4008', 1),
-    idle_timeout_in_sec: u64(120, 'Close a connection silent this long (0 off; pings keep live clients open)'),
+    max_message_bytes: { ...u64(65536, 'Largest client message; larger ones get a GSF_ERR_MESSAGE_TOO_BIG error frame', 1), max: 256 * 1024 * 1024, maxReason: '256 MiB: uWebSockets.js counts frame sizes in 32 bits' },
+    max_backpressure_bytes: { ...u64(1048576, 'A session whose unsent data passes this is closed with code 4008', 1), max: 1024 * 1024 * 1024, maxReason: '1 GiB: uWebSockets.js counts buffered bytes in 32 bits' },
+    idle_timeout_in_sec: { ...u64(120, 'Close a connection silent this long (0 off; pings keep live clients open)'), max: 960, maxReason: 'the longest uWebSockets.js allows' },
     send_pings_automatically: bool(true, 'Ping idle clients so that live ones stay connected'),
     close_session_when_event_timeout: bool(false, 'Close the session (code 4011) when one of its events times out'),
     account_login_policy: str('replace', 'Second login of an account: replace the first session or refuse', { oneOf: ['replace', 'refuse'] }),
@@ -128,7 +134,7 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
   AuthenticationClient: {
     use_authenticator: bool(false, 'Ask the authenticator agent; false: every authentication request succeeds (local testing)', { mutable: false }),
     remote_authenticator_ip_address: str('127.0.0.1', 'Address of the authenticator agent', { flag: { mutable: false } }),
-    remote_authenticator_port: u64(12800, 'Port of the authenticator agent', 1, { mutable: false }),
+    remote_authenticator_port: port(12800, 'Port of the authenticator agent', 1, { mutable: false }),
     authenticator_request_timeout_in_ms: ms(10000, 'How long a request to the agent may take before it is a system error', 1, { mutable: false }),
   },
   // The object store (SPEC 3.3, 6.2.6); read by the objects module, not through flags.
@@ -141,7 +147,7 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
     max_event_reruns: u64(5, 'Reruns of an event whose objects changed meanwhile, before it fails'),
     commit_group_max_events: u64(1000, 'Most events committed in one database transaction', 1),
     read_connections_per_thread: u64(2, 'PostgreSQL connections per thread for cache misses', 1),
-    decoded_copies_per_thread: u64(16384, 'Objects an event thread keeps decoded for reads, rounded up to a power of two (0: none)'),
+    decoded_copies_per_thread: { ...u64(16384, 'Objects an event thread keeps decoded for reads, rounded up to a power of two (0: none)'), max: 1 << 22, maxReason: 'the largest table an event thread keeps' },
   },
   // Several servers as one game (src/cluster/): presence, cross-server messages and broadcasts on Redis.
   Cluster: {

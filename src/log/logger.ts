@@ -53,6 +53,11 @@ function fdFor(file: string): number {
   return fd;
 }
 
+/** Opens `file` for appending now (once per process), so that a file that cannot be opened is reported at start; throws the system error. */
+export function openLogFile(file: string): void {
+  fdFor(file);
+}
+
 function writeOut(fd: number, text: string): void {
   try {
     fs.writeSync(fd, text);

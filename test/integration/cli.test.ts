@@ -74,6 +74,21 @@ test('gsf start refuses a bad manifest with the exact message and exit 1', async
   t.is(p.err(), `gsf: TypeError: ${manifest}: EventDispatcher.event_threads_size must be a positive integer\n`);
 });
 
+test('gsf start refuses a log file it cannot open, naming the manifest argument', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-cli-log-'));
+  for (const [file, code] of [[path.join(dir, 'missing', 'x.log'), 'ENOENT'], [dir, 'EISDIR']] as const) {
+    const manifest = writeManifest([{ name: 'ApiService', arguments: { api_service_port: 0 } }, { name: 'Logging', arguments: { log_file: file } }]);
+    const p = run(['start', '--manifest', manifest]);
+    t.is(await p.exited, 1);
+    t.is(p.err(), `gsf: TypeError: ${manifest}: Logging.log_file '${file}' cannot be opened (${code})\n`);
+  }
+  const agent = path.join(dir, 'authenticator.MANIFEST.json');
+  fs.writeFileSync(agent, JSON.stringify({ components: [{ name: 'Authenticator', arguments: { enabled: 1, port: 0 } }, { name: 'Logging', arguments: { log_file: 'no/such/dir/agent.log' } }] }));
+  const a = run(['authenticator', '--manifest', agent]);
+  t.is(await a.exited, 1);
+  t.is(a.err(), `gsf: TypeError: ${agent}: Logging.log_file 'no/such/dir/agent.log' cannot be opened (ENOENT)\n`);
+});
+
 test('gsf start and gsf authenticator refuse an option they do not take, with usage and exit 2', async (t) => {
   for (const [args, message] of [
     [['start', '--manfest', 'x.json'], "gsf start: unknown option '--manfest' (start takes --manifest <value>, --watch)"],

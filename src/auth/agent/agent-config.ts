@@ -3,7 +3,7 @@
  * `{"components": [{"name": "Authenticator", "arguments": {"enabled": 1, …}}, {"name": "Logging", …}]}`.
  * Problems stop the start with a TypeError naming the file, the component and the argument.
  */
-import { COMPONENTS, ms, type ArgSpec, type ComponentSchema } from '../../config/schema.ts';
+import { COMPONENTS, ms, port, type ArgSpec, type ComponentSchema } from '../../config/schema.ts';
 import { ManifestError, parseComponentList, readManifestJson, type ComponentArgs } from '../../config/manifest.ts';
 
 const u64 = (def: number, desc: string, min = 0): ArgSpec => ({ type: 'uint64', default: def, desc, min });
@@ -13,7 +13,7 @@ const str = (def: string, desc: string): ArgSpec => ({ type: 'string', default: 
 export const AUTHENTICATOR_SCHEMA: ComponentSchema = {
   enabled: u64(0, 'The agent runs only when this is 1'),
   address: str('127.0.0.1', 'Listen address'),
-  port: u64(12800, 'Listen port (0 picks a free port)'),
+  port: port(12800, 'Listen port (0 picks a free port)'),
   max_body_bytes: u64(65536, 'Largest accepted request body', 1),
   cache_ttl_in_sec: u64(300, 'How long a positive platform answer is reused (0: no cache)'),
   cache_max_entries: u64(100000, 'Most cached answers; the oldest go first', 1),

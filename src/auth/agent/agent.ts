@@ -6,7 +6,8 @@
 import uWS from 'uWebSockets.js';
 import { listenUws } from '../../api/main/listen.ts';
 import path from 'node:path';
-import { createLogger, type Logger } from '../../log/logger.ts';
+import { createLogger, openLogFile, type Logger } from '../../log/logger.ts';
+import { ManifestError } from '../../config/manifest.ts';
 import { describeError } from '../../errors.ts';
 import { errorBody } from '../../api/main/router.ts';
 import type { AgentConfig } from './agent-config.ts';
@@ -26,8 +27,15 @@ export interface RunningAgent {
 /** Logger of the agent, from its manifest's `Logging` component (fixed for the run). */
 export function agentLogger(config: AgentConfig): Logger {
   const l = config.logging;
+  const file = l.log_file ? path.resolve(config.dir, l.log_file as string) : '';
+  try {
+    openLogFile(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new ManifestError(`${config.file}: Logging.log_file '${String(l.log_file)}' cannot be opened (${code})`);
+  }
   return createLogger({ get: (name) => l[name] }, {
-    file: l.log_file ? path.resolve(config.dir, l.log_file as string) : '',
+    file,
     format: l.log_format as 'text' | 'json',
   });
 }
