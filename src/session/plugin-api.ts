@@ -1,20 +1,12 @@
 /** `api.sessions` and `api.accounts` of one plugin (see `src/session/types.ts`). */
 import type { EventRuntime } from '../events/runtime.ts';
 import { gsfError } from '../errors.ts';
+import { hasLoneSurrogate } from '../text.ts';
+import { checkSessionId, checkType, encoded } from './plugin-checks.ts';
 import { messageEntry, sessionHandlers } from './worker/message-event.ts';
 import { sessionOps } from './ops.ts';
 import { CloseCode } from './protocol.ts';
 import type { AccountApi, LoginResult, SessionApi } from './types.ts';
-
-function checkSessionId(what: string, id: unknown): asserts id is number {
-  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0) {
-    throw gsfError('GSF_ERR_BAD_ARGUMENT', `${what}: session id must be a positive integer, got ${String(id)}`);
-  }
-}
-
-function checkType(what: string, type: unknown): asserts type is string {
-  if (typeof type !== 'string' || type === '') throw gsfError('GSF_ERR_BAD_ARGUMENT', `${what}: message type must be a non-empty string`);
-}
 
 export function createSessionApi(plugin: string, rt: EventRuntime): SessionApi {
   const handlers = sessionHandlers(rt);
@@ -39,7 +31,7 @@ export function createSessionApi(plugin: string, rt: EventRuntime): SessionApi {
     send(sessionId, type, body) {
       checkSessionId('sessions.send', sessionId);
       checkType('sessions.send', type);
-      ops.sendTo(sessionId, type, body);
+      encoded('sessions.send', () => ops.sendTo(sessionId, type, body));
     },
     broadcast(sessionIds, type, body) {
       checkType('sessions.broadcast', type);
@@ -48,7 +40,7 @@ export function createSessionApi(plugin: string, rt: EventRuntime): SessionApi {
         for (const id of sessionIds) checkSessionId('sessions.broadcast', id);
         if (sessionIds.length === 0) return;
       }
-      ops.broadcast(sessionIds === 'all' ? null : sessionIds, type, body);
+      encoded('sessions.broadcast', () => ops.broadcast(sessionIds === 'all' ? null : sessionIds, type, body));
     },
     join(sessionId, group) {
       checkSessionId('sessions.join', sessionId);
@@ -63,7 +55,7 @@ export function createSessionApi(plugin: string, rt: EventRuntime): SessionApi {
     publish(group, type, body) {
       checkType('sessions.publish (group)', group);
       checkType('sessions.publish', type);
-      ops.publish(group, type, body);
+      encoded('sessions.publish', () => ops.publish(group, type, body));
     },
     close(sessionId, reason = '') {
       checkSessionId('sessions.close', sessionId);
@@ -76,6 +68,7 @@ export function createAccountApi(rt: EventRuntime): AccountApi {
   const ops = sessionOps(rt);
   const account = (what: string, id: unknown): string => {
     if (typeof id !== 'string' || id === '') throw gsfError('GSF_ERR_BAD_ARGUMENT', `accounts.${what}: account id must be a non-empty string`);
+    if (hasLoneSurrogate(id)) throw gsfError('GSF_ERR_BAD_ARGUMENT', `accounts.${what}: account id holds an unpaired UTF-16 surrogate (text with no UTF-8 form)`);
     return id;
   };
   return {

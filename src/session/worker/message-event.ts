@@ -6,6 +6,7 @@
  * - `_session.opened` / `_session.closed` (engine events, session tag): run every plugin's
  *   opened or closed handler, in plugin order.
  */
+import { checkType, encoded } from '../plugin-checks.ts';
 import { isAsyncFunction, type EventRuntime, type RunningEvent } from '../../events/runtime.ts';
 import { PluginError, gsfError } from '../../errors.ts';
 import type { EventContext, NetworkFrame } from '../../events/types.ts';
@@ -76,7 +77,8 @@ class Message implements SessionMessage {
     readonly type: string, readonly id: number | undefined) {}
 
   reply(body?: unknown, type?: string): void {
-    this.ops.sendTo(this.sessionId, type ?? this.type, body, this.id, this.event);
+    if (type !== undefined) checkType('reply', type);
+    encoded('reply', () => this.ops.sendTo(this.sessionId, type ?? this.type, body, this.id, this.event));
   }
 }
 
