@@ -75,3 +75,21 @@ test('every method reaches the router: wrong ones get 405 with Allow, unknown pa
     t.deepEqual(await none.json(), { error: 'GSF_ERR_NOT_FOUND', message: 'no route for GET /nothing' });
   });
 });
+
+test('path parameters are percent-decoded; one that is not valid percent-encoding of UTF-8 gets 400', async (t) => {
+  await withServer((api) => {
+    api.router.get('/v/{name}', (req) => ({ status: 200, body: { name: req.params.name } }));
+    api.router.get('/files/{rest*}', (req) => ({ status: 200, body: { rest: req.params.rest } }));
+  }, async (base) => {
+    t.deepEqual(await (await fetch(`${base}/v/a%2Fb%20%E2%82%AC`)).json(), { name: 'a/b €' });
+    t.deepEqual(await (await fetch(`${base}/files/x/%C3%A9`)).json(), { rest: 'x/é' });
+    for (const [path, segment] of [['/v/%E0%A4', '%E0%A4'], ['/v/100%', '100%'], ['/v/%ZZ', '%ZZ'], ['/files/ok/%FF', '%FF'], ['/v/%ED%A0%80', '%ED%A0%80']]) {
+      const r = await fetch(`${base}${path}`);
+      t.is(r.status, 400, path);
+      t.deepEqual(await r.json(), { error: 'GSF_ERR_BAD_REQUEST', message: `path segment '${segment}' is not valid percent-encoding of UTF-8` }, path);
+    }
+    // A method the route does not take is still 405; an unknown path 404.
+    t.is((await fetch(`${base}/v/%E0`, { method: 'POST' })).status, 405);
+    t.is((await fetch(`${base}/w/%E0`)).status, 404);
+  });
+});

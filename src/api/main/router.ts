@@ -66,17 +66,25 @@ interface Route {
 export type RouteMatch =
   | { kind: 'found'; handler: RouteHandler; params: Record<string, string> }
   | { kind: 'method'; allowed: string[] }
+  /** A parameter of the route found is not valid percent-encoding of UTF-8 (RFC 3986 2.1). */
+  | { kind: 'bad'; segment: string }
   | { kind: 'none' };
 
 function split(path: string): string[] {
   return path.split('/').filter((s) => s !== '');
 }
 
+/** Thrown by `decode` for a segment that is not valid percent-encoding of UTF-8. */
+class BadSegment {
+  constructor(readonly segment: string) {}
+}
+
 function decode(segment: string): string {
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {
-    return segment;
+    throw new BadSegment(segment);
   }
 }
 
@@ -157,7 +165,14 @@ export class Router {
     let best: { route: Route; params: Record<string, string>; score: number } | null = null;
     const allowed = new Set<string>();
     for (const route of this.routes) {
-      const params = matchSegments(route.segments, parts);
+      let params: Record<string, string> | null;
+      try {
+        params = matchSegments(route.segments, parts);
+      } catch (err) {
+        if (!(err instanceof BadSegment)) throw err;
+        if (route.method === wanted) return { kind: 'bad', segment: err.segment };
+        params = {};
+      }
       if (params === null) continue;
       allowed.add(route.method);
       if (route.method === 'GET') allowed.add('HEAD');

@@ -146,6 +146,10 @@ export class ApiServer {
       refuse(errorResponse(err, { Allow: match.allowed.join(', ') }));
       return;
     }
+    if (match.kind === 'bad') {
+      refuse(errorResponse(gsfError('GSF_ERR_BAD_REQUEST', `path segment '${match.segment}' is not valid percent-encoding of UTF-8`)));
+      return;
+    }
     if (method === 'GET' || head) {
       // Headers are read from uWS while the callback runs, and copied only if the handler goes async.
       this.dispatch(res, match.handler, new Request(method, path, match.params, null, req, EMPTY), null);
