@@ -1,4 +1,5 @@
 import test from 'ava';
+import net from 'node:net';
 import { ApiServer } from '../../src/api/main/server.ts';
 import { createLogger } from '../../src/log/logger.ts';
 
@@ -92,4 +93,20 @@ test('path parameters are percent-decoded; one that is not valid percent-encodin
     t.is((await fetch(`${base}/v/%E0`, { method: 'POST' })).status, 405);
     t.is((await fetch(`${base}/w/%E0`)).status, 404);
   });
+});
+
+test('a listener that cannot bind says why: the port is taken, the address is not here', async (t) => {
+  const log = createLogger({ get: (name) => (name === 'minloglevel' ? 3 : 0) }, { file: '', format: 'text' });
+  const taken = net.createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const port = (taken.address() as net.AddressInfo).port;
+  try {
+    const api = new ApiServer({ address: '127.0.0.1', port, maxBodyBytes: 1024, log });
+    await t.throwsAsync(api.listen(), { message: `ApiService: cannot listen on 127.0.0.1:${port} (EADDRINUSE: another process listens on this port)` });
+  } finally {
+    taken.close();
+  }
+  // TEST-NET-1 (RFC 5737): no interface of this machine has it.
+  const away = new ApiServer({ address: '192.0.2.1', port: 0, maxBodyBytes: 1024, log });
+  await t.throwsAsync(away.listen(), { message: 'ApiService: cannot listen on 192.0.2.1:0 (EADDRNOTAVAIL: this machine has no such address)' });
 });
