@@ -73,6 +73,10 @@ import { hasResponses, parseResponses, rawExchange } from './_raw-http.ts';
         if (token === 'error-type-object') {
           return { status: 400, body: { error: { message: 'Invalid OAuth access token.', type: NOT_A_STRING, code: 190 } } };
         }
+        if (token === 'huge' || token === 'huge-chunked') {
+          // Valid JSON, past the 4 MiB the agent reads of an answer.
+          return { status: 200, body: null, raw: JSON.stringify({ data: { pad: 'x'.repeat(5 * 1024 * 1024) } }), chunked: token === 'huge-chunked' };
+        }
         if (token === 'app-id-object') {
           return { status: 200, body: { data: { is_valid: true, app_id: NOT_A_STRING, user_id: '1' } } };
         }
@@ -100,6 +104,14 @@ import { hasResponses, parseResponses, rawExchange } from './_raw-http.ts';
     t.is((a.body as { result: number }).result, 5);
     t.regex((a.body as { description: string }).description, /^socialnet \/debug_token answered HTTP 400/);
   });
+
+  for (const token of ['huge', 'huge-chunked']) {
+    test(`debug_token answering more than 4 MiB is result 5, the rest not read (${token})`, async (t) => {
+      const a = await post(`${agent.url}/v1/authentication/socialnet`, { player_id: '1', access_token: token });
+      t.is(a.status, 200);
+      t.deepEqual(a.body, { result: 5, description: 'socialnet /debug_token answered more than 4194304 bytes' });
+    });
+  }
 
   test('debug_token answering an object data.app_id is result 5, not a 500', async (t) => {
     const a = await post(`${agent.url}/v1/authentication/socialnet`, { player_id: '1', access_token: 'app-id-object' });

@@ -25,6 +25,34 @@ export interface PlatformAnswer {
   json: unknown;
 }
 
+/** The most a platform's answer may hold: a profile or a friend list of some thousands is far less. */
+export const MAX_PLATFORM_BODY_BYTES = 4 * 1024 * 1024;
+
+/** The body as text, read up to MAX_PLATFORM_BODY_BYTES (a larger one is not read on). */
+async function bodyText(res: Response, where: string): Promise<string> {
+  const declared = Number(res.headers.get('content-length') ?? '0');
+  const tooBig = (): PlatformError => new PlatformError('bad_answer', `${where} answered more than ${MAX_PLATFORM_BODY_BYTES} bytes`);
+  if (declared > MAX_PLATFORM_BODY_BYTES) {
+    await res.body?.cancel();
+    throw tooBig();
+  }
+  if (res.body === null) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let over = false;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > MAX_PLATFORM_BODY_BYTES) {
+      over = true;
+      break; // leaving the loop cancels the stream: the rest is not read
+    }
+    chunks.push(chunk);
+  }
+  if (over) throw tooBig();
+  // As Response.text() decodes: UTF-8, a leading BOM dropped, bad bytes replaced.
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
 /**
  * GETs `url` and parses the JSON answer, whatever its status. Messages name the platform and
  * the path only: URLs carry tokens in their query.
@@ -37,8 +65,9 @@ export async function platformGet(platform: string, url: string, timeoutMs: numb
   try {
     const res = await fetch(url, { headers: { accept: 'application/json', ...headers }, signal });
     status = res.status;
-    text = await res.text();
+    text = await bodyText(res, where);
   } catch (err) {
+    if (err instanceof PlatformError) throw err;
     if (signal.aborted) throw new PlatformError('timeout', `${where} did not answer within ${timeoutMs} ms`);
     const cause = (err as { cause?: { code?: string } }).cause;
     throw new PlatformError('unreachable', `${where} is unreachable (${cause?.code ?? (err as Error).message})`);
@@ -51,7 +80,6 @@ export async function platformGet(platform: string, url: string, timeoutMs: numb
   }
 }
 
-/** Whether `v` is a JSON object. */
 /**
  * A platform's id as text: a string as is, a number only when it is an exact integer (a JSON
  * number past 2^53 has already lost digits, so it names someone else); else null.
@@ -61,6 +89,7 @@ export function idText(v: unknown): string | null {
   return typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : null;
 }
 
+/** Whether `v` is a JSON object. */
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
