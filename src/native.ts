@@ -41,6 +41,8 @@ export type {
 export interface NativeCore extends NativePluginHost {
   /** Interns a string (event or handler name) to a process-wide id >= 1; same string, same id. */
   intern(name: string): number;
+  /** The id of a name an event is given: bounded in number (native/core/name_table.h). */
+  internEventName(name: string): number;
   /** Inverse of `intern`; '' for an unknown id. */
   nameOf(id: number): string;
 

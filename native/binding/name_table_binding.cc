@@ -11,6 +11,11 @@ Napi::Value Intern(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), ProcessRuntime().names.Intern(name.view()));
 }
 
+Napi::Value InternEventName(const Napi::CallbackInfo& info) {
+  Utf8Arg name(info, 0, "name");
+  return Napi::Number::New(info.Env(), ProcessRuntime().names.InternEventName(name.view()));
+}
+
 Napi::Value NameOf(const Napi::CallbackInfo& info) {
   double id = NumberArg(info, 0, "id");
   std::string name;
@@ -24,6 +29,7 @@ Napi::Value NameOf(const Napi::CallbackInfo& info) {
 
 void NameTableBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<Intern>(env, exports, "intern");
+  Export<InternEventName>(env, exports, "internEventName");
   Export<NameOf>(env, exports, "nameOf");
 }
 

@@ -137,16 +137,18 @@ gsf_type_status Invoke(gsf_type_call call, gsf_type_borrowed_str event, gsf_type
         s->name = rt.names.NameOf(s->event.name_id);
         s->name_known = true;
       }
-      child = s->name + "_#" + std::to_string(++s->children);
+      child = NameTable::ChildName(s->name, ++s->children);
       event_name = child;
     } else if (event_name.empty()) {
       event_name = name;
     } else if (!ValidName(event_name)) {
       return Note(s, GSF_STATUS_INVALID_ARGUMENT, "invoke: options.name is not valid UTF-8");
+    } else if (event_name.size() > kMaxEventNameBytes) {
+      return Note(s, GSF_STATUS_INVALID_ARGUMENT, "invoke: options.name is longer than " + std::to_string(kMaxEventNameBytes) + " bytes");
     }
     EventInput in;
     in.tag = tag;
-    in.name_id = rt.names.Intern(event_name);
+    in.name_id = rt.names.InternEventName(event_name);
     in.handler_id = handler;
     in.session_id = in_event ? s->event.session_id : 0;
     in.kind = GSF_EVENT_USER;

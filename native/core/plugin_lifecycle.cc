@@ -56,7 +56,7 @@ uint64_t NativeTimers::Start(const NativePlugin* plugin, double delay_ms, double
                              gsf_on_timer fn, void* user_data, gsf_on_drop drop) {
   Runtime& rt = Host().runtime();
   std::string label = name.empty() ? "timer." + plugin->name : std::string(name);
-  uint32_t name_id = rt.names.Intern(label), handler_id = rt.names.Intern(kNativeTimerEvent);
+  uint32_t name_id = rt.names.InternEventName(label), handler_id = rt.names.Intern(kNativeTimerEvent);
   // The record goes in under the lock before the store may fire it: a run waits for it.
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t key = next_key_++;

@@ -26,6 +26,27 @@ TEST(names_intern_is_stable_and_dense) {
   CHECK_EQ(t.NameOf(t.Intern("")), std::string());
 }
 
+TEST(names_of_events_are_bounded_in_number_and_length) {
+  gsf::NameTable t;
+  uint32_t handler = t.Intern("handler");
+  for (size_t i = 0; i < gsf::kMaxEventNames; ++i) {
+    std::string name = "n-" + std::to_string(i);
+    CHECK_EQ(t.NameOf(t.InternEventName(name)), name);
+  }
+  uint32_t other = t.InternEventName("one too many");
+  CHECK_EQ(t.NameOf(other), std::string(gsf::kOtherEventNames));
+  CHECK_EQ(t.InternEventName("and another"), other);
+  CHECK_EQ(t.InternEventName("n-0"), t.Find("n-0"));  // names seen before keep their ids
+  CHECK_EQ(t.InternEventName("handler"), handler);
+  CHECK_EQ(t.Intern("late.handler"), t.Find("late.handler"));  // handler names are not bounded
+  CHECK(t.Find("late.handler") != other);
+  // Default child names stop growing at kMaxEventNameBytes.
+  CHECK_EQ(gsf::NameTable::ChildName("tick", 3), std::string("tick_#3"));
+  std::string parent(gsf::kMaxEventNameBytes - 3, 'p');
+  CHECK_EQ(gsf::NameTable::ChildName(parent, 1), parent + "_#1");
+  CHECK_EQ(gsf::NameTable::ChildName(parent, 10), parent);
+}
+
 TEST(names_concurrent_interning_agrees) {
   gsf::NameTable t;
   constexpr int kThreads = 6, kNames = 2000;

@@ -80,6 +80,28 @@ TEST(services_invoke_follows_spec_tag_rules) {
   CHECK_EQ(q[7].name, std::string("probe.tick_#1"));
 }
 
+TEST(services_invoke_bounds_event_names) {
+  Probe p;
+  REQUIRE(p.ok());
+  DrainQueue();
+  gsf::ProcessRuntime().config.Set("{}");
+  // A parent whose name is near the limit: its children keep its name instead of growing it.
+  std::string deep = "probe.parent" + std::string(gsf::kMaxEventNameBytes - 13, 'x');
+  gsf::EventContext net = Event(70, kSessionTag, GSF_EVENT_NETWORK, kSessionTag, deep);
+  CHECK_EQ(p.Run("[\"invoke\",\"probe.target\"]", net), 0);
+  std::vector<QueuedEvent> q = DrainQueue();
+  REQUIRE(q.size() == 1);
+  CHECK_EQ(q[0].name, deep);
+  // An explicit name: at most kMaxEventNameBytes.
+  std::string at_limit = "[\"invoke_long_name\",\"probe.target\"," + std::to_string(gsf::kMaxEventNameBytes) + "]";
+  std::string over = "[\"invoke_long_name\",\"probe.target\"," + std::to_string(gsf::kMaxEventNameBytes + 1) + "]";
+  CHECK_EQ(p.Run(at_limit, net), 0);
+  CHECK_EQ(p.Run(over, net), GSF_STATUS_INVALID_ARGUMENT);
+  q = DrainQueue();
+  REQUIRE(q.size() == 1);
+  CHECK_EQ(q[0].name, std::string(gsf::kMaxEventNameBytes, 'n'));
+}
+
 TEST(services_invoke_switches_and_refusals) {
   Probe p;
   REQUIRE(p.ok());

@@ -8,7 +8,7 @@ import { gsfError } from '../errors.ts';
 import type { FlagRegistry } from '../config/flags.ts';
 import type { Logger } from '../log/logger.ts';
 import { encodePayload } from './codec.ts';
-import { childNameId, intern, nameOf, reserveHeldId } from './names.ts';
+import { childNameId, eventNameTooLong, intern, internEventName, MAX_EVENT_NAME_BYTES, nameOf, reserveHeldId } from './names.ts';
 import { workReady } from './wake.ts';
 import { invokeStage } from './main/invoke-stage.ts';
 import { isValidTag, randomTag, resolveTag, type TagSwitches } from './tags.ts';
@@ -236,12 +236,15 @@ export class EventRuntime {
     if (options.name !== undefined && (typeof options.name !== 'string' || options.name === '')) {
       throw gsfError('GSF_ERR_BAD_ARGUMENT', 'invoke: name must be a non-empty string');
     }
+    if (options.name !== undefined && eventNameTooLong(options.name)) {
+      throw gsfError('GSF_ERR_BAD_ARGUMENT', `invoke: name must be at most ${MAX_EVENT_NAME_BYTES} bytes in UTF-8`);
+    }
     if (this.stopping) this.refuseAfterStop(`invoke('${event}')`);
     const parent = this.current();
     // An event that timed out while it awaited was cancelled: what it does when it resumes is dropped.
     if (parent !== null && parent !== this.running && parent.timedOut) return reserveHeldId();
     const tag = options.tag ?? resolveTag(parent, this.switches());
-    const nameId = options.name !== undefined ? intern(options.name) : parent !== null ? childNameId(parent) : handlerId;
+    const nameId = options.name !== undefined ? internEventName(options.name) : parent !== null ? childNameId(parent) : handlerId;
     // Inside an event's synchronous run, or while it has object changes, the child waits for it.
     if (parent !== null && (parent === this.running || parent.tx !== undefined)) {
       const id = reserveHeldId();
@@ -351,11 +354,14 @@ export class EventRuntime {
     if (name !== undefined && (typeof name !== 'string' || name === '')) {
       throw gsfError('GSF_ERR_BAD_ARGUMENT', `timer '${event}': name must be a non-empty string`);
     }
+    if (name !== undefined && eventNameTooLong(name)) {
+      throw gsfError('GSF_ERR_BAD_ARGUMENT', `timer '${event}': name must be at most ${MAX_EVENT_NAME_BYTES} bytes in UTF-8`);
+    }
     const handlerId = this.handlerId(event);
     this.refuseAfterStop(`timer '${event}'`);
     // An event that timed out while it awaited starts nothing when it resumes: no timer (id 0).
     if (this.cancelledNow()) return 0;
-    const nameId = intern(name ?? event);
+    const nameId = name !== undefined ? internEventName(name) : handlerId;
     const ev = this.counterHolder();
     if (ev === null) return native.timerAdd(delayMs, intervalMs, nameId, handlerId, encodePayload(payload));
     // Held with the event's other effects: started when its run ends or its changes are durable.
@@ -369,8 +375,9 @@ export class EventRuntime {
     const ev = this.current();
     if (!ev) throw gsfError('GSF_ERR_BAD_ARGUMENT', 'setEventName must be called inside an event');
     if (typeof name !== 'string' || name === '') throw gsfError('GSF_ERR_BAD_ARGUMENT', 'setEventName: name must be a non-empty string');
+    if (eventNameTooLong(name)) throw gsfError('GSF_ERR_BAD_ARGUMENT', `setEventName: name must be at most ${MAX_EVENT_NAME_BYTES} bytes in UTF-8`);
     ev.name = name;
-    ev.nameId = intern(name);
+    ev.nameId = internEventName(name);
     this.onRename?.(ev);
   }
 }
