@@ -200,5 +200,10 @@ export function gsfError(code: ErrorCode, ...args: unknown[]): GsfError {
 /** Short text of any thrown value, for log lines. */
 export function describeError(err: unknown): string {
   if (err instanceof Error) return err.message;
-  return String(err);
+  try {
+    return String(err);
+  } catch {
+    // A value with no string form (Object.create(null), a throwing toString).
+    return `a thrown value with no string form (${Object.prototype.toString.call(err)})`;
+  }
 }

@@ -68,7 +68,7 @@ function runApiEvent(rt: EventRuntime, reg: Registry, sink: AnswerSink, payload:
   let call = ev.call as RunningCall | undefined;
   if (call === undefined) {
     // One call per event: a rerun after an object conflict answers the same request.
-    call = { rid, label, answered: false, event: ev, finished: false, error: undefined };
+    call = { rid, label, answered: false, event: ev, finished: false, error: undefined, answersNow: () => ev.tx === undefined };
     ev.call = call;
     const c = call;
     ev.failureReply = () => {

@@ -30,6 +30,9 @@ export function parsePattern(pattern: unknown, what: string): string[] {
       names.add(param[1]!);
     } else if (!LITERAL.test(seg)) {
       throw gsfError('GSF_ERR_BAD_ARGUMENT', `${what}: segment '${seg}' of '${pattern}' must be a {parameter} or plain URL characters`);
+    } else if (seg === '.' || seg === '..') {
+      // Clients remove dot segments before they send (RFC 3986 5.2.4): such a route would be another one.
+      throw gsfError('GSF_ERR_BAD_ARGUMENT', `${what}: '${pattern}' has a '${seg}' segment, which clients remove before they send`);
     }
   });
   return segments;

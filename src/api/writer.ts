@@ -54,7 +54,14 @@ export function nativeAnswer<B extends string | Buffer>(rid: number, status: num
 
 /** The answer of an error a handler threw: a `GsfError` with an HTTP status answers as itself. */
 export function thrownAnswer(rid: number, err: unknown): AnswerRecord {
-  if (err instanceof GsfError && err.status > 0) return [rid, err.status, JSON.stringify(err.toBody())];
+  if (err instanceof GsfError && err.status > 0) {
+    try {
+      return [rid, err.status, JSON.stringify(err.toBody())];
+    } catch {
+      // Details JSON cannot hold (a BigInt, a cycle): the status, code and message still answer.
+      return [rid, err.status, JSON.stringify({ error: err.code, message: err.message })];
+    }
+  }
   return [rid, 500, JSON.stringify(gsfError('GSF_ERR_INTERNAL', describeError(err)).toBody())];
 }
 
@@ -146,13 +153,13 @@ export class ResponseWriter {
   /** 200 with the object as JSON. */
   json(value: Record<string, unknown>): void {
     if (!isPlainObject(value)) throw this.bad(`a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
-    this.answer(AnswerKind.jsonObject, this.stringify(value));
+    this.answer(AnswerKind.jsonObject, this.stringify(value, '{'));
   }
 
   /** 200 with the array as JSON. */
   array(value: readonly unknown[]): void {
     if (!Array.isArray(value)) throw this.bad(`a JSON array, got ${typeof value}`);
-    this.answer(AnswerKind.jsonArray, this.stringify(value));
+    this.answer(AnswerKind.jsonArray, this.stringify(value, '['));
   }
 
   /** 200 with the string as a JSON string. */
@@ -174,12 +181,19 @@ export class ResponseWriter {
     this.target.deliver(this.call, failureAnswer(this.call.rid, n, String(message)));
   }
 
-  private stringify(value: unknown): string {
+  /** The value as JSON, which must be an object (`{`) or an array (`[`): a `toJSON` may have made it anything. */
+  private stringify(value: unknown, open: '{' | '['): string {
+    let text: string | undefined;
     try {
-      return JSON.stringify(value);
+      text = JSON.stringify(value) as string | undefined;
     } catch (err) {
       throw gsfError('GSF_ERR_BAD_ARGUMENT', `${this.call.label}: the answer cannot be written as JSON: ${describeError(err)}`);
     }
+    if (typeof text !== 'string' || text[0] !== open) {
+      const got = text === undefined ? 'nothing' : `${text.slice(0, 40)}${text.length > 40 ? '…' : ''}`;
+      throw this.bad(`${open === '{' ? 'a JSON object' : 'a JSON array'} once written as JSON (its toJSON gave ${got})`);
+    }
+    return text;
   }
 
   private bad(what: string): GsfError {

@@ -128,7 +128,8 @@ export class ApiServer {
     if (token !== '' && !this.isPublic(method, match)) {
       const auth = req.getHeader('authorization');
       // The scheme's name is case-insensitive (RFC 9110 11.1).
-      const presented = auth.length > 7 && auth.slice(0, 7).toLowerCase() === 'bearer ' ? auth.slice(7)
+      // RFC 6750 2.1: "Bearer" 1*SP b64token.
+      const presented = auth.length > 7 && auth.slice(0, 7).toLowerCase() === 'bearer ' ? auth.slice(7).replace(/^ +/, '')
         : this.takesQueryToken(method, match) ? new URLSearchParams(req.getQuery() ?? '').get('token') ?? '' : '';
       if (!tokenMatches(presented, token)) {
         refuse(UNAUTHORIZED);

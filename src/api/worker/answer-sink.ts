@@ -18,6 +18,8 @@ export interface ApiCall extends WriterCall {
   readonly event: HeldEffects;
   /** The event finished: a later answer goes out at once. */
   finished: boolean;
+  /** Whether an answer given now goes out at once although the event runs on (it touched no objects yet). */
+  answersNow?(): boolean;
 }
 
 /** Answer records, flattened: `[rid, status, body]*`. */
@@ -34,7 +36,8 @@ class AnswerSink implements WorkerEffects, AnswerTarget {
 
   deliver(call: WriterCall, record: AnswerRecord): void {
     const c = call as ApiCall;
-    if (c.finished) {
+    // An event with no object changes to wait for answers at once, even if it awaits on.
+    if (c.finished || c.answersNow?.() === true) {
       this.push(record);
       this.flushSoon();
       return;
@@ -84,6 +87,11 @@ class AnswerSink implements WorkerEffects, AnswerTarget {
   }
 
   private push(r: AnswerRecord): void {
+    // The native mailbox takes [number, number, string | null] only: one bad record would lose the batch.
+    if (typeof r[1] !== 'number' || (typeof r[2] !== 'string' && r[2] !== null)) {
+      this.ready.push(r[0], 500, JSON.stringify({ error: 'GSF_ERR_INTERNAL', message: 'internal error: the handler\'s answer could not be written' }));
+      return;
+    }
     this.ready.push(r[0], r[1], r[2]);
   }
 
