@@ -203,7 +203,7 @@ function decodeFailed(frame: NetworkFrame, sessionId: number, type: string, nati
     if (!(err instanceof DecodeError)) throw err;
     const body: ProtocolErrorBody = { code: err.code, message: err.message };
     if (err.type !== undefined) body.type = err.type;
-    ops.sendTo(sessionId, EngineType.error, body, undefined);
+    ops.sendTo(sessionId, EngineType.error, body, err.id);
     return;
   }
   // JavaScript reads it, the stricter native decoder does not (invalid UTF-8, nesting depth).

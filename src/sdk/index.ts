@@ -34,6 +34,8 @@ export interface ConnectOptions {
   WebSocket?: WebSocketConstructor;
   /** Default time limit of `request` (ms); 0 waits forever. */
   requestTimeoutMs?: number;
+  /** How long `connect` waits for the WebSocket handshake (ms; default 10000); 0 waits forever. */
+  connectTimeoutMs?: number;
 }
 
 /** Why a session ended. */
@@ -65,6 +67,22 @@ async function defaultWebSocket(): Promise<WebSocketConstructor> {
   return ws.WebSocket;
 }
 
+const utf8 = new TextEncoder();
+
+/** `reason` cut to the 123 bytes of UTF-8 a close frame holds (whole characters only). */
+function fitReason(reason: string): string {
+  if (reason.length <= 41 || utf8.encode(reason).length <= 123) return reason;
+  let out = '';
+  let bytes = 0;
+  for (const ch of reason) {
+    const n = utf8.encode(ch).length;
+    if (bytes + n > 123) break;
+    out += ch;
+    bytes += n;
+  }
+  return out;
+}
+
 /** Builds the client URL: `ws://HOST:PORT/?version=<v>&codec=json|msgpack`. */
 export function clientUrl(url: string, version: string, codec: CodecName): string {
   const u = new URL(url);
@@ -80,7 +98,7 @@ export class GsfClient {
   private resolveClosed!: (info: CloseInfo) => void;
   private closeInfo: CloseInfo | null = null;
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: ReturnType<typeof setTimeout> | null }>();
+  private readonly pending = new Map<number, { type: string; resolve(v: unknown): void; reject(e: Error): void; timer: ReturnType<typeof setTimeout> | null }>();
   private readonly handlers = new Map<string, Set<Handler>>();
   private readonly waiters: Array<{ type: string; resolve(e: Envelope): void; reject(e: Error): void }> = [];
   /** Ids of requests that timed out (the last 1000): a late reply to one is dropped, not taken for a push. */
@@ -107,11 +125,25 @@ export class GsfClient {
     const ws = new Ctor(clientUrl(options.url, options.version, codec));
     ws.binaryType = 'arraybuffer';
     const client = new GsfClient(ws, codec, options.requestTimeoutMs ?? 10_000);
-    await new Promise<void>((resolve, reject) => {
-      ws.onopen = () => resolve();
-      ws.onerror = (ev) => reject(new Error(`cannot connect to ${options.url}: ${(ev as { message?: string })?.message ?? 'connection error'}`));
-      void client.closed.then((info) => reject(new Error(`connection closed: ${info.code} ${info.reason}`)));
-    });
+    const limit = options.connectTimeoutMs ?? 10_000;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        ws.onopen = () => resolve();
+        ws.onerror = (ev) => reject(new Error(`cannot connect to ${options.url}: ${(ev as { message?: string })?.message ?? 'connection error'}`));
+        void client.closed.then((info) => reject(new Error(`connection closed: ${info.code} ${info.reason}`)));
+        // A server that takes the TCP connection and never answers the handshake.
+        if (limit > 0 && limit <= MAX_TIMER_MS) {
+          timer = setTimeout(() => {
+            reject(new Error(`cannot connect to ${options.url}: no WebSocket handshake within ${limit} ms`));
+            ws.onerror = () => undefined;
+            ws.close();
+          }, limit);
+        }
+      });
+    } finally {
+      if (timer !== null) clearTimeout(timer);
+    }
     // From here a socket error (a frame the client cannot read) ends the connection: `closed`
     // tells, and the process goes on (without a listener the `ws` package would throw).
     ws.onerror = () => undefined;
@@ -136,7 +168,12 @@ export class GsfClient {
         reject(new GsfRequestError('closed', `connection closed: ${this.closeInfo.code} ${this.closeInfo.reason}`, type));
         return;
       }
-      // Past what a timer can wait (about 24.8 days), a limit is no limit.
+      // A limit already passed (negative, NaN) times out at once; 0, or past what a timer can
+      // wait (about 24.8 days), is no limit.
+      if (!(timeoutMs >= 0)) {
+        reject(new GsfRequestError('timeout', `no reply to '${type}' within ${timeoutMs} ms`, type));
+        return;
+      }
       const timer = timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS
         ? setTimeout(() => {
           this.pending.delete(id);
@@ -152,7 +189,7 @@ export class GsfClient {
         reject(err as Error);
         return;
       }
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
+      this.pending.set(id, { type, resolve: resolve as (v: unknown) => void, reject, timer });
     });
   }
 
@@ -200,9 +237,18 @@ export class GsfClient {
     return this.on<MaintenanceNotice>(EngineType.maintenanceEnd, handler);
   }
 
-  /** Closes the connection and resolves when it has ended. */
+  /**
+   * Closes the connection and resolves when it has ended. A reason is cut to the 123 bytes a close
+   * frame holds; a code the WebSocket API refuses (1006, 1005, under 3000 but 1000) rejects.
+   */
   close(code = 1000, reason = ''): Promise<CloseInfo> {
-    if (!this.closeInfo) this.ws.close(code, reason);
+    if (!this.closeInfo) {
+      try {
+        this.ws.close(code, fitReason(String(reason)));
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
+    }
     return this.closed;
   }
 
@@ -258,7 +304,7 @@ export class GsfClient {
     this.closeInfo = info;
     for (const p of this.pending.values()) {
       if (p.timer !== null) clearTimeout(p.timer);
-      p.reject(new GsfRequestError('closed', `connection closed: ${info.code} ${info.reason}`));
+      p.reject(this.closedError(info, p.type));
     }
     this.pending.clear();
     for (const w of this.waiters.splice(0)) w.reject(this.closedError(info, w.type));

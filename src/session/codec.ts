@@ -96,7 +96,8 @@ export function peekTypeSpan(bytes: Uint8Array, binary: boolean): number {
 
 /** A failed decode: the error frame's code and message. */
 export class DecodeError extends Error {
-  constructor(readonly code: ProtocolErrorCode, message: string, readonly type?: string) {
+  /** `id`: the message's own, when it has a readable one, so that the error frame answers its request. */
+  constructor(readonly code: ProtocolErrorCode, message: string, readonly type?: string, readonly id?: number) {
     super(message);
   }
 }
@@ -107,15 +108,16 @@ export function checkEnvelope(value: unknown): Envelope {
     throw new DecodeError(ProtocolError.malformed, 'a message must be an object {type, body}');
   }
   const v = value as Record<string, unknown>;
+  const id = Number.isSafeInteger(v.id) ? v.id as number : undefined;
   if (typeof v.type !== 'string' || v.type === '') {
-    throw new DecodeError(ProtocolError.malformed, "a message needs a non-empty string 'type'");
+    throw new DecodeError(ProtocolError.malformed, "a message needs a non-empty string 'type'", undefined, id);
   }
   if (v.id !== undefined && !Number.isSafeInteger(v.id)) {
     throw new DecodeError(ProtocolError.malformed, "'id' must be an integer", v.type);
   }
   for (const key in v) {
     if (key !== 'type' && key !== 'body' && key !== 'id') {
-      throw new DecodeError(ProtocolError.malformed, `unknown envelope key '${key}' (allowed: type, body, id)`, v.type);
+      throw new DecodeError(ProtocolError.malformed, `unknown envelope key '${key}' (allowed: type, body, id)`, v.type, id);
     }
   }
   return v as unknown as Envelope;

@@ -33,7 +33,7 @@ import { SessionGroups } from './groups.ts';
 import { MessageTypes } from './message-types.ts';
 import { closeReason, CloseCode, EngineType, ProtocolError, protocolErrorBody, type CodecName, type ProtocolErrorBody } from './protocol.ts';
 import { SessionLifecycle, type SessionData, type Socket } from './listener-lifecycle.ts';
-import { answerWithoutWorker, unknownTypeAnswer } from './listener-errors.ts';
+import { answerWithoutWorker, trailingId, unknownTypeAnswer } from './listener-errors.ts';
 
 // A local copy: module exports are getters under the CommonJS transform (read per message).
 const SPAN = TYPE_SPAN;
@@ -145,7 +145,7 @@ export class SessionListener implements LocalSessions {
     }
     const length = message.byteLength;
     if (length > this.options.maxMessageBytes) {
-      this.protocolError(ws, d, protocolErrorBody(ProtocolError.tooBig, [length, this.options.maxMessageBytes]));
+      this.protocolError(ws, d, protocolErrorBody(ProtocolError.tooBig, [length, this.options.maxMessageBytes]), trailingId(new Uint8Array(message), isBinary));
       return;
     }
     if (isBinary !== (d.codec === 'msgpack')) {

@@ -111,7 +111,7 @@ function runMessage(rt: EventRuntime, handlers: SessionHandlers, ops: SessionOps
     if (!(err instanceof DecodeFailure)) throw err;
     const body: ProtocolErrorBody = { code: err.code, message: err.message };
     if (err.type !== undefined) body.type = err.type;
-    sendError(ops, sessionId, body, undefined, ctx);
+    sendError(ops, sessionId, body, err.id, ctx);
     return undefined;
   }
   const { type, id } = envelope;
