@@ -50,10 +50,11 @@ test.serial('a request pending when the connection ends is rejected with its mes
   const srv = await silentServer();
   try {
     const c = await GsfClient.connect({ url: srv.url, version: '1' });
-    const pending = c.request('chat.join', {}).catch((e: GsfRequestError) => e);
-    const next = c.next('chat.line').catch((e: GsfRequestError) => e);
+    const failure = (p: Promise<unknown>): Promise<GsfRequestError> => p.then(() => { throw new Error('resolved'); }, (e: GsfRequestError) => e);
+    const pending = failure(c.request('chat.join', {}));
+    const next = failure(c.next('chat.line'));
     await c.close();
-    const after = await c.request('chat.join', {}).catch((e: GsfRequestError) => e);
+    const after = await failure(c.request('chat.join', {}));
     const [p, n] = await Promise.all([pending, next]);
     t.deepEqual([p.code, n.code, after.code], ['closed', 'closed', 'closed']);
     t.is(n.type, 'chat.line');
