@@ -158,6 +158,8 @@ export interface NativeCore extends NativePluginHost {
   timerCancel(id: number): boolean;
   /** Pushes every due timer onto TIMER_TAG; returns ms until the next due timer, or -1. */
   timerFire(): number;
+  /** Periods repeating timers skipped since start: the timer tag had TimerStore::kMaxBacklog events waiting. */
+  timerSkipped(): number;
 
   // ---- counters ----------------------------------------------------------------
   counterUpdate(category: string, name: string, value: number, isDouble: boolean, description?: string): void;

@@ -40,6 +40,10 @@ Napi::Value TimerFire(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().timers.Fire()));
 }
 
+Napi::Value TimerSkipped(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().timers.SkippedTotal()));
+}
+
 }  // namespace
 
 void TimerStoreBinding::Init(Napi::Env env, Napi::Object exports) {
@@ -48,6 +52,7 @@ void TimerStoreBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<TimerReserve>(env, exports, "timerReserve");
   Export<TimerRelease>(env, exports, "timerRelease");
   Export<TimerFire>(env, exports, "timerFire");
+  Export<TimerSkipped>(env, exports, "timerSkipped");
 }
 
 }  // namespace gsf::binding

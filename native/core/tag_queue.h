@@ -166,6 +166,8 @@ class TagQueue {
   std::vector<uint64_t> ParkedOf(int slot) const;
   /** Queued events that no slot has taken. */
   uint64_t Waiting() const;
+  /** Events of `tag` waiting to be claimed (the timers' backlog, for one). */
+  uint64_t TagWaiting(uint64_t tag);
   /** True if some tag could be taken right now. */
   bool HasReady() const;
   /** Tags with queued events that no slot claims: what Take can hand out now. */

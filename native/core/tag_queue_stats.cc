@@ -22,6 +22,13 @@ uint64_t TagQueue::Rate::LastWholeSecond(int64_t now_sec) const {
 
 uint64_t TagQueue::Waiting() const { return Stats().waiting; }
 
+uint64_t TagQueue::TagWaiting(uint64_t tag) {
+  RunQueue& q = QueueOf(tag);
+  std::lock_guard<RunQueue> lock(q);  // files the inbox first: it holds earlier pushes
+  auto it = q.tags.find(tag);
+  return it == q.tags.end() ? 0 : it->second.count;
+}
+
 bool TagQueue::HasReady() const {
   std::atomic_thread_fence(std::memory_order_seq_cst);  // see Push
   for (const RunQueue& q : queues_) {

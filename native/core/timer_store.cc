@@ -97,6 +97,7 @@ int64_t TimerStore::Fire() {
   earlier_added_.store(false);
   // Pushing under our lock keeps fire order equal to due order even when two
   // threads fire at once (lock order: timers, then queue; never the reverse).
+  uint64_t backlog = heap_.empty() || heap_.front().due_ns > now ? 0 : queue_->TagWaiting(kTimerTag);
   while (!heap_.empty() && heap_.front().due_ns <= now) {
     Entry e = heap_.front();
     std::pop_heap(heap_.begin(), heap_.end(), Later());
@@ -111,7 +112,13 @@ int64_t TimerStore::Fire() {
     in.kind = kKindTimer;
     in.payload = reinterpret_cast<const uint8_t*>(t.payload.data());
     in.payload_len = t.payload.size();
-    queue_->Push(in);
+    // A repeating timer behind a full backlog skips this period; a one-shot one always fires.
+    if (t.interval_ns > 0 && backlog >= kMaxBacklog) {
+      skipped_total_.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      queue_->Push(in);
+      ++backlog;
+    }
     if (t.interval_ns <= 0) {
       timers_.erase(it);
       continue;

@@ -49,6 +49,13 @@ class TimerStore {
   bool EarlierAdded() const { return earlier_added_.load(); }
   /** Drops every timer; returns how many there were. */
   size_t Clear();
+  /**
+   * Events waiting on the timer tag past which a repeating timer skips its period instead of
+   * adding one more (a handler slower than its period would otherwise grow the queue forever).
+   */
+  static constexpr uint64_t kMaxBacklog = 1000;
+  /** Periods repeating timers skipped because of the backlog, since start. */
+  uint64_t SkippedTotal() const { return skipped_total_.load(std::memory_order_relaxed); }
 
  private:
   struct Timer {
@@ -78,6 +85,7 @@ class TimerStore {
   /** Ids reserved and not yet added, released or cancelled. */
   std::unordered_set<uint64_t> reserved_;
   std::vector<Entry> heap_;
+  std::atomic<uint64_t> skipped_total_{0};
   uint64_t next_id_ = 1;
   uint64_t next_seq_ = 0;
   std::atomic<bool> earlier_added_{false};

@@ -191,3 +191,30 @@ TEST(timer_interval_below_one_ns_still_repeats) {
   CHECK_EQ(f.Drain().size(), 1u);
   CHECK(f.timers.Cancel(id));
 }
+
+TEST(timer_repeating_skips_periods_behind_a_full_backlog) {
+  FakeClock clock;
+  TimerFixture f;
+  f.Add(1, 1, 7);  // every ms; nothing runs the events
+  for (uint64_t i = 0; i < gsf::TimerStore::kMaxBacklog + 50; ++i) {
+    clock.AdvanceMs(1);
+    f.timers.Fire();
+  }
+  CHECK_EQ(f.queue.TagWaiting(gsf::kTimerTag), gsf::TimerStore::kMaxBacklog);
+  CHECK_EQ(f.timers.SkippedTotal(), 50u);
+  // A one-shot timer still fires behind the backlog.
+  f.Add(1, 0, 8);
+  clock.AdvanceMs(1);
+  f.timers.Fire();
+  CHECK_EQ(f.queue.TagWaiting(gsf::kTimerTag), gsf::TimerStore::kMaxBacklog + 1);
+  CHECK_EQ(f.timers.SkippedTotal(), 51u);
+  // Once the backlog is worked off, every period fires again.
+  std::vector<uint32_t> names = f.Drain(), rest = f.Drain();  // a take holds 1000 at most
+  names.insert(names.end(), rest.begin(), rest.end());
+  CHECK_EQ(names.size(), static_cast<size_t>(gsf::TimerStore::kMaxBacklog + 1));
+  CHECK_EQ(names.back(), 8u);
+  clock.AdvanceMs(1);
+  f.timers.Fire();
+  CHECK_EQ(f.queue.TagWaiting(gsf::kTimerTag), 1u);
+  CHECK_EQ(f.timers.SkippedTotal(), 51u);
+}

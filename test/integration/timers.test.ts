@@ -45,3 +45,23 @@ test.serial('timers declared by a plugin start once, not once per worker', async
     await s.stop();
   }
 });
+
+test.serial('a repeating timer slower than its period skips periods once 1000 timer events wait, counted and logged', async (t) => {
+  const s = await startTestServer();
+  try {
+    const rt = s.server.thread.runtime;
+    // Every 1 ms, 3 ms of work each: without the bound the timer tag would grow for good.
+    const id = rt.addTimer(0, 1, 'probe.note', { file: '/dev/null', label: 'slow', sleepSyncMs: 3 });
+    const skipped = await waitFor(() => {
+      const v = native.counterValue('engine', 'timer_periods_skipped') ?? 0;
+      return v > 0 ? v : undefined;
+    }, 30000, 'a skipped period');
+    t.true(skipped > 0);
+    // The timer tag holds at most the bound (and what one firing added), whatever the timer's pace.
+    t.true(native.queueStats().waiting <= 1001, `waiting ${native.queueStats().waiting}`);
+    await waitFor(() => s.logs().find((l) => l.includes('period(s) of repeating timers skipped: 1000 timer events are waiting')), 5000, 'the warning');
+    t.true(native.timerCancel(id));
+  } finally {
+    await s.stop();
+  }
+});

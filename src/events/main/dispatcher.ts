@@ -198,9 +198,34 @@ export class Dispatcher extends WorkerPools {
     if (!this.timersRunning || this.pool === null) return;
     const nextMs = native.timerFire();
     workReady();
+    this.noteSkippedPeriods();
     if (nextMs >= 0) this.scheduleTimers(nextMs);
     native.armWake();
   }
+
+  /**
+   * Counts (`engine/timer_periods_skipped`) and logs, at most once a minute, the periods
+   * repeating timers skipped: 1000 timer events were waiting, as when a handler is slower than
+   * its timer's period.
+   */
+  private noteSkippedPeriods(): void {
+    const skipped = native.timerSkipped();
+    if (skipped === this.timerSkipped) return;
+    native.counterUpdate('engine', 'timer_periods_skipped', skipped, false,
+      'Periods repeating timers skipped because 1000 timer events were waiting');
+    const now = Date.now();
+    if (now - this.skipWarnedAt >= 60_000) {
+      this.thread.log.warn(`timers: ${skipped - this.skippedAtWarning} period(s) of repeating timers skipped: 1000 timer events are waiting ` +
+        '(a timer handler slower than its period?); see engine/timer_periods_skipped');
+      this.skipWarnedAt = now;
+      this.skippedAtWarning = skipped;
+    }
+    this.timerSkipped = skipped;
+  }
+
+  private timerSkipped = 0;
+  private skippedAtWarning = 0;
+  private skipWarnedAt = -Infinity;
 
   private scheduleTimers(nextMs: number): void {
     // setTimeout waits at most 2^31 - 1 ms (longer fires after 1 ms): a timer further out is
