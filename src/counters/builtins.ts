@@ -6,8 +6,9 @@
  *
  * `event/profiling/outstanding` always has `count` (events claimed and not completed, SPEC
  * 2.5). With `enable_outstanding_event_profiler` (SPEC 6.4: profile currently running events)
- * it also has `running` and, per event thread running an event, `running/<thread>/event_name`,
- * `event_id`, `event_tag` and `elapsed_time_in_sec`; without it those do not exist (404).
+ * it also has `running` and, per event running or awaiting (longest first), `running/<n>/event_name`,
+ * `event_id`, `event_tag`, `event_thread_index`, `elapsed_time_in_sec` and `awaiting` (1 or 0);
+ * without it those do not exist (404).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,7 +18,7 @@ import type { CategoryProvider, CounterReading, CounterRegistry } from './regist
 /** Outstanding events as the watchdog reports them (`Watchdog.outstanding`). */
 export interface OutstandingReport {
   count: number;
-  running: Array<{ event_name: string; event_id: number; event_tag: number; event_thread_index: number; elapsed_time_in_sec: number }>;
+  running: Array<{ event_name: string; event_id: number; event_tag: number; event_thread_index: number; elapsed_time_in_sec: number; awaiting: boolean }>;
 }
 
 export interface BuiltinOptions {
@@ -163,15 +164,19 @@ export function registerBuiltinCounters(registry: CounterRegistry, intervalSec: 
     const t: Table = new Map([['count', o.count]]);
     if (!options.listRunning) return t;
     t.set('running', o.running.length);
-    for (const r of o.running) {
-      const at = `running/${r.event_thread_index}/`;
+    // One entry per event, longest first: several events of one thread may await at once (and
+    // one more run on it meanwhile).
+    o.running.forEach((r, i) => {
+      const at = `running/${i}/`;
       t.set(`${at}event_name`, r.event_name);
       t.set(`${at}event_id`, r.event_id);
       t.set(`${at}event_tag`, r.event_tag);
+      t.set(`${at}event_thread_index`, r.event_thread_index);
       t.set(`${at}elapsed_time_in_sec`, r.elapsed_time_in_sec);
-    }
+      t.set(`${at}awaiting`, r.awaiting ? 1 : 0);
+    });
     return t;
-  }, (name) => OUTSTANDING_DESC[name] ?? `Event running on event thread ${name.split('/')[1]}: ${name.split('/')[2]}`));
+  }, (name) => OUTSTANDING_DESC[name] ?? `Outstanding event ${name.split('/')[1]} (longest first): ${name.split('/')[2]}`));
 
   return () => clearInterval(timer);
 }

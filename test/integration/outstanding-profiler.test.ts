@@ -5,7 +5,7 @@ import { client } from './_http.ts';
 
 type Values = Record<string, number | string>;
 
-test.serial('switched on: the count, the running events and, per event thread, what runs there', async (t) => {
+test.serial('switched on: the count, the running events and, per event, what it is and where it runs', async (t) => {
   const s = await startTestServer({ EventDispatcher: { event_threads_size: 1 } });
   try {
     const api = client(s.server.api.port);
@@ -17,7 +17,10 @@ test.serial('switched on: the count, the running events and, per event thread, w
     }, 5000, 'a running event');
     t.is(values.count, 1);
     const names = Object.keys(values).sort();
-    t.deepEqual(names, ['count', 'running', 'running/0/elapsed_time_in_sec', 'running/0/event_id', 'running/0/event_name', 'running/0/event_tag']);
+    t.deepEqual(names, ['count', 'running', 'running/0/awaiting', 'running/0/elapsed_time_in_sec', 'running/0/event_id', 'running/0/event_name',
+      'running/0/event_tag', 'running/0/event_thread_index']);
+    t.is(values['running/0/awaiting'], 0);
+    t.is(values['running/0/event_thread_index'], 0);
     t.is(values['running/0/event_name'], 'long_one');
     t.is(values['running/0/event_tag'], 2222222222);
     t.true((values['running/0/elapsed_time_in_sec'] as number) >= 0);

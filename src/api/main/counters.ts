@@ -66,7 +66,9 @@ export function registerCounterRoutes(router: Router, registry: CounterRegistry)
       if (response !== null) return response;
     }
     const stamp = registry.stamp();
-    const segments = path.split('/').filter((s) => s !== '');
+    // Empty segments come only from '%2F' (the router drops those of the URL): an event
+    // named 'trail/' has the counter 'trail//all_time/execution_count'.
+    const segments = path.split('/');
     // A counter read, trying the longest category first, without listing anything. The split
     // is cached only when no longer candidate category exists: a counter added to one later
     // would take the path over without changing the stamp.

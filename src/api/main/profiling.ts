@@ -30,7 +30,9 @@ export function registerProfilingRoutes(router: Router, flags: FlagRegistry): vo
 
   router.get(`${BASE}/summary`, guarded(() => ({ status: 200, body: native.profilerSummary() })));
   router.get(`${BASE}/each/{event*}`, guarded((req): ApiResponse => {
-    const name = req.params.event!.replace(/\/$/, '');
+    // Any name, '/' included: a trailing '/' of the URL never reaches the parameter, one
+    // written %2F does ('trail%2F' is the event 'trail/').
+    const name = req.params.event!;
     const profile = native.profilerEvent(name);
     if (!profile) throw gsfError('GSF_ERR_PROFILE_NOT_FOUND', name);
     return { status: 200, body: { [name]: profile } };
@@ -42,8 +44,8 @@ export function registerProfilingRoutes(router: Router, flags: FlagRegistry): vo
       body: native.profilerAll(order).map(([event_name, p]) => ({ event_name, ...p })),
     })));
   }
-  router.post(`${BASE}/reset`, () => {
+  router.post(`${BASE}/reset`, guarded(() => {
     native.profilerReset();
     return { status: 200, body: { reset: true } };
-  });
+  }));
 }
