@@ -12,6 +12,8 @@ std::string HelloName(const Reader& body) {
   if (cut.empty()) throw Error(GSF_STATUS_INVALID_ARGUMENT, "hello needs {name: non-empty string}");
   // The name is the account id, and the console addresses accounts in URL paths, which fold '.' and '..'.
   if (cut == "." || cut == "..") throw Error(GSF_STATUS_INVALID_ARGUMENT, "hello: the name '" + std::string(cut) + "' is not allowed");
+  // Stored as a unique key and sent to every client: text with a UTF-8 form and no NUL.
+  if (!Storable(cut)) throw Error(GSF_STATUS_INVALID_ARGUMENT, "hello: a name must not hold NUL or an unpaired UTF-16 surrogate");
   return std::string(cut);
 }
 
@@ -54,6 +56,23 @@ void FirstHello(Call& c, const std::string& name, uint64_t session) {
   Welcome(c, name, 0, session);
 }
 
+/** The player `session` said hello as before, if not `name`: no longer on it. */
+void LeavePrevious(Call& c, const std::string& name, uint64_t session, std::string_view previous) {
+  if (previous.empty() || previous == name) return;
+  c.fetch_by(kPlayer, "name", std::string(previous), Mode::write, [session](Call& c2, const Object* old) {
+    if (old && old->fields().integer("session").value_or(0) == static_cast<int64_t>(session)) {
+      c2.set(kPlayer, std::string(old->id), Writer().map(1).field("session").integer(0));
+    }
+  });
+}
+
+/** A player now logged in on `session`: a new one is created, a known one takes the session. */
+void LoggedIn(Call& c3, const std::string& name, uint64_t session, const std::string& id, int64_t score) {
+  if (id.empty()) return FirstHello(c3, name, session);
+  c3.set(kPlayer, id, Writer().map(1).field("session").integer(static_cast<int64_t>(session)));
+  Welcome(c3, name, score, session);
+}
+
 /** hello after authentication: a banned player is refused; the rest log in (replacing an older session). */
 void Enter(Call& c, const std::string& name, uint64_t session) {
   // Read for write: a ban committed meanwhile makes this event run again and see it.
@@ -64,10 +83,17 @@ void Enter(Call& c, const std::string& name, uint64_t session) {
     }
     std::string id = me ? std::string(me->id) : std::string();
     int64_t score = me ? me->fields().integer("score").value_or(0) : 0;
-    c2.login(name, session, [name, session, id, score](Call& c3, const AccountResult&) {
-      if (id.empty()) return FirstHello(c3, name, session);
-      c3.set(kPlayer, id, Writer().map(1).field("session").integer(static_cast<int64_t>(session)));
-      Welcome(c3, name, score, session);
+    c2.account_of(session, [name, session, id, score](Call& c3, const AccountResult& was) {
+      LeavePrevious(c3, name, session, was.account());
+      c3.login(name, session, [name, session, id, score](Call& c4, const AccountResult& r) {
+        // The socket went meanwhile (its closed hook comes next and finds nothing to undo), or the
+        // account is held elsewhere (account_login_policy "refuse").
+        if (r.login() != GSF_LOGIN_OK) {
+          if (r.login() != GSF_LOGIN_NO_SESSION) c4.reply(Writer().map(1).field("error").string("account '" + name + "' is logged in elsewhere"));
+          return;
+        }
+        LoggedIn(c4, name, session, id, score);
+      });
     });
   });
 }
@@ -114,8 +140,8 @@ void Init(Registrar& r) {
   r.on_message("say", [](Event& ev) {
     Reader body = ev.payload();
     std::string room = RoomName(body);
-    auto text = body.type() == GSF_MP_MAP ? body.string("text") : std::nullopt;
-    std::string line(Prefix(text.value_or(""), 500));
+    auto text = body.type() == GSF_MP_MAP ? body.find("text") : std::nullopt;
+    std::string line(Prefix(text ? JsString(*text) : std::string(), 500));
     WithPlayer(ev, [room, line](Call& c, const std::string& name) {
       c.publish(room, "chat", Writer().map(3).field("room").string(room).field("from").string(name).field("text").string(line));
       c.reply(Writer().map(1).field("room").string(room));

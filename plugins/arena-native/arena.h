@@ -39,6 +39,12 @@ inline constexpr std::string_view kDailyReward = "medal";
 std::string_view Trim(std::string_view s);
 /** The first `units` UTF-16 code units of UTF-8 text, as JavaScript's slice(0, units) (never half a pair). */
 std::string_view Prefix(std::string_view s, size_t units);
+/** JavaScript's String(value) of a number (Number::toString: `1.5`, `1e+21`, `1e-7`). */
+std::string JsNumber(double v);
+/** JavaScript's String(value ?? '') of a body field as msgpackr decodes it (maps are '[object Object]'). */
+std::string JsString(Reader value, int depth = 0);
+/** Whether text may be a name: valid UTF-8 (so no unpaired surrogate) and no NUL. */
+bool Storable(std::string_view s);
 /** A room from a body's `room`: String(room ?? '').trim().slice(0, 32), or the lobby when that is empty. */
 std::string RoomName(const Reader& body);
 /** Today's UTC date, YYYY-MM-DD. */

@@ -1,5 +1,6 @@
 // arena-native: click, top and profile, and the leaderboard they share.
 #include <algorithm>
+#include <array>
 #include <cctype>
 
 #include "arena.h"
@@ -14,15 +15,27 @@ struct Leader {
 
 /**
  * String.prototype.localeCompare for the names players pick, as ICU's root collation orders
- * ASCII: letters and digits case-insensitively first, lower case before upper on a tie.
+ * ASCII: by rank over the whole name first (a shorter prefix first), then lower case before upper.
  */
 bool NameBefore(const std::string& a, const std::string& b) {
+  // ICU's root order of printable ASCII: white space, punctuation, symbols, digits, letters
+  // (a letter and its capital share a rank). Other bytes come after, in byte order.
+  static const std::array<int, 256> rank = [] {
+    std::array<int, 256> r{};
+    std::string_view order = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789";
+    for (int c = 0; c < 256; c++) r[c] = 1000 + c;
+    int next = 0;
+    for (char c : order) r[static_cast<unsigned char>(c)] = next++;
+    for (int c = 'a'; c <= 'z'; c++) r[c] = r[c - 'a' + 'A'] = next++;
+    return r;
+  }();
+  auto at = [](const std::string& s, size_t i) { return rank[static_cast<unsigned char>(s[i])]; };
   size_t n = std::min(a.size(), b.size());
   for (size_t i = 0; i < n; i++) {
-    int x = std::tolower(static_cast<unsigned char>(a[i])), y = std::tolower(static_cast<unsigned char>(b[i]));
-    if (x != y) return x < y;
+    if (at(a, i) != at(b, i)) return at(a, i) < at(b, i);
   }
   if (a.size() != b.size()) return a.size() < b.size();
+  // Equal but for case: lower case first, at the first difference.
   for (size_t i = 0; i < n; i++) {
     if (a[i] != b[i]) return std::islower(static_cast<unsigned char>(a[i])) != 0;
   }

@@ -1,6 +1,8 @@
 // Text as the TypeScript game cuts and formats it: trim, slice by UTF-16 code units, UTC days,
 // and the integer maps (inventory, clicks_by_day) kept in their key order.
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <random>
@@ -57,18 +59,84 @@ std::string_view Prefix(std::string_view s, size_t units) {
   return s.substr(0, i);
 }
 
+bool Storable(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    auto b = static_cast<unsigned char>(s[i]);
+    if (b == 0) return false;
+    size_t n = b < 0x80 ? 1 : (b & 0xe0) == 0xc0 ? 2 : (b & 0xf0) == 0xe0 ? 3 : (b & 0xf8) == 0xf0 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    uint32_t cp = n == 1 ? b : b & (0xff >> (n + 1));
+    for (size_t k = 1; k < n; k++) {
+      auto c = static_cast<unsigned char>(s[i + k]);
+      if ((c & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (c & 0x3f);
+    }
+    // Overlong forms, surrogates (a lone one as WTF-8) and code points past U+10FFFF.
+    static const uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[n] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string JsNumber(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  if (v == 0) return "0";
+  std::string sign = v < 0 ? "-" : "";
+  // The shortest digits that read back as v, and where the decimal point goes (ECMAScript
+  // Number::toString: n is that position, k the count of digits).
+  char buf[64];
+  auto end = std::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::scientific).ptr;
+  std::string s(buf, end);
+  size_t e = s.find('e');
+  std::string digits;
+  for (size_t i = 0; i < e; i++) {
+    if (s[i] != '.') digits += s[i];
+  }
+  int k = static_cast<int>(digits.size()), n = std::stoi(s.substr(e + 1)) + 1;
+  if (k <= n && n <= 21) return sign + digits + std::string(static_cast<size_t>(n - k), '0');
+  if (0 < n && n <= 21) return sign + digits.substr(0, static_cast<size_t>(n)) + "." + digits.substr(static_cast<size_t>(n));
+  if (-6 < n && n <= 0) return sign + "0." + std::string(static_cast<size_t>(-n), '0') + digits;
+  std::string out = sign + digits.substr(0, 1);
+  if (k > 1) out += "." + digits.substr(1);
+  return out + "e" + (n - 1 >= 0 ? "+" : "-") + std::to_string(std::abs(n - 1));
+}
+
+std::string JsString(Reader value, int depth) {
+  switch (value.type()) {
+    case GSF_MP_STR: return std::string(value.string().value_or(""));
+    case GSF_MP_BOOL: return value.boolean().value_or(false) ? "true" : "false";
+    case GSF_MP_INT: {
+      Reader copy = value;
+      auto i = copy.integer();
+      // Past 2^53 a JavaScript number keeps only its nearest double.
+      if (i && *i >= -(int64_t{1} << 53) && *i <= (int64_t{1} << 53)) return std::to_string(*i);
+      return JsNumber(value.number().value_or(0));
+    }
+    case GSF_MP_FLOAT: return JsNumber(value.number().value_or(0));
+    case GSF_MP_MAP: return "[object Object]";
+    case GSF_MP_ARRAY: {
+      // Array.prototype.join: elements as strings, null and undefined as nothing.
+      if (depth >= 32) return "";
+      uint32_t n = value.array().value_or(0);
+      std::string out;
+      for (uint32_t i = 0; i < n; i++) {
+        if (i > 0) out += ',';
+        auto element = value.value();
+        if (!element) break;
+        Reader r(*element);
+        if (r.type() != GSF_MP_NIL && r.type() != GSF_MP_EXT) out += JsString(r, depth + 1);
+      }
+      return out;
+    }
+    default: return "";  // nil and undefined (what `?? ''` gives), binary, timestamps
+  }
+}
+
 std::string RoomName(const Reader& body) {
   std::optional<Reader> room = body.type() == GSF_MP_MAP ? body.find("room") : std::nullopt;
-  std::string text;
-  if (room) {
-    if (auto s = Reader(*room).string()) {
-      text = std::string(*s);
-    } else if (auto i = Reader(*room).integer()) {
-      text = std::to_string(*i);
-    } else if (auto b = Reader(*room).boolean()) {
-      text = *b ? "true" : "false";
-    }
-  }
+  std::string text = room ? JsString(*room) : std::string();
   std::string_view cut = Prefix(Trim(text), 32);
   return cut.empty() ? std::string(kLobby) : std::string(cut);
 }

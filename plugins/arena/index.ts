@@ -7,7 +7,10 @@
  * - `hello {name}`       authenticates (test platform), logs the account in (a second login of
  *                        the same name replaces the first session, which is closed with 4009) and
  *                        joins room `lobby`; reply `{name, room: "lobby"}` (the names `.` and `..`
- *                        are refused: the console addresses accounts in URL paths)
+ *                        are refused: the console addresses accounts in URL paths; so are names
+ *                        with NUL or an unpaired surrogate). A second hello on one session as
+ *                        another name leaves the first player; `{error}` when the account is
+ *                        logged in elsewhere under account_login_policy 'refuse'
  * - `join {room}`        joins another room too; reply `{room}`
  * - `leave {room}`       leaves a room; reply `{room}`
  * - `say {room, text}`   publishes `chat {room, from, text}` to everyone in the room
@@ -41,6 +44,18 @@ const ROSTER = 'roster';
 const LEVEL_EVERY = 10;
 const POTION_EVERY = 25;
 
+/** The first `units` UTF-16 code units of `s`, never half a surrogate pair (as arena-native cuts). */
+function cut(s: string, units: number): string {
+  const head = s.slice(0, units);
+  const last = head.charCodeAt(head.length - 1);
+  return head.length === units && last >= 0xd800 && last <= 0xdbff ? head.slice(0, -1) : head;
+}
+
+/** Text a store keeps as a key and every client can read: no NUL, no unpaired surrogate. */
+function storable(s: string): boolean {
+  return !/\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+}
+
 interface Leader {
   name: string;
   score: number;
@@ -58,7 +73,7 @@ export default definePlugin({
     const leaders = (): Leader[] => api.counters.list('arena_scores')
       .map((name) => ({ name, score: api.counters.readInt('arena_scores', name) ?? 0 }))
       .sort((x, y) => y.score - x.score || x.name.localeCompare(y.name)).slice(0, 5);
-    const roomName = (body: { room?: unknown } | undefined): string => String(body?.room ?? '').trim().slice(0, 32) || LOBBY;
+    const roomName = (body: { room?: unknown } | undefined): string => cut(String(body?.room ?? '').trim(), 32) || LOBBY;
     const player = async (sessionId: number): Promise<string> => {
       const name = await api.accounts.accountOf(sessionId);
       if (name === null) throw new Error('say hello first');
@@ -66,10 +81,12 @@ export default definePlugin({
     };
 
     api.sessions.onMessage<{ name: string }>('hello', async (body, msg, ctx) => {
-      const name = typeof body?.name === 'string' ? body.name.trim().slice(0, 24) : '';
+      const name = typeof body?.name === 'string' ? cut(body.name.trim(), 24) : '';
       if (name === '') throw new TypeError('hello needs {name: non-empty string}');
       // The name is the account id, and the console addresses accounts in URL paths, which fold '.' and '..'.
       if (name === '.' || name === '..') throw new TypeError(`hello: the name '${name}' is not allowed`);
+      // Stored as a unique key and sent to every client: text with a UTF-8 form and no NUL.
+      if (!storable(name)) throw new TypeError('hello: a name must not hold NUL or an unpaired UTF-16 surrogate');
       const auth = await api.auth.authenticateAsync(authenticationRequest('test', name, makeTestAuthenticationKey()));
       if (!auth.success) {
         msg.reply({ error: auth.reason_description });
@@ -81,7 +98,19 @@ export default definePlugin({
         msg.reply({ error: `account '${name}' is banned` });
         return;
       }
-      await ctx.io(api.accounts.login(name));
+      // The player this session said hello as before, if another: no longer on it.
+      const previous = await api.accounts.accountOf(msg.sessionId);
+      if (previous !== null && previous !== name) {
+        const old = await api.objects.fetchBy('ArenaPlayer', 'name', previous, 'write');
+        if (old !== null && old.get('session') === msg.sessionId) old.set('session', 0);
+      }
+      const login = await ctx.io(api.accounts.login(name));
+      // The socket went meanwhile (its closed event comes next and finds nothing to undo), or the
+      // account is held elsewhere (account_login_policy "refuse").
+      if (!login.ok) {
+        if (login.reason !== 'no_session') msg.reply({ error: `account '${name}' is logged in elsewhere` });
+        return;
+      }
       if (me === null) {
         // First hello: the player, a character named after them, and a place on the roster.
         me = api.objects.create('ArenaPlayer', { name, joined: new Date() });
@@ -115,7 +144,7 @@ export default definePlugin({
     api.sessions.onMessage<{ room: string; text: string }>('say', async (body, msg) => {
       const name = await player(msg.sessionId);
       const room = roomName(body);
-      api.sessions.publish(room, 'chat', { room, from: name, text: String(body?.text ?? '').slice(0, 500) });
+      api.sessions.publish(room, 'chat', { room, from: name, text: cut(String(body?.text ?? ''), 500) });
       msg.reply({ room });
     });
 

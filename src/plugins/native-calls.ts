@@ -9,7 +9,7 @@ import { native, ContextCell, EffectKind, NATIVE_STATUS_NAMES, NativeStatus, typ
 import { decodePayload, encodePayload } from '../events/codec.ts';
 import { intern, type EventRuntime, type RunningEvent } from '../events/runtime.ts';
 import type { Logger } from '../log/logger.ts';
-import { PluginError } from '../errors.ts';
+import { PluginError, describeError } from '../errors.ts';
 import { NativeFailure } from '../events/failure.ts';
 import { transactionOf } from '../objects/current.ts';
 import type { ObjectHandle } from '../objects/object-handle.ts';
@@ -145,6 +145,9 @@ function carryOut(outcome: NativeCallOutcome, env: NativeCallEnv, pending: Fetch
     applyAll(succeeded ? outcome : outcome.effects, env, pending);
   } catch (err) {
     failure = err;
+    // What the handler asked for could not be done (an object refused, say): its client or
+    // request learns it failed, as when the handler itself fails.
+    env.onFailure?.(succeeded ? undefined : outcome.messageId, NativeStatus.internal, describeError(err));
   }
   if (failure === undefined && !succeeded && outcome.status !== NativeStatus.ok) {
     if (outcome.status !== NativeStatus.expired) env.onFailure?.(outcome.messageId, outcome.status, outcome.error);

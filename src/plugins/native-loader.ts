@@ -21,6 +21,7 @@ import { addRawMessageHandler } from '../session/worker/message-event.ts';
 import { sessionOps, type SessionOps } from '../session/ops.ts';
 import { OutboundWriter } from '../session/worker/outbound-writer.ts';
 import { EngineType, ProtocolError, protocolErrorBody, type ProtocolErrorBody } from '../session/protocol.ts';
+import { trailingId } from '../session/listener-errors.ts';
 import type { PluginDefinition } from './types.ts';
 import { contextCells, countCachedReads, settleNativeCall, writeLine, type NativeCallEnv } from './native-calls.ts';
 import { registerNativeApi } from './native-api.ts';
@@ -186,7 +187,11 @@ function settleMessageCall(r: NativeCallResult | unknown[], frame: NetworkFrame,
   // As for a managed handler that threw: the client learns its request failed. A continuation
   // that fails while the event awaits, holding objects, has what the event sent discarded with
   // its changes: it answers once they are (failureReply), as message-event.ts does.
-  env.onFailure = (id) => {
+  // The message's id, for a failure the native side did not name it in (read now: the frame
+  // may be gone by the time a continuation fails).
+  const frameId = trailingId(frame.bytes.subarray(frame.start, frame.end), sessionCodec(sessionId) === 'msgpack');
+  env.onFailure = (messageId) => {
+    const id = messageId ?? frameId;
     const body = protocolErrorBody(ProtocolError.handlerFailed, [env.name], env.name);
     const ev = env.ev;
     if (ev.parked && ev.tx !== undefined) ev.failureReply = () => env.ops.sendTo(sessionId, EngineType.error, body, id);
