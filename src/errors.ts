@@ -60,6 +60,7 @@ export const ErrorTable = {
   GSF_ERR_UNAVAILABLE: http(503, '%s'),
   GSF_ERR_HANDLER_TIMEOUT: http(504, '%s %s: the handler did not answer within %s ms'),
   GSF_ERR_HANDLER_EXPIRED: http(504, '%s'),
+  GSF_ERR_HANDLER_EVENT_ENDED: http(504, '%s %s: the handler\'s event %s before it answered'),
   // A runtime configuration change that could not take effect (PUT /v1/configurations/…).
   GSF_ERR_CONFIG_NOT_APPLIED: http(409, '%s stays %s, it could not be set to %s: %s'),
   GSF_ERR_ROUTE_CONFLICT: at('start', "plugin '%s' route %s conflicts with %s"),

@@ -69,6 +69,24 @@ test.serial('a route pattern with a dot segment is refused at start (no standard
   t.regex(refusal, /^plugin 'dots' .*'\/a\/\.\.\/v1\/status' has a '\.\.' segment, which clients remove before they send/);
 });
 
+test.serial('a request whose event times out is answered 504 at once, not at the handler deadline', async (t) => {
+  const routes = `
+    api.http.route('GET', '/late/await', async (_q, res) => { await new Promise((r) => setTimeout(r, 60000)); res.json({ late: true }); });
+    api.http.route('GET', '/late/block', (_q, res) => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60000); res.json({ late: true }); });`;
+  // The handler deadline (60 s) is far past the event timeout (300 ms): a 504 that names the event came from the timeout.
+  const started = await startTestServer({ ApiService: { api_service_handler_timeout_in_ms: 60000 }, EventDispatcher: { event_threads_size: 1, event_timeout_in_ms: 300 } },
+    [pluginDir('late', routes)]);
+  try {
+    for (const [path, why] of [['/late/await', 'timed out'], ['/late/block', 'timed out']]) {
+      const r = await fetch(`http://127.0.0.1:${started.server.api.port}${path}`);
+      t.is(r.status, 504, path);
+      t.deepEqual(await r.json(), { error: 'GSF_ERR_HANDLER_EVENT_ENDED', message: `GET ${path}: the handler's event ${why} before it answered` });
+    }
+  } finally {
+    await started.stop();
+  }
+});
+
 test.serial('an answer whose JSON is undefined (toJSON) gets 500 at once, and does not end the event worker under other requests', async (t) => {
   await ensure();
   const slow = get('/hp/slow/300');

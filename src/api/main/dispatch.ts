@@ -33,6 +33,8 @@ export interface HandlerRequest {
 /** What handler routes of one server share. */
 export interface HandlerServices {
   pending: PendingRequests;
+  /** Stops listening for the dispatcher's ended events. */
+  unlisten: () => void;
   dispatch(req: HandlerRequest): LaterResponse;
   /** Users of the services (console, plugin routes); the last to stop closes them. */
   users: number;
@@ -51,6 +53,8 @@ export function handlerServices(rt: EventRuntime, dispatcher: Dispatcher, timeou
   const pending = new PendingRequests(timeoutMs, log);
   s = {
     pending,
+    // A request whose event will never finish is answered now, not at its deadline.
+    unlisten: dispatcher.onEventsGone((ids, why) => pending.eventsGone(ids, why)),
     users: 1,
     dispatch(req) {
       const answer = new LaterResponse();
@@ -61,7 +65,7 @@ export function handlerServices(rt: EventRuntime, dispatcher: Dispatcher, timeou
         // event thread hands them on without decoding and encoding them again.
         const args = req.native && req.args !== undefined ? encodePayload(req.args) : req.args;
         const payload: ApiPayload = [rid, req.key, `${req.method} ${req.path}`, args];
-        rt.invokeEngine('api', API_EVENT, payload, { tag: req.tag, name: req.name });
+        pending.bindEvent(rid, rt.invokeEngine('api', API_EVENT, payload, { tag: req.tag, name: req.name }));
       } catch (err) {
         const e = err instanceof GsfError && err.status > 0 ? err : gsfError('GSF_ERR_UNAVAILABLE', describeError(err));
         pending.abandon(rid, errorResponse(e));
@@ -78,6 +82,7 @@ export function releaseHandlerServices(dispatcher: Dispatcher): void {
   const s = byDispatcher.get(dispatcher);
   if (!s || --s.users > 0) return;
   byDispatcher.delete(dispatcher);
+  s.unlisten();
   s.pending.close();
 }
 

@@ -13,6 +13,7 @@ import { groupLines, type Logger } from '../../log/logger.ts';
 import { createLineLimiter, type LineLimiter } from '../../log/rate-limit.ts';
 import { LaterResponse, type ApiResponse } from './router.ts';
 import { nativeAnswer } from '../writer.ts';
+import type { EventGone } from '../../events/main/dispatcher.ts';
 
 interface Pending {
   method: string;
@@ -26,6 +27,8 @@ interface Pending {
   /** A native writer may answer it: its native state is released at the end. */
   native: boolean;
   answer: LaterResponse;
+  /** The id of its event, once queued (0 before). */
+  eventId: number;
 }
 
 /** What one request needs to be opened. */
@@ -60,9 +63,37 @@ export class PendingRequests {
   begin(rid: number, req: OpenRequest, answer: LaterResponse): void {
     if (this.closed) throw gsfError('GSF_ERR_UNAVAILABLE', 'the server is stopping');
     const start = performance.now();
-    this.open.set(rid, { method: req.method, path: req.path, audit: req.audit, operator: req.operator ?? '', native: req.native, start, deadline: start + this.timeoutMs, answer });
+    this.open.set(rid, { method: req.method, path: req.path, audit: req.audit, operator: req.operator ?? '', native: req.native, start, deadline: start + this.timeoutMs, answer, eventId: 0 });
     this.timer ??= setTimeout(() => this.expire(), this.timeoutMs + 1);
   }
+
+  /** Notes the event that handles request `rid` (see `eventsGone`). */
+  bindEvent(rid: number, eventId: number): void {
+    const p = this.open.get(rid);
+    if (p === undefined) return;
+    p.eventId = eventId;
+    this.byEvent.set(eventId, rid);
+  }
+
+  /**
+   * Answers now (504) the requests whose events will never finish: timed out or abandoned. A
+   * native writer may still answer such a request meanwhile; the first answer wins.
+   */
+  eventsGone(ids: readonly number[], why: EventGone): void {
+    for (const id of ids) {
+      const rid = this.byEvent.get(id);
+      if (rid === undefined) continue;
+      const p = this.open.get(rid);
+      if (p === undefined) continue;
+      // A native writer outlives its event: it may still answer before the deadline.
+      if (p.native) continue;
+      const err = gsfError('GSF_ERR_HANDLER_EVENT_ENDED', p.method, p.path, why);
+      this.log.warn(`GSF_ERR_HANDLER_EVENT_ENDED: ${err.message}`);
+      this.finish(rid, { status: 504, body: err.toBody() });
+    }
+  }
+
+  private readonly byEvent = new Map<number, number>();
 
   /** A request id, unique in the process. */
   static nextId(): number {
@@ -121,6 +152,7 @@ export class PendingRequests {
     const p = this.open.get(rid);
     if (p === undefined) return;
     this.open.delete(rid);
+    if (p.eventId !== 0) this.byEvent.delete(p.eventId);
     if (p.native) native.pluginApiRelease(rid);
     const ms = performance.now() - p.start;
     const who = p.operator === '' ? '' : `, operator=${JSON.stringify(p.operator)}`;

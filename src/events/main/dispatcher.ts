@@ -29,6 +29,9 @@ const DESTROY_WAIT_MS = 3000;
 /** How long a thread ended for a timeout may take to exit before it counts as abandoned. */
 const ABANDON_AFTER_MS = 5000;
 
+/** Why an event will never finish (`Dispatcher.onEventsGone`). */
+export type EventGone = 'timed out' | 'was abandoned';
+
 export class Dispatcher extends WorkerPools {
   private nextTaskId = 1;
   private timerHandle: NodeJS.Timeout | null = null;
@@ -107,6 +110,29 @@ export class Dispatcher extends WorkerPools {
     }
   }
 
+  /**
+   * Listens for events that will never finish: timed out (or cancelled with a timed-out event of
+   * their tag, before they ran) or abandoned with their ended worker.
+   */
+  onEventsGone(listener: (ids: readonly number[], why: EventGone) => void): () => void {
+    this.goneListeners.add(listener);
+    return () => this.goneListeners.delete(listener);
+  }
+
+  /** Tells the listeners of `onEventsGone`. */
+  eventsGone(ids: readonly number[], why: EventGone): void {
+    if (ids.length === 0) return;
+    for (const listener of this.goneListeners) {
+      try {
+        listener(ids, why);
+      } catch (err) {
+        this.thread.log.error(`a listener of ended events failed: ${describeError(err)}`);
+      }
+    }
+  }
+
+  private readonly goneListeners = new Set<(ids: readonly number[], why: EventGone) => void>();
+
   /** Hooks told when a worker ends (see `WorkerEndHooks`). */
   addEndHooks(hooks: WorkerEndHooks): () => void {
     this.endHooks.add(hooks);
@@ -152,6 +178,7 @@ export class Dispatcher extends WorkerPools {
 
   /** Logs events that awaited on a worker that was ended: they never finish. */
   reportAbandoned(abandoned: ReadonlyArray<{ id: number; tag: number; nameId: number }>): void {
+    this.eventsGone(abandoned.map((a) => a.id), 'was abandoned');
     for (const a of abandoned) {
       this.totals.abandoned++;
       native.counterIncrease('engine', 'events_abandoned', 1);

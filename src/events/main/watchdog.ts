@@ -126,6 +126,7 @@ export class Watchdog {
     const name = native.nameOf(outcome.nameId || s.nameId);
     this.thread.log.error(`Event timeout: event_name=${name}, event_id=${s.eventId}, event_tag=${s.tag}`);
     const dropped = outcome.dropped;
+    this.dispatcher.eventsGone([s.eventId, ...dropped.map((d) => d.id)], 'timed out');
     if (dropped.length > 0) {
       this.thread.log.warn(`cancelled ${dropped.length} queued event(s) of timed-out tag ${s.tag}`,
         { event_ids: dropped.slice(0, 20).map((d) => d.id) });
