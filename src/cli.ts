@@ -58,6 +58,16 @@ function onlyOptions(command: string, args: string[], withValue: readonly string
 async function start(args: string[]): Promise<void> {
   onlyOptions('start', args, ['--manifest'], ['--watch']);
   const manifestPath = option(args, '--manifest') ?? 'MANIFEST.json';
+  // A signal during the start is kept and acted on once the server is up: stopping then releases
+  // what the start took (its ports, its cluster presence) instead of dying half-started.
+  let early: string | null = null;
+  const keep = (signal: string) => (): void => {
+    if (early !== null) native().then((n) => n.exitNow(1), () => process.exit(1)); // a second one: at once
+    early ??= signal;
+  };
+  const onEarlyInt = keep('SIGINT'), onEarlyTerm = keep('SIGTERM');
+  process.on('SIGINT', onEarlyInt);
+  process.on('SIGTERM', onEarlyTerm);
   let server: GsfServer;
   try {
     const { startServer } = await import('./server.ts');
@@ -65,6 +75,9 @@ async function start(args: string[]): Promise<void> {
   } catch (err) {
     process.stderr.write(`gsf: ${err instanceof TypeError ? `TypeError: ${err.message}` : describeError(err)}\n`);
     process.exit(1);
+  } finally {
+    process.off('SIGINT', onEarlyInt);
+    process.off('SIGTERM', onEarlyTerm);
   }
   const stopWatching = args.includes('--watch')
     ? (await import('./plugins/reload-watch.ts')).watchPlugins(server, server.thread.log)
@@ -101,7 +114,11 @@ async function start(args: string[]): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  if (early !== null) stop(early);
 }
+
+/** The native core, once the server has loaded it. */
+const native = async (): Promise<{ exitNow(code: number): void }> => (await import('./native.ts')).native;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;

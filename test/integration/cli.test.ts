@@ -89,6 +89,27 @@ test('gsf start refuses a log file it cannot open, naming the manifest argument'
   t.is(a.err(), `gsf: TypeError: ${agent}: Logging.log_file 'no/such/dir/agent.log' cannot be opened (ENOENT)\n`);
 });
 
+test('a SIGTERM during the start stops the server once it is up (exit 0), not half-started', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-cli-slow-'));
+  const marker = path.join(dir, 'starting');
+  fs.mkdirSync(path.join(dir, 'slow'));
+  fs.writeFileSync(path.join(dir, 'slow', 'index.ts'), `import fs from 'node:fs';
+import { definePlugin } from ${JSON.stringify(path.join(root, 'src', 'index.ts'))};
+export default definePlugin({ name: 'slow', version: '1.0.0', register(api) {
+  api.onStart(async () => { fs.writeFileSync(${JSON.stringify(marker)}, ''); await new Promise((r) => setTimeout(r, 1500)); });
+} });
+`);
+  const manifest = path.join(dir, 'MANIFEST.json');
+  fs.writeFileSync(manifest, JSON.stringify({ components: [{ name: 'ApiService', arguments: { api_service_port: 0 } }], plugins: [path.join(dir, 'slow')] }));
+  const p = run(['start', '--manifest', manifest]);
+  await until(() => (fs.existsSync(marker) ? 'started' : undefined), 30000);
+  p.child.kill('SIGTERM');
+  t.is(await p.exited, 0);
+  t.regex(p.out(), /SIGTERM received: stopping/);
+  t.regex(p.out(), /\] stopped/);
+  t.is(p.err(), '');
+});
+
 test('gsf start and gsf authenticator refuse an option they do not take, with usage and exit 2', async (t) => {
   for (const [args, message] of [
     [['start', '--manfest', 'x.json'], "gsf start: unknown option '--manfest' (start takes --manifest <value>, --watch)"],
