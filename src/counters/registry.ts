@@ -126,6 +126,14 @@ export class CounterRegistry {
    * out (and `onReadError` told), so one failing plugin callback does not hide the rest.
    */
   values(category: string): Map<string, CounterReading> | null {
+    return this.reading(category)?.values ?? null;
+  }
+
+  /**
+   * `list` and `values` from one reading of the category: a built-in table that changes between
+   * two readings (the running events) never lists one set of counters with another's values.
+   */
+  reading(category: string): { names: string[]; values: Map<string, CounterReading> } | null {
     const provider = this.providers.get(category);
     const provided = provider?.values?.() ?? null;
     const names = this.names(category, provided !== null ? [...provided.keys()] : provider?.list() ?? null);
@@ -143,7 +151,7 @@ export class CounterRegistry {
         this.onReadError?.(category, name, err);
       }
     }
-    return out;
+    return { names, values: out };
   }
 
   /** Whether the category exists (stored, callable or provided). */

@@ -95,11 +95,13 @@ export function registerCounterRoutes(router: Router, registry: CounterRegistry)
     if (counters !== null) {
       const wantValues = ['true', '1'].includes(req.query.get('values') ?? '');
       if (!wantValues) return { status: 200, body: { category: whole, counters } };
-      // One reading of the category: a built-in table is built once, a failing callback is null.
-      const read = registry.values(whole);
+      // One reading of the category, names and values alike: a built-in table is built once, a
+      // failing callback is null.
+      const read = registry.reading(whole);
+      const names = read?.names ?? counters;
       const values: Record<string, unknown> = {};
-      for (const name of counters) values[name] = read?.get(name) ?? null;
-      return { status: 200, body: { category: whole, counters, values } };
+      for (const name of names) values[name] = read?.values.get(name) ?? null;
+      return { status: 200, body: { category: whole, counters: names, values } };
     }
     if (segments[segments.length - 1] === 'description') {
       for (let i = segments.length - 2; i >= 1; i--) {
