@@ -1,4 +1,5 @@
-// `gsf objects types` from the command line: refused options, --out, --check, stale files.
+// `gsf objects types`: refused options and the usage from the command line (a process each);
+// --out, --check and stale files run in this process (each gsf process compiles gsf again).
 import test from 'ava';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -6,6 +7,8 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { runObjectsCommand } from '../../src/objects-command.ts';
+import { describeError } from '../../src/errors.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const gsf = path.join(root, 'bin', 'gsf.mjs');
@@ -29,6 +32,24 @@ function gsfIn(cwd: string, ...args: string[]) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
+/** `gsf objects …` in this process, from `cwd`: what the command line prints and its exit code (1 on an error, as gsf prints it). */
+function objectsIn(cwd: string, ...args: string[]) {
+  const option = (name: string): string | undefined => {
+    const i = args.indexOf(name);
+    return i < 0 ? undefined : args[i + 1];
+  };
+  let out = '';
+  const before = process.cwd();
+  process.chdir(cwd);
+  try {
+    return { code: runObjectsCommand(args, option, (text) => { out += text; }), out, err: '' };
+  } catch (err) {
+    return { code: 1, out, err: `gsf: ${describeError(err)}\n` };
+  } finally {
+    process.chdir(before);
+  }
+}
+
 const account = { Account: { fields: { name: 'string' }, unique: ['name'] } };
 
 test('a mistyped option of objects types is refused (exit 2), not ignored: --chek writes nothing', (t) => {
@@ -47,60 +68,60 @@ test('a mistyped --manifest of objects types is refused (exit 2), not replaced b
   t.false(fs.existsSync(path.join(dir, 'objects', 'gsf-objects.d.ts')));
 });
 
-test('a string default holding U+2028 gives a declaration file that still parses', (t) => {
+test.serial('a string default holding U+2028 gives a declaration file that still parses', (t) => {
   const dir = project({ 'a.json': { Note: { fields: { text: { type: 'string', default: 'a\u2028b' } } } } });
-  const r = gsfIn(dir, 'types');
+  const r = objectsIn(dir, 'types');
   t.is(r.code, 0, r.err);
   const text = fs.readFileSync(path.join(dir, 'objects', 'gsf-objects.d.ts'), 'utf8');
   const out = ts.transpileModule(text, { reportDiagnostics: true, fileName: 'gsf-objects.ts' });
   t.deepEqual(out.diagnostics!.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')), []);
 });
 
-test('--out naming a declaration JSON file is refused and the declaration is kept', (t) => {
+test.serial('--out naming a declaration JSON file is refused and the declaration is kept', (t) => {
   const dir = project({ 'a.json': account });
   const json = path.join(dir, 'objects', 'a.json');
   const before = fs.readFileSync(json, 'utf8');
-  const r = gsfIn(dir, 'types', '--out', 'objects/a.json');
+  const r = objectsIn(dir, 'types', '--out', 'objects/a.json');
   t.is(r.code, 1);
   t.is(r.err, "gsf: --out must name a TypeScript file (.ts or .d.ts), got 'objects/a.json'\n");
   t.is(fs.readFileSync(json, 'utf8'), before, 'the object declaration was overwritten by TypeScript');
 });
 
-test('--check reports a generated file whose declarations were all removed', (t) => {
+test.serial('--check reports a generated file whose declarations were all removed', (t) => {
   const dir = project({ 'a.json': account }, { p: { 'p.json': { P: { fields: { n: 'string' } } } } });
-  t.is(gsfIn(dir, 'types').code, 0);
+  t.is(objectsIn(dir, 'types').code, 0);
   fs.rmSync(path.join(dir, 'plugins', 'p', 'objects', 'p.json'));
   // plugins/p/objects/gsf-objects.d.ts still declares type P, which no longer exists.
-  const r = gsfIn(dir, 'types', '--check');
+  const r = objectsIn(dir, 'types', '--check');
   t.is(r.code, 1, r.out);
   t.true(r.out.includes('out of date: plugins/p/objects/gsf-objects.d.ts'), r.out);
   t.true(fs.existsSync(path.join(dir, 'plugins', 'p', 'objects', 'gsf-objects.d.ts')), '--check changes nothing');
 });
 
-test('a plain run removes a generated file whose declarations were all removed, and keeps a file of the game', (t) => {
+test.serial('a plain run removes a generated file whose declarations were all removed, and keeps a file of the game', (t) => {
   const dir = project({ 'a.json': account }, { p: { 'p.json': { P: { fields: { n: 'string' } } } }, q: {} });
-  t.is(gsfIn(dir, 'types').code, 0);
+  t.is(objectsIn(dir, 'types').code, 0);
   fs.rmSync(path.join(dir, 'plugins', 'p', 'objects', 'p.json'));
   const own = path.join(dir, 'plugins', 'q', 'objects', 'gsf-objects.d.ts');
   fs.writeFileSync(own, '// written by hand\nexport {};\n');
-  const r = gsfIn(dir, 'types');
+  const r = objectsIn(dir, 'types');
   t.is(r.code, 0, r.err);
   t.true(r.out.includes('removed plugins/p/objects/gsf-objects.d.ts'), r.out);
   t.false(fs.existsSync(path.join(dir, 'plugins', 'p', 'objects', 'gsf-objects.d.ts')));
   t.is(fs.readFileSync(own, 'utf8'), '// written by hand\nexport {};\n');
-  t.is(gsfIn(dir, 'types', '--check').code, 0);
+  t.is(objectsIn(dir, 'types', '--check').code, 0);
 });
 
-test('--out never writes over a file the command did not write', (t) => {
+test.serial('--out never writes over a file the command did not write', (t) => {
   const dir = project({ 'a.json': account }, { p: {} });
   const source = path.join(dir, 'plugins', 'p', 'index.ts');
-  const r = gsfIn(dir, 'types', '--out', 'plugins/p/index.ts');
+  const r = objectsIn(dir, 'types', '--out', 'plugins/p/index.ts');
   t.is(r.code, 1);
   t.is(r.err, 'gsf: --out: plugins/p/index.ts exists and was not written by gsf objects types; remove it or name another file\n');
   t.is(fs.readFileSync(source, 'utf8'), 'export default {};\n');
   // Its own earlier output is written over.
-  t.is(gsfIn(dir, 'types', '--out', 'types.d.ts').code, 0);
-  const again = gsfIn(dir, 'types', '--out', 'types.d.ts');
+  t.is(objectsIn(dir, 'types', '--out', 'types.d.ts').code, 0);
+  const again = objectsIn(dir, 'types', '--out', 'types.d.ts');
   t.is(again.code, 0);
   t.true(again.out.includes('up to date: types.d.ts'), again.out);
 });
