@@ -167,6 +167,8 @@ export interface NativePluginHost {
   pluginCallMessage(handler: number, bytes: Uint8Array, ring?: Uint8Array | null): NativeCallOutcome | number;
   /** Cuts off the native call running `eventId` (it timed out): its effects are refused. */
   pluginRevokeEvent(eventId: number): boolean;
+  /** Releases the continuations a failed event still holds (none of them will run). */
+  pluginDropContinuations(eventId: number): void;
   /**
    * Runs API hook `entry` for the request in the context cells (event, requestId, answerKind);
    * `args` a msgpack map, `label` "operation\nmethod\npath". A string is the request's

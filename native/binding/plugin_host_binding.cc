@@ -119,6 +119,11 @@ Napi::Value PluginRevokeEvent(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), ProcessPluginHost().Revoke(UintArg(info, 0, "eventId")));
 }
 
+Napi::Value PluginDropContinuations(const Napi::CallbackInfo& info) {
+  ProcessPluginHost().DropContinuations(UintArg(info, 0, "eventId"));
+  return info.Env().Undefined();
+}
+
 }  // namespace
 
 void PluginHostBinding::Init(Napi::Env env, Napi::Object exports) {
@@ -128,6 +133,7 @@ void PluginHostBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<PluginCallEvent>(env, exports, "pluginCallEvent");
   Export<PluginCallMessage>(env, exports, "pluginCallMessage");
   Export<PluginRevokeEvent>(env, exports, "pluginRevokeEvent");
+  Export<PluginDropContinuations>(env, exports, "pluginDropContinuations");
 }
 
 }  // namespace gsf::binding

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "../core/runtime.h"
+#include "../core/plugin_lifecycle.h"
 #include "bindings.h"
 #include "boundary.h"
 
@@ -145,6 +146,7 @@ Napi::Value TimeoutParked(const Napi::CallbackInfo& info) {
   std::vector<DroppedEvent> dropped;
   uint32_t name_id = 0;
   if (!ProcessRuntime().queue.TimeoutParked(UintArg(info, 0, "eventId"), &dropped, &name_id)) return info.Env().Null();
+  ProcessNativeTimers().RunsCancelled(dropped);
   Napi::Object o = Napi::Object::New(info.Env());
   o.Set("dropped", DroppedToJs(info.Env(), dropped));
   o.Set("abandoned", Napi::Array::New(info.Env(), 0));

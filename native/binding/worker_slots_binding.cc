@@ -2,6 +2,7 @@
 #include <cstdlib>
 
 #include "../core/runtime.h"
+#include "../core/plugin_lifecycle.h"
 #include "bindings.h"
 #include "boundary.h"
 
@@ -79,6 +80,7 @@ Napi::Value TimeoutSlot(const Napi::CallbackInfo& info) {
   std::vector<AbandonedEvent> abandoned;
   uint32_t name_id = 0;
   if (!ProcessRuntime().queue.TimeoutSlot(slot, event_id, &dropped, &abandoned, &name_id)) return info.Env().Null();
+  ProcessNativeTimers().RunsCancelled(dropped);
   Napi::Object o = Napi::Object::New(info.Env());
   o.Set("dropped", DroppedToJs(info.Env(), dropped));
   o.Set("abandoned", AbandonedToJs(info.Env(), abandoned));

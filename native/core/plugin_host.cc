@@ -112,11 +112,16 @@ gsf_type_status PluginHost::RegisterTimeoutHandler(CallState& init, gsf_on_event
 
 bool PluginHost::Revoke(uint64_t event_id) {
   bool running = RevokeEventCall(event_id);
+  DropContinuations(event_id);
+  ProcessResultHost().RevokeTransactionOf(event_id);
+  return running;
+}
+
+void PluginHost::DropContinuations(uint64_t event_id) {
   // The event will never run its pending continuations: their user data is released now.
   ProcessApiHost().DropEventContinuations(event_id);
   ProcessSessionHost().DropEventContinuations(event_id);
   ProcessResultHost().DropEventContinuations(event_id);
-  return running;
 }
 
 const NativePlugin* PluginHost::Find(std::string_view path_view) {

@@ -137,6 +137,8 @@ class PluginHost {
    * that event still held (their destructors run); true if a call was running.
    */
   bool Revoke(uint64_t event_id);
+  /** Releases the continuations event `event_id` still holds (it failed: none of them will run). */
+  void DropContinuations(uint64_t event_id);
   /** The loaded copy at `path` (resolved like Load), or null. */
   const NativePlugin* Find(std::string_view path);
   /** Every copy loaded so far, oldest first. */

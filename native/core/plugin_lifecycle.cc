@@ -79,6 +79,27 @@ void NativeTimers::EndLocked(uint64_t key, Timer& t, std::vector<std::pair<gsf_o
   timers_.erase(key);
 }
 
+void NativeTimers::RunsCancelled(const std::vector<DroppedEvent>& dropped) {
+  uint32_t handler = Host().runtime().names.Find(kNativeTimerEvent);
+  if (handler == 0) return;
+  std::vector<std::pair<gsf_on_drop, void*>> drops;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const DroppedEvent& d : dropped) {
+      if (d.handler_id != handler) continue;
+      // The payload TimerPayload wrote: [key (uint32 or uint64), plugin name].
+      const auto* p = reinterpret_cast<const uint8_t*>(d.payload.data());
+      size_t n = d.payload.size(), width = n > 1 && p[1] == 0xce ? 4 : n > 1 && p[1] == 0xcf ? 8 : 0;
+      if (n < 2 + width || p[0] != 0x92 || width == 0) continue;
+      uint64_t key = 0;
+      for (size_t i = 0; i < width; i++) key = (key << 8) | p[2 + i];
+      auto it = timers_.find(key);
+      if (it != timers_.end() && !it->second.repeating) EndLocked(key, it->second, &drops);
+    }
+  }
+  Release(drops);
+}
+
 CallResult NativeTimers::Run(uint64_t key, const EventContext& event, PluginEffects* effects) {
   Timer t;
   {

@@ -15,6 +15,7 @@
 #include "plugin_call.h"
 #include "plugin_effects.h"
 #include "plugin_host.h"
+#include "tag_queue.h"
 
 namespace gsf {
 
@@ -35,6 +36,11 @@ class NativeTimers {
   size_t End(const NativePlugin* plugin);
   /** Live timers (tests). */
   size_t Count();
+  /**
+   * Events of timers that were cancelled before they ran (a timed-out event of the timer tag):
+   * a one-shot timer among them will never run, so it ends and its user data is released.
+   */
+  void RunsCancelled(const std::vector<DroppedEvent>& dropped);
 
  private:
   struct Timer {

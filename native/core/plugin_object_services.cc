@@ -153,13 +153,17 @@ gsf_type_status ObjectTransact(gsf_type_call call, const gsf_type_invoke_options
     gsf_mp_write_uint(&w, key);
     WriteStr(&w, plugin->name);
     std::string payload = Written(&w);
+    uint64_t id = 0;
     gsf_type_status status = Invoke(call, gsf_type_borrowed_str{kNativeTransactEvent.data(), kNativeTransactEvent.size()},
                                     gsf_type_borrowed_bytes{reinterpret_cast<const uint8_t*>(payload.data()), payload.size()}, &o,
-                                    event_id);
+                                    &id);
     if (status != GSF_STATUS_OK) {
       host.ForgetTransaction(key);
       if (s) s->error = "object_transact: " + s->error;
+      return status;
     }
+    host.BindTransactionEvent(key, id);
+    if (event_id) *event_id = id;
     return status;
   });
 }

@@ -109,9 +109,16 @@ CallResult ResultHost::RunTransaction(uint64_t key, const EventContext& event, P
     gsf_type_status status = RunHook(scope, [&] { return t.fn(scope.call(), &info, t.user_data); });
     r = Finish(scope.state(), status);
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = transactions_.find(key);
-  if (it != transactions_.end()) it->second.running--;
+  Transaction revoked;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = transactions_.find(key);
+    if (it == transactions_.end()) return r;
+    if (--it->second.running > 0 || !it->second.revoked) return r;
+    revoked = it->second;
+    transactions_.erase(it);
+  }
+  ReleaseData(revoked.drop, revoked.user_data);  // its event timed out while the body ran
   return r;
 }
 
@@ -146,6 +153,30 @@ void ResultHost::DropTransaction(uint64_t key) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = transactions_.find(key);
     if (it == transactions_.end()) return;
+    t = it->second;
+    transactions_.erase(it);
+  }
+  ReleaseData(t.drop, t.user_data);
+}
+
+void ResultHost::BindTransactionEvent(uint64_t key, uint64_t event_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = transactions_.find(key);
+  if (it != transactions_.end()) it->second.event_id = event_id;
+}
+
+void ResultHost::RevokeTransactionOf(uint64_t event_id) {
+  if (event_id == 0) return;
+  Transaction t;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = transactions_.begin();
+    while (it != transactions_.end() && it->second.event_id != event_id) ++it;
+    if (it == transactions_.end()) return;
+    if (it->second.running > 0) {
+      it->second.revoked = true;
+      return;
+    }
     t = it->second;
     transactions_.erase(it);
   }

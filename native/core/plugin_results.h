@@ -97,6 +97,13 @@ class ResultHost {
   CallResult FinishTransaction(uint64_t key, const EventContext& event, const ResultAnswer& answer, PluginEffects* effects);
   /** Ends a transaction whose event timed out or whose copy ended: `done` does not run; its user data is released. */
   void DropTransaction(uint64_t key);
+  /** Notes the event a transaction runs in (`RevokeTransactionOf` finds it by it). */
+  void BindTransactionEvent(uint64_t key, uint64_t event_id);
+  /**
+   * The event of a transaction will never finish it (timed out, or cancelled before it ran):
+   * released now, or when its body returns if it runs now; `done` does not run.
+   */
+  void RevokeTransactionOf(uint64_t event_id);
   /** Ends a copy's transactions not finished (null: every copy), releasing their user data; returns how many. */
   size_t EndTransactionsOf(const NativePlugin* plugin);
   size_t TransactionCount();
@@ -139,6 +146,8 @@ class ResultHost {
     void* user_data;
     gsf_on_drop drop;
     int running = 0;
+    uint64_t event_id = 0;
+    bool revoked = false;  // released when its running body returns
   };
   struct Callable {
     const NativePlugin* plugin;

@@ -237,7 +237,7 @@ void TagQueue::DropQueuedLocked(RunQueue& q, TagState& st, std::vector<DroppedEv
   for (uint32_t idx = st.head; idx != kNil;) {
     Node& nd = q.At(idx);
     uint32_t next = nd.next;
-    if (out) out->push_back(DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id});
+    if (out) out->push_back(DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id, nd.handler_id, nd.payload});
     q.FreeNode(idx);
     idx = next;
   }

@@ -41,6 +41,9 @@ struct DroppedEvent {
   uint64_t id, tag;
   uint32_t name_id;
   uint64_t session_id;
+  /** Its handler and payload: whoever keeps something for the event releases it (native timers). */
+  uint32_t handler_id = 0;
+  std::string payload;
 };
 
 struct RunningSlot {

@@ -140,7 +140,7 @@ bool TagQueue::TimeoutParked(uint64_t event_id, std::vector<DroppedEvent>* dropp
         Claimed& c = s.claim[i];
         if (c.tag != tag || c.state != ClaimState::kSkipped) continue;
         const Node& nd = q.At(c.node);
-        if (dropped) dropped->push_back(DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id});
+        if (dropped) dropped->push_back(DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id, nd.handler_id, nd.payload});
         q.FreeNode(c.node);
         c.state = ClaimState::kGone;
         --q.outstanding;

@@ -71,7 +71,7 @@ size_t TagQueue::UnwindClaimLocked(uint32_t queues, Slot& s, int32_t running, bo
     }
     if (drop_tag && c.tag == tag_to_drop) {
       const Node& nd = q.At(c.node);
-      if (dropped) dropped->push_back(DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id});
+      if (dropped) dropped->push_back(DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id, nd.handler_id, nd.payload});
       ++q.cancelled_total;
       q.FreeNode(c.node);
       c.state = ClaimState::kGone;

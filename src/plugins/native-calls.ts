@@ -158,6 +158,9 @@ function carryOut(outcome: NativeCallOutcome, env: NativeCallEnv, pending: Fetch
   if (failure !== undefined) {
     for (let i = start; i < pending.length; i++) drop(pending[i]![0]);
     pending.length = start;
+    // The event fails: continuations asked for by effects after the one that failed were never
+    // read here, and no continuation of it will run; the native side releases them all.
+    native.pluginDropContinuations(env.ev.id);
     throw failure;
   }
   // Most calls ask for one fetch or none.

@@ -126,6 +126,8 @@ export class Watchdog {
     const name = native.nameOf(outcome.nameId || s.nameId);
     this.thread.log.error(`Event timeout: event_name=${name}, event_id=${s.eventId}, event_tag=${s.tag}`);
     const dropped = outcome.dropped;
+    // Cancelled before they ran: what native plugins keep for them (a transaction) is released.
+    for (const d of dropped) native.pluginRevokeEvent(d.id);
     this.dispatcher.eventsGone([s.eventId, ...dropped.map((d) => d.id)], 'timed out');
     if (dropped.length > 0) {
       this.thread.log.warn(`cancelled ${dropped.length} queued event(s) of timed-out tag ${s.tag}`,
