@@ -147,6 +147,7 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
     max_event_reruns: u64(5, 'Reruns of an event whose objects changed meanwhile, before it fails'),
     commit_group_max_events: u64(1000, 'Most events committed in one database transaction', 1),
     read_connections_per_thread: u64(2, 'PostgreSQL connections per thread for cache misses', 1),
+    database_query_timeout_in_ms: ms(30000, 'How long a PostgreSQL query may wait for its answer before its connection is taken for dead (0: forever)'),
     decoded_copies_per_thread: { ...u64(16384, 'Objects an event thread keeps decoded for reads, rounded up to a power of two (0: none)'), max: 1 << 22, maxReason: 'the largest table an event thread keeps' },
   },
   // Several servers as one game (src/cluster/): presence, cross-server messages and broadcasts on Redis.

@@ -21,6 +21,8 @@ export interface StoreConfig {
   maxReruns: number;
   groupMaxEvents: number;
   readConnections: number;
+  /** `database_query_timeout_in_ms`: a PostgreSQL query waits this long for its answer (0: forever). */
+  queryTimeoutMs: number;
   /** `decoded_copies_per_thread`: decoded read copies each thread keeps (DecodedCopies). */
   decodedCopies: number;
   /** `CounterService.warning_threshold_slow_query_in_sec`. */
@@ -46,6 +48,7 @@ export function storeConfig(components: Record<string, ComponentArgs>, dir: stri
     maxReruns: os.max_event_reruns as number,
     groupMaxEvents: os.commit_group_max_events as number,
     readConnections: os.read_connections_per_thread as number,
+    queryTimeoutMs: os.database_query_timeout_in_ms as number,
     decodedCopies: os.decoded_copies_per_thread as number,
     slowQuerySec: (components.CounterService?.warning_threshold_slow_query_in_sec as number | undefined) ?? 1,
     schema,

@@ -13,6 +13,24 @@ import {
   type CommitOp, type CommitRequest, type GroupWriter, type Outcome, type Reader, type Row,
 } from './storage.ts';
 
+/**
+ * Connection settings: TCP keepalive, and a time limit on each query's answer, so that a
+ * connection whose network path went silent (a host that crashed, a firewall that drops) fails
+ * its query and is replaced instead of holding every later commit.
+ */
+function connection(config: StoreConfig): pg.ClientConfig {
+  return {
+    connectionString: config.databaseUrl, keepAlive: true, keepAliveInitialDelayMillis: 10_000,
+    ...(config.queryTimeoutMs > 0 ? { query_timeout: config.queryTimeoutMs, connectionTimeoutMillis: config.queryTimeoutMs } : {}),
+  };
+}
+
+/** An error PostgreSQL answered (a SQLSTATE code), not a lost or silent connection. */
+function databaseError(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+}
+
 /** PostgreSQL's code for a unique violation. */
 const UNIQUE_VIOLATION = '23505';
 
@@ -74,7 +92,7 @@ export class PostgresReader implements Reader {
   private readonly pool: pg.Pool;
 
   constructor(config: StoreConfig) {
-    this.pool = new pg.Pool({ connectionString: config.databaseUrl, max: config.readConnections });
+    this.pool = new pg.Pool({ ...connection(config), max: config.readConnections });
     this.pool.on('error', () => undefined); // an idle client's lost connection: the next query reconnects
   }
 
@@ -143,10 +161,12 @@ export class PostgresWriter implements GroupWriter {
   }
 
   private open(): pg.Client {
-    const client = new pg.Client({ connectionString: this.config.databaseUrl });
-    // Without a listener a lost idle connection would end the writer thread.
-    client.on('error', () => { this.broken = true; });
-    client.on('end', () => { this.broken = true; });
+    const client = new pg.Client(connection(this.config));
+    // Without a listener a lost idle connection would end the writer thread. Only the current
+    // connection's loss counts: the end of one replaced (reconnect) must not mark its successor.
+    const lost = (): void => { if (this.client === client) this.broken = true; };
+    client.on('error', lost);
+    client.on('end', lost);
     return client;
   }
 
@@ -171,28 +191,57 @@ export class PostgresWriter implements GroupWriter {
       const failed: Outcome = { status: Status.error, reason: `commit failed: ${describeError(err)}` };
       return requests.map(() => failed);
     }
-    const q = this.client;
     try {
-      await q.query('BEGIN');
-      // Runs of events that can only conflict are decided and written together (postgres-batch.ts).
-      for (let i = 0; i < requests.length;) {
-        let end = i;
-        while (end < requests.length && batchable(requests[end]!)) end++;
-        if (end > i) {
-          outcomes.push(...await applyBatch(q, requests.slice(i, end), types));
-          i = end;
-        } else {
-          outcomes.push(await this.applyAlone(requests[i]!, types));
-          i++;
-        }
-      }
-      await q.query('COMMIT');
+      outcomes.push(...await this.transaction(requests, types));
     } catch (err) {
-      await q.query('ROLLBACK').catch(() => undefined);
+      await this.client.query('ROLLBACK').catch(() => undefined);
+      // The database refused a statement (a constraint or trigger of its own, say) in a group:
+      // each event is tried alone, so only the one it refuses fails, not its neighbours.
+      if (requests.length > 1 && databaseError(err) && !this.broken) return this.oneByOne(requests, types);
       // Whatever failed, a fresh connection for the next group costs little and cures a dead one.
       this.broken = true;
       const failed: Outcome = { status: Status.error, reason: `commit failed: ${describeError(err)}` };
       return requests.map(() => failed);
+    }
+    return outcomes;
+  }
+
+  /** `requests` in one transaction; throws (the caller rolls back) when a statement fails. */
+  private async transaction(requests: readonly CommitRequest[], types: readonly TypeInfo[]): Promise<Outcome[]> {
+    const q = this.client;
+    const outcomes: Outcome[] = [];
+    await q.query('BEGIN');
+    // Runs of events that can only conflict are decided and written together (postgres-batch.ts).
+    for (let i = 0; i < requests.length;) {
+      let end = i;
+      while (end < requests.length && batchable(requests[end]!)) end++;
+      if (end > i) {
+        outcomes.push(...await applyBatch(q, requests.slice(i, end), types));
+        i = end;
+      } else {
+        outcomes.push(await this.applyAlone(requests[i]!, types));
+        i++;
+      }
+    }
+    await q.query('COMMIT');
+    return outcomes;
+  }
+
+  /** Each request in a transaction of its own: after a group the database refused. */
+  private async oneByOne(requests: readonly CommitRequest[], types: readonly TypeInfo[]): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    for (const req of requests) {
+      if (this.broken) {
+        outcomes.push({ status: Status.error, reason: 'commit failed: the connection to PostgreSQL was lost' });
+        continue;
+      }
+      try {
+        outcomes.push(...await this.transaction([req], types));
+      } catch (err) {
+        await this.client.query('ROLLBACK').catch(() => undefined);
+        if (!databaseError(err)) this.broken = true;
+        outcomes.push({ status: Status.error, reason: `commit failed: ${describeError(err)}` });
+      }
     }
     return outcomes;
   }

@@ -23,7 +23,7 @@ test('sqlite: a group that runs out of space: each event answered as failed has 
   const schema = loadSchema([TYPES]);
   const config = {
     backend: 'sqlite', sqlitePath: path.join(dir, 'gsf.sqlite'), sqliteSynchronous: 'full', sqliteBusyMs: 5000, databaseUrl: '',
-    cacheBytes: 1 << 20, maxReruns: 5, groupMaxEvents: 1000, readConnections: 1, decodedCopies: 0, slowQuerySec: 1,
+    cacheBytes: 1 << 20, maxReruns: 5, groupMaxEvents: 1000, readConnections: 1, queryTimeoutMs: 0, decodedCopies: 0, slowQuerySec: 1,
     schema, instance: 'full-test', announceCommits: false,
   } satisfies StoreConfig;
   syncSqliteSchema(config);
