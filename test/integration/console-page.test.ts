@@ -17,6 +17,9 @@ import type { GsfClient } from '../../src/sdk/index.ts';
 import { chromiumForFile } from './_chromium.ts';
 import { failure, startConsoleServer } from './_console.ts';
 
+/** Data in the page's sentences is wrapped in Unicode isolates (console-ui.js `words`). */
+const iso = (text: string): string => `\u2068${text}\u2069`;
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const outputDir = path.join(root, 'test-output');
 const V1 = '/cs-api/v1';
@@ -63,12 +66,12 @@ for (const managed of [true, false]) {
       await page.getByRole('searchbox').fill('ada');
       await page.getByRole('searchbox').press('Enter');
       await page.getByRole('button', { name: 'Open account ada' }).click();
-      await page.getByRole('heading', { name: 'Account ada' }).waitFor();
+      await page.getByRole('heading', { name: `Account ${iso('ada')}` }).waitFor();
       t.is(await page.getByLabel('Account score').inputValue(), '30');
       await page.getByText('Logged in: yes').waitFor();
       await page.getByText('Banned: no').waitFor();
       // The characters and their bags render after the account's own fields: wait for the row.
-      const bagTable = page.getByRole('table', { name: 'bag ada' });
+      const bagTable = page.getByRole('table', { name: `${iso('bag')} ${iso('ada')}` });
       await bagTable.getByRole('cell', { name: 'potion', exact: true }).waitFor();
       t.deepEqual(await bagTable.locator('tbody td').allTextContents(), ['potion', 'Potion', '1', 'Delete']);
       if (managed) {
@@ -92,7 +95,7 @@ for (const managed of [true, false]) {
       await page.getByLabel('Content').fill('For the downtime');
       await page.getByLabel('Quantity of Gem').fill('2');
       await confirmed(page, 'Send gift');
-      await page.getByRole('status').getByText('Gift sent to account(s) ada.').waitFor();
+      await page.getByRole('status').getByText(`Gift sent to ${iso('account')}(s) ${iso('ada')}.`).waitFor();
       const bag = await s.call('GET', `${V1}/characer/bag/ada/`, undefined, auth);
       t.deepEqual(bag.body, [{ item_id: 'gem', name: 'Gem', quantity: 2 }, { item_id: 'potion', name: 'Potion', quantity: 1 }]);
 

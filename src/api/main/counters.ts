@@ -58,8 +58,25 @@ export function registerCounterRoutes(router: Router, registry: CounterRegistry)
   // A cached split whose counter is removed reads as null and is resolved again.
   const resolved = new Map<string, Resolved>();
 
+  /** A category's counters and their values, from one reading (null: no such category). */
+  const categoryListing = (category: string): ApiResponse | null => {
+    // One reading of the category, names and values alike: a built-in table is built once, a
+    // failing callback is null.
+    const read = registry.reading(category);
+    if (read === null) return null;
+    const values: Record<string, unknown> = {};
+    for (const name of read.names) values[name] = read.values.get(name) ?? null;
+    return { status: 200, body: { category, counters: read.names, values } };
+  };
+
   router.get('/v1/counters/{path*}', (req) => {
     const path = req.params.path!;
+    // `?values=true` asks for a category: one named like a counter of a shorter category
+    // (`pp/sub` beside the counter `sub` of `pp`) is listed rather than that counter read.
+    if (['true', '1'].includes(req.query.get('values') ?? '')) {
+      const listing = categoryListing(path);
+      if (listing !== null) return listing;
+    }
     const hit = resolved.get(path);
     if (hit !== undefined && registry.isCurrent(hit.stamp)) {
       const response = readingResponse(hit, hit.read());
@@ -92,17 +109,7 @@ export function registerCounterRoutes(router: Router, registry: CounterRegistry)
     }
     const whole = segments.join('/');
     const counters = registry.list(whole);
-    if (counters !== null) {
-      const wantValues = ['true', '1'].includes(req.query.get('values') ?? '');
-      if (!wantValues) return { status: 200, body: { category: whole, counters } };
-      // One reading of the category, names and values alike: a built-in table is built once, a
-      // failing callback is null.
-      const read = registry.reading(whole);
-      const names = read?.names ?? counters;
-      const values: Record<string, unknown> = {};
-      for (const name of names) values[name] = read?.values.get(name) ?? null;
-      return { status: 200, body: { category: whole, counters: names, values } };
-    }
+    if (counters !== null) return { status: 200, body: { category: whole, counters } };
     if (segments[segments.length - 1] === 'description') {
       for (let i = segments.length - 2; i >= 1; i--) {
         const category = segments.slice(0, i).join('/');

@@ -5,7 +5,7 @@
  */
 /* global URLSearchParams */
 import { V1, call, choices, get, path } from './console-api.js';
-import { $, attempt, change, clearError, el, fieldList, paged, say, show } from './console-ui.js';
+import { $, attempt, change, clearError, el, fieldList, paged, say, show, words } from './console-ui.js';
 import { renderCharacters } from './console-characters.js';
 
 /** Fills the search conditions and wires the search form. */
@@ -40,17 +40,17 @@ async function search() {
     return (await get(`${V1}/account/search/?${q}`)).users;
   };
   const render = (users) => {
-    if (users.length === 0) return el('p', { class: 'muted', text: `No account where ${condition} is '${value}'.` });
+    if (users.length === 0) return el('p', { class: 'muted', text: words`No account where ${condition} is '${value}'.` });
     return el('ul', { class: 'results', 'aria-label': 'Search results' }, ...users.map((u) => {
       const id = accountId(u);
-      const rest = u && typeof u === 'object' ? Object.entries(u).filter(([k]) => k !== 'account_id').map(([k, v]) => `${k}: ${show(v)}`).join(', ') : '';
+      const rest = u && typeof u === 'object' ? Object.entries(u).filter(([k]) => k !== 'account_id').map(([k, v]) => words`${k}: ${show(v)}`).join(', ') : '';
       return el('li', {},
         el('button', { type: 'button', text: id, 'aria-label': `Open account ${id}`, on: { click: () => openAccount(id) } }),
         rest ? el('span', { class: 'muted', text: ` ${rest}` }) : null);
     }));
   };
   await paged($('search-results'), 'search results', load, render).ready;
-  say(`Searched accounts where ${condition} is '${value}'.`);
+  say(words`Searched accounts where ${condition} is '${value}'.`);
 }
 
 /** Settles to the value, or to `{failed: message}` when the call failed (shown in its place). */
@@ -71,17 +71,17 @@ export async function openAccount(id) {
       if (await change(question, () => call('POST', path('account', id, what)), done)) await reopen();
     };
     const save = async (field, value) => {
-      if (await change(`Set ${field} of account ${id} to '${value}'?`, () => call('PUT', path('account', id, field, value)), `Saved ${field} of account ${id}.`)) {
+      if (await change(words`Set ${field} of account ${id} to '${value}'?`, () => call('PUT', path('account', id, field, value)), words`Saved ${field} of account ${id}.`)) {
         await reopen();
       }
     };
     const actions = el('div', { class: 'row' },
       banned === true
-        ? el('button', { type: 'button', text: 'Reinstate', on: { click: post('reinstate', `Reinstate account ${id}? They can log in again.`, `Reinstated ${id}.`) } })
-        : el('button', { type: 'button', text: 'Ban', class: 'danger', on: { click: post('ban', `Ban account ${id}? Their session is closed and they cannot log in until reinstated.`, `Banned ${id}.`) } }),
-      el('button', { type: 'button', text: 'Force logout', on: { click: post('logout', `Force account ${id} to log out?`, `Logged ${id} out.`) } }),
+        ? el('button', { type: 'button', text: 'Reinstate', on: { click: post('reinstate', words`Reinstate account ${id}? They can log in again.`, words`Reinstated ${id}.`) } })
+        : el('button', { type: 'button', text: 'Ban', class: 'danger', on: { click: post('ban', words`Ban account ${id}? Their session is closed and they cannot log in until reinstated.`, words`Banned ${id}.`) } }),
+      el('button', { type: 'button', text: 'Force logout', on: { click: post('logout', words`Force account ${id} to log out?`, words`Logged ${id} out.`) } }),
       el('button', { type: 'button', text: 'Refresh', 'aria-label': `Refresh account ${id}`, on: { click: reopen } }));
-    const heading = el('h3', { id: 'account-title', tabindex: '-1', text: `Account ${id}` });
+    const heading = el('h3', { id: 'account-title', tabindex: '-1', text: words`Account ${id}` });
     const characters = el('div', { class: 'characters' });
     box.replaceChildren(el('section', { class: 'account', 'aria-labelledby': 'account-title' },
       heading,

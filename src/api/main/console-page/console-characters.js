@@ -4,7 +4,7 @@
  */
 /* global URLSearchParams */
 import { V1, call, choices, get, path } from './console-api.js';
-import { attempt, change, el, fieldList, paged, show, table } from './console-ui.js';
+import { attempt, change, el, fieldList, paged, show, table, words } from './console-ui.js';
 
 const today = () => new Date().toISOString().slice(0, 10);
 const option = (v, text = v) => el('option', { value: v, text });
@@ -25,14 +25,14 @@ async function renderCharacter(section, cid) {
   const character = await get(path('character', cid));
   const name = show(character.nickname ?? character.name ?? cid);
   const save = async (field, value) => {
-    if (await change(`Set ${field} of character ${name} to '${value}'?`, () => call('PUT', path('character', cid, field, value)), `Saved ${field} of ${name}.`)) {
+    if (await change(words`Set ${field} of character ${name} to '${value}'?`, () => call('PUT', path('character', cid, field, value)), words`Saved ${field} of ${name}.`)) {
       await attempt(() => renderCharacter(section, cid));
     }
   };
   const inventories = el('div');
   section.replaceChildren(
-    el('h4', { text: `Character ${name}` }),
-    fieldList(`Character ${name}`, character, choices.editable.character ?? [], save),
+    el('h4', { text: words`Character ${name}` }),
+    fieldList(words`Character ${name}`, character, choices.editable.character ?? [], save),
     el('h5', { text: 'Inventory' }), inventories,
     el('h5', { text: 'Missions' }), missions(cid, name));
   await attempt(() => renderInventories(inventories, cid));
@@ -45,13 +45,13 @@ async function renderInventories(box, cid) {
     for (const slot of slots ?? []) {
       const part = el('div', { class: 'inventory' });
       box.append(part);
-      const label = `inventory ${type} ${slot}`;
+      const label = words`inventory ${type} ${slot}`;
       const view = paged(part, label, async (pageNo, pageSize) => {
         const q = new URLSearchParams({ page_no: String(pageNo), page_size: String(pageSize) });
         return get(`${V1}/characer/${encodeURIComponent(type)}/${encodeURIComponent(slot)}/?${q}`);
       }, (items) => (items.length === 0
-        ? el('p', { class: 'muted', text: `The ${type} ${slot} is empty.` })
-        : table(items, { caption: `${type} ${slot}`, action: (item) => deleteControls(type, slot, item, () => view.reload()) })));
+        ? el('p', { class: 'muted', text: words`The ${type} ${slot} is empty.` })
+        : table(items, { caption: words`${type} ${slot}`, action: (item) => deleteControls(type, slot, item, () => view.reload()) })));
       ready.push(view.ready);
     }
   }
@@ -65,8 +65,8 @@ function deleteControls(type, slot, item, reload) {
   const qty = el('input', { type: 'number', min: '1', max: String(shown), value: '1', class: 'qty', 'aria-label': `Quantity of ${id} to delete` });
   const remove = async () => {
     const reclaimed = Number(qty.value);
-    const ok = await change(`Delete ${reclaimed} ${id} from ${type} ${slot}? The console shows ${shown}.`,
-      () => call('POST', path('inventory', type, slot, 'item', id), { expected_quantity: shown, reclaimed }), `Deleted ${reclaimed} ${id} from ${type} ${slot}.`);
+    const ok = await change(words`Delete ${reclaimed} ${id} from ${type} ${slot}? The console shows ${shown}.`,
+      () => call('POST', path('inventory', type, slot, 'item', id), { expected_quantity: shown, reclaimed }), words`Deleted ${reclaimed} ${id} from ${type} ${slot}.`);
     if (ok) await reload();
   };
   return [qty, el('button', { type: 'button', text: 'Delete', 'aria-label': `Delete ${id}`, class: 'danger', on: { click: remove } })];
@@ -99,7 +99,7 @@ function missions(cid, name) {
     e.preventDefault();
     const params = { type: type.value, category: category.value, condition: condition.value, value: value.value };
     if (completed.value) params.is_completed = completed.value;
-    void pagedMissions(`${path('character', cid, 'mission')}`, params, `${type.value} missions in ${category.value}`);
+    void pagedMissions(`${path('character', cid, 'mission')}`, params, words`${type.value} missions in ${category.value}`);
   } } }, type, category, completed, condition, value, el('button', { type: 'submit', text: 'Show missions' }));
   return el('div', {}, periodic, other, out);
 }

@@ -6,7 +6,7 @@
  */
 /* global document, URLSearchParams */
 import { V1, call, get, path } from './console-api.js';
-import { $, attempt, change, clearError, el, say, show, table } from './console-ui.js';
+import { $, attempt, change, clearError, el, say, show, table, words } from './console-ui.js';
 
 const option = (v, text = v) => el('option', { value: v, text });
 const onSubmit = (form, fn) => form.addEventListener('submit', (e) => {
@@ -45,15 +45,15 @@ async function sendGift() {
     expires: Number.isNaN(Date.parse(expires)) ? expires : new Date(expires).toISOString(), items,
   };
   if (!toAll) body.users = users;
-  const what = items.map((i) => `${i.quantity} ${i.item_id}`).join(', ') || 'nothing';
-  const whom = toAll ? `every ${body.target_type}` : `${body.target_type}(s) ${users.join(', ')}`;
+  const what = items.map((i) => words`${i.quantity} ${i.item_id}`).join(', ') || 'nothing';
+  const whom = toAll ? words`every ${body.target_type}` : words`${body.target_type}(s) ${users.join(', ')}`;
   await change(`Gift ${what} to ${whom}?`, () => call('POST', `${V1}/item/${toAll ? 'gift-to-all' : 'gift'}/`, body), `Gift sent to ${whom}.`);
 }
 
 async function refund() {
   const receipt = $('refund-receipt').value;
   // The purchase log goes as it was typed: the API says what is wrong with it.
-  await change(`Refund receipt ${receipt}?`, () => call('POST', path('refund', receipt), $('refund-log').value), `Refunded receipt ${receipt}.`);
+  await change(words`Refund receipt ${receipt}?`, () => call('POST', path('refund', receipt), $('refund-log').value), words`Refunded receipt ${receipt}.`);
 }
 
 function messageRow(language = 'en') {
@@ -80,8 +80,8 @@ async function initNotice() {
       .map((r) => ({ language_code: r.querySelector('.lang').value, message: r.querySelector('.text').value }));
     const category = $('notice-category').value;
     const color = $('notice-color').value.toUpperCase();
-    await change(`Send a notice to ${category === 'all' ? 'every session' : `category ${category}`}: "${messages.map((m) => m.message).join(' / ')}"?`,
-      () => call('POST', `${V1}/notice/`, { category, color, messages }), `Notice sent to ${category}.`);
+    await change(words`Send a notice to ${category === 'all' ? 'every session' : words`category ${category}`}: "${messages.map((m) => m.message).join(' / ')}"?`,
+      () => call('POST', `${V1}/notice/`, { category, color, messages }), words`Notice sent to ${category}.`);
   });
 }
 
@@ -93,8 +93,8 @@ async function initCampaign() {
     const phase = e.submitter?.value === 'end' ? 'end' : 'begin';
     const type = $('campaign-type').value;
     const id = $('campaign-id').value;
-    await change(`${phase === 'begin' ? 'Begin' : 'End'} campaign ${id} of type ${type}?`,
-      () => call('POST', path('campaign', type, phase), { campaign_id: id }), `Campaign ${id} ${phase === 'begin' ? 'began' : 'ended'}.`);
+    await change(`${phase === 'begin' ? 'Begin' : 'End'} ${words`campaign ${id} of type ${type}?`}`,
+      () => call('POST', path('campaign', type, phase), { campaign_id: id }), `${words`Campaign ${id}`} ${phase === 'begin' ? 'began' : 'ended'}.`);
   });
 }
 
@@ -125,9 +125,9 @@ function queryForm(q) {
     };
     // A query that is not a GET may change something: it asks first, as every change does.
     if (q.method === 'GET') {
-      if (await attempt(run)) say(`Ran ${q.name}.`);
+      if (await attempt(run)) say(words`Ran ${q.name}.`);
     } else {
-      await change(`Run ${q.name} (${q.method})?`, run, `Ran ${q.name}.`);
+      await change(words`Run ${q.name} (${q.method})?`, run, words`Ran ${q.name}.`);
     }
   });
   return form;

@@ -25,6 +25,14 @@ export function el(tag, attrs = {}, ...children) {
   return e;
 }
 
+/**
+ * A sentence with data in it (a tagged template): each value is wrapped in Unicode isolates
+ * (FSI … PDI), so that a name holding a bidi override (U+202E) cannot turn the page's own words
+ * around it backwards, in the page or in a confirmation.
+ */
+export const words = (strings, ...values) =>
+  strings.reduce((out, s, i) => out + s + (i < values.length ? `\u2068${values[i]}\u2069` : ''), '');
+
 /** A value as the page shows it: strings as they are, the rest as JSON. */
 export const show = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
 

@@ -46,9 +46,9 @@
     return { status: res.status, body };
   }
 
-  // Category and counter names may contain `/`: encode each segment, keep the slashes.
-  const encodePath = (name) => name.split('/').map(encodeURIComponent).join('/');
-  const categoryUrl = (category) => '/v1/counters/' + encodePath(category) + '/?values=true';
+  // A category is one path segment, its '/' written %2F: its name may hold '//', a trailing '/'
+  // or '.' segments, which the URL would otherwise lose (?values=true asks for the category).
+  const categoryUrl = (category) => '/v1/counters/' + encodeURIComponent(category) + '/?values=true';
 
   function describeFailure(r) {
     const msg = r.body && typeof r.body === 'object' && r.body.message ? r.body.message : 'HTTP ' + r.status;
