@@ -5,8 +5,8 @@
  */
 import { ManifestError } from './config/manifest.ts';
 import { buildFlags } from './config/flag-setup.ts';
-import { createLogger, openLogFile } from './log/logger.ts';
-import { logFileOf } from './log/log-file.ts';
+import { createLogger } from './log/logger.ts';
+import { logFileOf, openManifestLog } from './log/log-file.ts';
 import { EventRuntime } from './events/runtime.ts';
 import { emptyDeclarations, type RegistrationContext } from './plugins/api.ts';
 import { loadPlugins } from './plugins/loader.ts';
@@ -32,12 +32,8 @@ registerPluginApiPart('cluster', (_plugin, rt) => createClusterApi(rt));
 export async function createThreadContext(manifest: ThreadManifest, role: 'main' | 'worker', pluginFiles: string[]): Promise<ThreadContext> {
   const flags = buildFlags(manifest.components);
   const logFile = logFileOf(manifest);
-  try {
-    openLogFile(logFile);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    throw new ManifestError(`${manifest.file}: Logging.log_file '${String(manifest.components.Logging?.log_file)}' cannot be opened (${code})`);
-  }
+  const logProblem = openManifestLog(logFile, manifest.file, manifest.components.Logging?.log_file);
+  if (logProblem !== null) throw new ManifestError(logProblem);
   const log = createLogger(flags, {
     file: logFile,
     format: (manifest.components.Logging?.log_format as 'text' | 'json' | undefined) ?? 'text',

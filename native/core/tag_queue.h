@@ -41,8 +41,7 @@ struct DroppedEvent {
   uint64_t id, tag;
   uint32_t name_id;
   uint64_t session_id;
-  /** Its handler and payload: whoever keeps something for the event releases it (native timers). */
-  uint32_t handler_id = 0;
+  uint32_t handler_id = 0;  // its handler and payload: what a host kept for it is released (native timers)
   std::string payload;
 };
 
@@ -158,10 +157,7 @@ class TagQueue {
   bool SettleParked(uint64_t event_id);
   /** Renames a parked event (diagnostics and the timeout count use the final name). */
   void RenameParked(uint64_t event_id, uint32_t name_id);
-  /**
-   * Times out a parked event without touching its worker: cancels its tag's queued events
-   * (reported in `dropped`) and frees the tag. False if it is not parked.
-   */
+  /** Times out a parked event, not its worker: cancels its tag's queued events (`dropped`), frees the tag; false if not parked. */
   bool TimeoutParked(uint64_t event_id, std::vector<DroppedEvent>* dropped, uint32_t* name_id);
   /** Parked events now. */
   size_t ParkedCount() const;

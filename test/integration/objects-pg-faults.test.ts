@@ -26,13 +26,22 @@ async function writerPids(c: pg.Client): Promise<number[]> {
   return r.rows.map((x) => x.pid);
 }
 
-test.serial('after a group the database refused, later commits reuse one new connection', async (t) => {
+/**
+ * A server on PostgreSQL with accounts a and b, and a CHECK constraint of the database's own
+ * that refuses any new version of a (`c`: this test's connection to the database).
+ */
+async function refusingOne(): Promise<{ s: Awaited<ReturnType<typeof startObjectServer>>; c: pg.Client; a: string; b: string }> {
   const store = await storeArgs('postgresql');
   const s = await startObjectServer(store);
   const c = await sql(store.database_url as string);
+  const [a, b] = await transact((tx) => [tx.create('ProbeAccount', { name: 'a', coins: 0 }).id, tx.create('ProbeAccount', { name: 'b', coins: 0 }).id]);
+  await c.query('ALTER TABLE "obj_ProbeAccount" ADD CONSTRAINT coins_limit CHECK (id <> $$' + a + '$$ OR version < 2) NOT VALID');
+  return { s, c, a: a!, b: b! };
+}
+
+test.serial('after a group the database refused, later commits reuse one new connection', async (t) => {
+  const { s, c, a, b } = await refusingOne();
   try {
-    const [a, b] = await transact((tx) => [tx.create('ProbeAccount', { name: 'a', coins: 0 }).id, tx.create('ProbeAccount', { name: 'b', coins: 0 }).id]);
-    await c.query('ALTER TABLE "obj_ProbeAccount" ADD CONSTRAINT coins_limit CHECK (id <> $$' + a + '$$ OR version < 2) NOT VALID');
     const err = await t.throwsAsync(transact(async (tx) => { const x = (await tx.fetch('ProbeAccount', a, 'write'))!; x.set('coins', 1); }));
     t.regex(err!.message, /coins_limit/);
     const pids = new Set<number>();
@@ -49,12 +58,8 @@ test.serial('after a group the database refused, later commits reuse one new con
 });
 
 test.serial('one event whose update a CHECK refuses fails alone; its neighbours of the same group commit', async (t) => {
-  const store = await storeArgs('postgresql');
-  const s = await startObjectServer(store);
-  const c = await sql(store.database_url as string);
+  const { s, c, a, b } = await refusingOne();
   try {
-    const [a, b] = await transact((tx) => [tx.create('ProbeAccount', { name: 'a', coins: 0 }).id, tx.create('ProbeAccount', { name: 'b', coins: 0 }).id]);
-    await c.query('ALTER TABLE "obj_ProbeAccount" ADD CONSTRAINT coins_limit CHECK (id <> $$' + a + '$$ OR version < 2) NOT VALID');
     const bump = (id: string) => transact(async (tx) => { const x = (await tx.fetch('ProbeAccount', id, 'write'))!; x.set('coins', x.get('coins') + 1); });
     const failedBefore = counter('object_database_stat', 'postgresql/failed_events');
     const results = await Promise.allSettled([bump(a), bump(b)]);

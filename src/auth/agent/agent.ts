@@ -6,7 +6,8 @@
 import uWS from 'uWebSockets.js';
 import { listenUws } from '../../api/main/listen.ts';
 import path from 'node:path';
-import { createLogger, openLogFile, type Logger } from '../../log/logger.ts';
+import { createLogger, type Logger } from '../../log/logger.ts';
+import { openManifestLog } from '../../log/log-file.ts';
 import { ManifestError } from '../../config/manifest.ts';
 import { describeError } from '../../errors.ts';
 import { errorBody } from '../../api/main/router.ts';
@@ -28,12 +29,8 @@ export interface RunningAgent {
 export function agentLogger(config: AgentConfig): Logger {
   const l = config.logging;
   const file = l.log_file ? path.resolve(config.dir, l.log_file as string) : '';
-  try {
-    openLogFile(file);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    throw new ManifestError(`${config.file}: Logging.log_file '${String(l.log_file)}' cannot be opened (${code})`);
-  }
+  const problem = openManifestLog(file, config.file, l.log_file);
+  if (problem !== null) throw new ManifestError(problem);
   return createLogger({ get: (name) => l[name] }, {
     file,
     format: l.log_format as 'text' | 'json',
