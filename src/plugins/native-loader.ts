@@ -187,11 +187,12 @@ function settleMessageCall(r: NativeCallResult | unknown[], frame: NetworkFrame,
   // As for a managed handler that threw: the client learns its request failed. A continuation
   // that fails while the event awaits, holding objects, has what the event sent discarded with
   // its changes: it answers once they are (failureReply), as message-event.ts does.
-  // The message's id, for a failure the native side did not name it in (read now: the frame
-  // may be gone by the time a continuation fails).
-  const frameId = trailingId(frame.bytes.subarray(frame.start, frame.end), sessionCodec(sessionId) === 'msgpack');
+  // The message's id, for a failure the native side did not name it in: read from the frame's
+  // last bytes (copied now, since the frame may be gone by the time a continuation fails), only
+  // if such a failure comes.
+  const tail = frame.bytes.slice(Math.max(frame.start, frame.end - 32), frame.end);
   env.onFailure = (messageId) => {
-    const id = messageId ?? frameId;
+    const id = messageId ?? trailingId(tail, sessionCodec(sessionId) === 'msgpack');
     const body = protocolErrorBody(ProtocolError.handlerFailed, [env.name], env.name);
     const ev = env.ev;
     if (ev.parked && ev.tx !== undefined) ev.failureReply = () => env.ops.sendTo(sessionId, EngineType.error, body, id);

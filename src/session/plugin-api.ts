@@ -2,7 +2,7 @@
 import type { EventRuntime } from '../events/runtime.ts';
 import { gsfError } from '../errors.ts';
 import { hasLoneSurrogate } from '../text.ts';
-import { checkSessionId, checkType, encoded } from './plugin-checks.ts';
+import { checkSessionId, checkType, encodeFailure } from './plugin-checks.ts';
 import { messageEntry, sessionHandlers } from './worker/message-event.ts';
 import { sessionOps } from './ops.ts';
 import { CloseCode } from './protocol.ts';
@@ -31,7 +31,11 @@ export function createSessionApi(plugin: string, rt: EventRuntime): SessionApi {
     send(sessionId, type, body) {
       checkSessionId('sessions.send', sessionId);
       checkType('sessions.send', type);
-      encoded('sessions.send', () => ops.sendTo(sessionId, type, body));
+      try {
+        ops.sendTo(sessionId, type, body);
+      } catch (err) {
+        throw encodeFailure('sessions.send', err);
+      }
     },
     broadcast(sessionIds, type, body) {
       checkType('sessions.broadcast', type);
@@ -40,7 +44,11 @@ export function createSessionApi(plugin: string, rt: EventRuntime): SessionApi {
         for (const id of sessionIds) checkSessionId('sessions.broadcast', id);
         if (sessionIds.length === 0) return;
       }
-      encoded('sessions.broadcast', () => ops.broadcast(sessionIds === 'all' ? null : sessionIds, type, body));
+      try {
+        ops.broadcast(sessionIds === 'all' ? null : sessionIds, type, body);
+      } catch (err) {
+        throw encodeFailure('sessions.broadcast', err);
+      }
     },
     join(sessionId, group) {
       checkSessionId('sessions.join', sessionId);
@@ -55,7 +63,11 @@ export function createSessionApi(plugin: string, rt: EventRuntime): SessionApi {
     publish(group, type, body) {
       checkType('sessions.publish (group)', group);
       checkType('sessions.publish', type);
-      encoded('sessions.publish', () => ops.publish(group, type, body));
+      try {
+        ops.publish(group, type, body);
+      } catch (err) {
+        throw encodeFailure('sessions.publish', err);
+      }
     },
     close(sessionId, reason = '') {
       checkSessionId('sessions.close', sessionId);

@@ -14,14 +14,13 @@ export function checkType(what: string, type: unknown): asserts type is string {
   if (hasLoneSurrogate(type)) throw gsfError('GSF_ERR_BAD_ARGUMENT', `${what}: message type holds an unpaired UTF-16 surrogate (text with no UTF-8 form)`);
 }
 
-/** Runs `send` (which encodes `body`), turning an encoding failure (a cycle, a BigInt) into GSF_ERR_BAD_ARGUMENT. */
-export function encoded(what: string, send: () => void): void {
-  try {
-    send();
-  } catch (err) {
-    if (err instanceof TypeError || err instanceof RangeError) {
-      throw gsfError('GSF_ERR_BAD_ARGUMENT', `${what}: the body cannot be encoded (${err.message})`);
-    }
-    throw err;
+/**
+ * What a send that encodes a body throws: an encoding failure (a cycle, a BigInt in JSON) as
+ * GSF_ERR_BAD_ARGUMENT, anything else as it is. Callers catch inline: no closure per send.
+ */
+export function encodeFailure(what: string, err: unknown): unknown {
+  if (err instanceof TypeError || err instanceof RangeError) {
+    return gsfError('GSF_ERR_BAD_ARGUMENT', `${what}: the body cannot be encoded (${err.message})`);
   }
+  return err;
 }

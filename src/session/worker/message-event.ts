@@ -6,7 +6,7 @@
  * - `_session.opened` / `_session.closed` (engine events, session tag): run every plugin's
  *   opened or closed handler, in plugin order.
  */
-import { checkType, encoded } from '../plugin-checks.ts';
+import { checkType, encodeFailure } from '../plugin-checks.ts';
 import { isAsyncFunction, type EventRuntime, type RunningEvent } from '../../events/runtime.ts';
 import { PluginError, gsfError } from '../../errors.ts';
 import type { EventContext, NetworkFrame } from '../../events/types.ts';
@@ -78,7 +78,11 @@ class Message implements SessionMessage {
 
   reply(body?: unknown, type?: string): void {
     if (type !== undefined) checkType('reply', type);
-    encoded('reply', () => this.ops.sendTo(this.sessionId, type ?? this.type, body, this.id, this.event));
+    try {
+      this.ops.sendTo(this.sessionId, type ?? this.type, body, this.id, this.event);
+    } catch (err) {
+      throw encodeFailure('reply', err);
+    }
   }
 }
 
