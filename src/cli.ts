@@ -58,16 +58,17 @@ function onlyOptions(command: string, args: string[], withValue: readonly string
 async function start(args: string[]): Promise<void> {
   onlyOptions('start', args, ['--manifest'], ['--watch']);
   const manifestPath = option(args, '--manifest') ?? 'MANIFEST.json';
-  // A signal during the start is kept and acted on once the server is up: stopping then releases
-  // what the start took (its ports, its cluster presence) instead of dying half-started.
+  // One handler per signal for the whole run, never removed: a signal that arrives while a
+  // handler is swapped for another is lost (libuv hands it to the handler that was registered).
+  // During the start it is kept and acted on once the server is up: stopping then releases what
+  // the start took (its ports, its cluster presence) instead of dying half-started.
   let early: string | null = null;
-  const keep = (signal: string) => (): void => {
+  let onSignal = (signal: string): void => {
     if (early !== null) native().then((n) => n.exitNow(1), () => process.exit(1)); // a second one: at once
     early ??= signal;
   };
-  const onEarlyInt = keep('SIGINT'), onEarlyTerm = keep('SIGTERM');
-  process.on('SIGINT', onEarlyInt);
-  process.on('SIGTERM', onEarlyTerm);
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
   let server: GsfServer;
   try {
     const { startServer } = await import('./server.ts');
@@ -75,9 +76,6 @@ async function start(args: string[]): Promise<void> {
   } catch (err) {
     process.stderr.write(`gsf: ${err instanceof TypeError ? `TypeError: ${err.message}` : describeError(err)}\n`);
     process.exit(1);
-  } finally {
-    process.off('SIGINT', onEarlyInt);
-    process.off('SIGTERM', onEarlyTerm);
   }
   const stopWatching = args.includes('--watch')
     ? (await import('./plugins/reload-watch.ts')).watchPlugins(server, server.thread.log)
@@ -112,8 +110,7 @@ async function start(args: string[]): Promise<void> {
       await exit(1);
     });
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  onSignal = stop;
   if (early !== null) stop(early);
 }
 
