@@ -79,7 +79,11 @@ function writeObject(object: Record<string, unknown>, pos: number, depth: number
     if (!hasOwnProperty.call(object, key)) continue;
     pos = writeString(key, pos);
     if (pos < 0) return pos;
-    pos = write(object[key], pos, depth);
+    // Numbers and strings, a game message's usual fields, without the dispatch of `write`.
+    const value = object[key];
+    if (typeof value === 'number') pos = writeNumber(value, pos);
+    else if (typeof value === 'string') pos = writeString(value, pos);
+    else pos = write(value, pos, depth);
     if (pos < 0) return pos;
     size++;
   }
@@ -147,12 +151,19 @@ function writeString(value: string, pos: number): number {
   // The longest header (5) and three bytes per UTF-16 unit at most.
   if (pos + 5 + length * 3 > end) return NO_ROOM;
   // ASCII, the common case: as many bytes as units, so the header is known before the bytes.
-  const start = writeSized(length, pos, 0xa0, 0x20, 0xd9);
+  let start: number;
+  if (length < 0x20) {
+    out[pos] = 0xa0 | length;
+    start = pos + 1;
+  } else {
+    start = writeSized(length, pos, 0xa0, 0x20, 0xd9);
+  }
+  const o = out; // a local: the module's binding is read once, not per byte
   let i = 0;
   for (; i < length; i++) {
     const c = value.charCodeAt(i);
     if (c >= 0x80) break;
-    out[start + i] = c;
+    o[start + i] = c;
   }
   if (i === length) return start + length;
   if (length >= SHORT_STRING) return NOT_PLAIN;
