@@ -69,6 +69,9 @@ function command(m: IoCommand): void {
   switch (m.kind) {
     case 'batch':
       try {
+        // Flags read live (message logging, log levels) hold for frames routed here too, not
+        // only from this thread's next client message on.
+        refresh();
         applyIoBatch(m.buffer, listener);
       } finally {
         // Free for the next batch; if the main thread held one back meanwhile, ask for it.
