@@ -40,8 +40,13 @@ function onlyOptions(command: string, args: string[], withValue: readonly string
     const name = arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;
     let problem: string | null = null;
     if (withValue.includes(name)) {
-      if (!arg.includes('=')) i++; // its value (option() says when it is missing)
-      else if (arg.endsWith('=')) problem = `${name} needs a value`;
+      if (arg.includes('=')) {
+        if (arg.endsWith('=')) problem = `${name} needs a value`;
+      } else if (args[i + 1] === undefined || args[i + 1]!.startsWith('--')) {
+        problem = `${name} needs a value`;
+      } else {
+        i++; // its value
+      }
     } else if (flags.includes(name)) {
       if (arg.includes('=')) problem = `${name} takes no value`;
     } else {

@@ -157,7 +157,10 @@ export function checkValue(spec: ArgSpec, value: unknown): string | null {
         && (spec.type !== 'int32' || (value >= -2147483648 && value <= 2147483647));
       if (ok) return null;
       const integer = typeof value === 'number' && Number.isSafeInteger(value);
-      if (integer && max !== undefined && value > max) return `must be at most ${max}${spec.maxReason ? ` (${spec.maxReason})` : ''}`;
+      const whole = typeof value === 'number' && Number.isInteger(value);
+      if (whole && max !== undefined && value > max) return `must be at most ${max}${spec.maxReason ? ` (${spec.maxReason})` : ''}`;
+      // Past 2^53 - 1 an integer is not exact as a number: that ceiling is the reason, not the sign.
+      if (spec.type === 'uint64' && whole && !integer && value > 0) return `must be at most ${Number.MAX_SAFE_INTEGER} (2^53 - 1: larger integers are not exact)`;
       if (spec.type === 'int32') {
         if (integer && (value < -2147483648 || value > 2147483647)) return 'must be a 32-bit integer';
         if (min !== undefined && max !== undefined) return `must be an integer from ${min} to ${max}`;

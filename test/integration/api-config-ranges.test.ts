@@ -23,6 +23,12 @@ test('PUT over a flag range answers 400 with the limit, and nothing changes', as
       t.deepEqual(bad.body, { [flag]: { result: `${value} is not a valid value for ${flag}: ${flag} ${why}\n` } });
       t.is(s.server.thread.flags.get(flag), 0);
     }
+    // Past 2^53 - 1 the ceiling is the reason (those are integers, and not negative).
+    const huge = await api.put('/v1/configurations/event_threads_size/18446744073709551615');
+    t.deepEqual(huge.body, { event_threads_size: {
+      result: `18446744073709551615 is not a valid value for event_threads_size: event_threads_size must be at most ${MAX_EVENT_THREADS} ` +
+        `(4 event threads per core, ${CORES} core${CORES === 1 ? '' : 's'})\n`,
+    } });
     t.deepEqual((await api.put('/v1/configurations/minloglevel/3')).body, { minloglevel: { result: 'minloglevel set to 3\n' } });
     t.deepEqual((await api.put('/v1/configurations/minloglevel/0')).body, { minloglevel: { result: 'minloglevel set to 0\n' } });
   } finally {

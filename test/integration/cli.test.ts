@@ -116,6 +116,8 @@ test('gsf start and gsf authenticator refuse an option they do not take, with us
     [['start', 'MANIFEST.json'], "gsf start: unknown argument 'MANIFEST.json' (start takes --manifest <value>, --watch)"],
     [['start', '--watch=false'], 'gsf start: --watch takes no value'],
     [['start', '--manifest='], 'gsf start: --manifest needs a value'],
+    [['start', '--manifest'], 'gsf start: --manifest needs a value'],
+    [['start', '--manifest', '--watch'], 'gsf start: --manifest needs a value'],
     [['authenticator', '--watch'], "gsf authenticator: unknown option '--watch' (authenticator takes --manifest <value>)"],
   ] as const) {
     const p = run([...args]);

@@ -60,6 +60,9 @@ test('bad manifests name the file, the component and the argument', (t) => {
     'MANIFEST.json: EventDispatcher.event_timeout_in_ms must be a positive integer');
   t.is(messageOf(one('EventDispatcher', { slow_event_log_threshold_in_ms: -1 })),
     'MANIFEST.json: EventDispatcher.slow_event_log_threshold_in_ms must be a non-negative integer');
+  // Integers past 2^53 - 1 are refused for their size, not as negative or fractional.
+  t.is(messageOf(one('ObjectStore', { cache_size_in_bytes: 2 ** 64 })),
+    'MANIFEST.json: ObjectStore.cache_size_in_bytes must be at most 9007199254740991 (2^53 - 1: larger integers are not exact)');
   t.is(messageOf(one('EventDispatcher', { enable_event_profiler: 1 })),
     'MANIFEST.json: EventDispatcher.enable_event_profiler must be a boolean (true or false)');
   t.is(messageOf(one('AppInfo', { client_compatible_versions: ['1', 2] })),
