@@ -1,6 +1,7 @@
 /**
  * The object store on PostgreSQL when the database misbehaves: a constraint of its own refuses
- * one event of a group, and a connection whose network path goes silent.
+ * one event of a group, a connection whose network path goes silent, and a COMMIT applied whose
+ * answer was lost.
  */
 import test from 'ava';
 import net from 'node:net';
@@ -72,18 +73,31 @@ test.serial('one event whose update a CHECK refuses fails alone; its neighbours 
   }
 });
 
+/** A simple-query message `COMMIT` of PostgreSQL's protocol ('Q', length, text, NUL). */
+const COMMIT_QUERY = Buffer.concat([Buffer.from('Q\0\0\0\x0b', 'latin1'), Buffer.from('COMMIT\0')]);
+
 /**
  * A TCP proxy to PostgreSQL. `blackhole()` makes the connections open now silent: their
  * PostgreSQL side is closed, gsf's side is neither closed nor reset (a crashed host, a firewall
- * that drops); new connections work. `cut()` closes everything.
+ * that drops); new connections work. `loseNextCommitAnswer()`: the next COMMIT reaches the
+ * database, and gsf's connection is closed before its answer (`answered` resolves once the
+ * database has answered it: it was applied). `cut()` closes everything.
  */
-async function proxy(target: URL): Promise<{ port: number; blackhole(): void; cut(): void; close(): void }> {
+async function proxy(target: URL): Promise<{ port: number; blackhole(): void; loseNextCommitAnswer(): Promise<void>; cut(): void; close(): void }> {
   const pairs: Array<[net.Socket, net.Socket]> = [];
+  let onCommit: ((client: net.Socket, upstream: net.Socket) => void) | null = null;
   const server = net.createServer((client) => {
     const upstream = net.connect(Number(target.port), target.hostname);
     client.on('error', () => undefined);
     upstream.on('error', () => undefined);
-    client.pipe(upstream);
+    client.on('data', (chunk: Buffer) => {
+      upstream.write(chunk);
+      if (onCommit !== null && chunk.includes(COMMIT_QUERY)) {
+        const act = onCommit;
+        onCommit = null;
+        act(client, upstream);
+      }
+    });
     upstream.pipe(client);
     pairs.push([client, upstream]);
   });
@@ -99,6 +113,17 @@ async function proxy(target: URL): Promise<{ port: number; blackhole(): void; cu
         silent.push(client);
       }
     },
+    loseNextCommitAnswer: () => new Promise<void>((answered) => {
+      onCommit = (client, upstream) => {
+        upstream.unpipe(client);
+        client.destroy();
+        upstream.once('data', () => {
+          upstream.destroy();
+          answered();
+        });
+        upstream.resume(); // unpiped, it stopped flowing
+      };
+    }),
     cut: () => {
       for (const c of silent.splice(0)) c.destroy();
       for (const [a, b] of pairs.splice(0)) { a.destroy(); b.destroy(); }
@@ -130,6 +155,35 @@ test.serial('a writer connection that went silent (dead network path) is given u
     const done = await waitFor(() => counter('objp', 'added') >= 1, 15000, 'a later commit').then(() => 'committed', () => 'no commit after 15 s');
     t.is(done, 'committed');
   } finally {
+    p.cut();
+    p.close();
+    await s.stop();
+  }
+});
+
+test.serial('a COMMIT the database applied but whose answer was lost: the event fails, and later reads see the database, not the old cached copy', async (t) => {
+  const store = await storeArgs('postgresql');
+  const target = new URL(store.database_url as string);
+  const p = await proxy(target);
+  const via = new URL(target.href);
+  via.port = String(p.port);
+  const s = await startObjectServer({ ...store, database_url: via.href });
+  const c = await sql(target.href);
+  try {
+    const id = (await transact((tx) => tx.create('ProbeAccount', { name: 'lost', coins: 0 }).id))!;
+    t.is(await transact(async (tx) => (await tx.fetch('ProbeAccount', id, 'read'))!.get('coins')), 0); // cached at version 1
+    const answered = p.loseNextCommitAnswer();
+    const err = await t.throwsAsync(transact(async (tx) => { const x = (await tx.fetch('ProbeAccount', id, 'write'))!; x.set('coins', 5); }));
+    t.regex(err!.message, /commit failed/);
+    await answered;
+    const row = await c.query<{ version: number }>('SELECT version FROM "obj_ProbeAccount" WHERE id = $1', [id]);
+    t.is(Number(row.rows[0]!.version), 2, 'the database applied the COMMIT');
+    t.is(await transact(async (tx) => (await tx.fetch('ProbeAccount', id, 'read'))!.get('coins')), 5);
+    // And a change made now starts from the database's copy: no conflict, no rerun needed.
+    await transact(async (tx) => { const x = (await tx.fetch('ProbeAccount', id, 'write'))!; x.set('coins', x.get('coins') + 1); });
+    t.is(await transact(async (tx) => (await tx.fetch('ProbeAccount', id, 'read'))!.get('coins')), 6);
+  } finally {
+    await c.end();
     p.cut();
     p.close();
     await s.stop();

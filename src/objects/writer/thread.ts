@@ -96,6 +96,13 @@ function publish(group: readonly Pending[], outcomes: readonly Outcome[]): void 
     // the cache (another server committed it), so its rerun reads it from the database. The
     // event's other objects were current: their entries stay.
     if (stale !== undefined && stale[3] > 0) native.objCacheInvalidate(stale[1], stale[2], stale[3]);
+    if (status === Status.error) {
+      // A failure may have come after the database applied the changes (a connection lost at
+      // COMMIT): the cached copies they replace are dropped, so later reads ask the database.
+      for (const [kind, typeIndex, id, version] of group[i]!.request.ops) {
+        if (kind !== OpKind.check) native.objCacheInvalidate(typeIndex, id, version + 1);
+      }
+    }
     if (status !== Status.ok) continue;
     for (const [kind, typeIndex, id, version, bytes, uniques] of group[i]!.request.ops) {
       if (committed !== null && kind !== OpKind.check) committed.push([types[typeIndex]!.name, id, kind === OpKind.create ? 1 : version + 1]);
