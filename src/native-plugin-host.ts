@@ -28,11 +28,15 @@ export const EffectKind = {
   objectHeld: 8,
   sessionGroup: 20, sessionClose: 21, broadcast: 22, accountRequest: 23,
   serviceRequest: 30,
+  /** An invoke and a timer of the call's event, held with its effects (`EventRuntime.holdNative`). */
+  invoke: 40, timer: 41,
 } as const;
 // ABI 1.1 records: `[apiAnswer, requestId, status, jsonBody | null, message]` (an answer of the
 // call handling the request), `[objectFetch, continuation, type, id, mode]`,
 // `[objectFetchBy, continuation, type, field, keyMsgpack, mode]`, `[objectSet, type, id, fieldsMsgpack]`,
 // `[objectHeld, type, id, version, storedFieldsMsgpack]` (the event's copy is made from it).
+// ABI 1.0 invokes and timers of an event: `[invoke, id, tag, sessionId, nameId, handlerId, payload | null]`,
+// `[timer, id, delayMs, intervalMs, nameId, handlerId, payload | null]` (ids reserved by the addon).
 // ABI 1.2 sessions and accounts: `[sessionGroup, sessionId, group, join 1 | leave 0]`,
 // `[sessionClose, sessionId, reason]`, `[broadcast, sessionIds | null (all), jsonFrame | null, msgpackFrame | null]`,
 // `[accountRequest, continuation (0: no answer wanted), op (GSF_ACCOUNT_*), account, sessionId]`.

@@ -40,7 +40,7 @@ Napi::Value EnumLayout(const Napi::CallbackInfo& info) {
                                  {"objectFetch", kObjectFetch}, {"objectFetchBy", kObjectFetchBy},
                                  {"objectSet", kObjectSet}, {"objectHeld", kObjectHeld}, {"sessionGroup", kSessionGroup}, {"sessionClose", kSessionClose},
                                  {"broadcast", kBroadcast}, {"accountRequest", kAccountRequest},
-                                 {"serviceRequest", kServiceRequest}}));
+                                 {"serviceRequest", kServiceRequest}, {"invoke", kInvoke}, {"timer", kTimer}}));
   o.Set("contextCell", Enum(env, {{"eventId", kEventId}, {"tag", kTag}, {"kind", kKind}, {"sessionId", kSessionId},
                                   {"nameId", kNameId}, {"frameStart", kFrameStart}, {"frameEnd", kFrameEnd},
                                   {"requestId", kRequestId}, {"answerKind", kAnswerKind}, {"ringWrite", kRingWrite},

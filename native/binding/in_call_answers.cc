@@ -102,6 +102,7 @@ void AnswerInCall(CallResult& r, CollectingEffects& fx, const EventContext& ev) 
     if (r.expired) {
       // As when JavaScript runs it: the timed-out continuation's effects are dropped, the calls'
       // before it stand, and the call reports the timeout (GSF_STATUS_EXPIRED).
+      DropHeld(fx, first);
       fx.used = first;
       r.expired = false;
     }

@@ -1,5 +1,8 @@
 #include "plugin_effects_binding.h"
 
+#include "../core/plugin_results.h"
+#include "../core/runtime.h"
+
 namespace gsf::binding {
 
 Effect& CollectingEffects::Next(EffectCode code) {
@@ -50,6 +53,52 @@ void CollectingEffects::ObjectRequest(int op, uint64_t continuation, std::string
   e.a.assign(type);
   e.b.assign(name);
   e.c.assign(bytes);
+}
+
+void CollectingEffects::Invoke(const HeldPush& push) {
+  Effect& e = Next(kInvoke);
+  e.ids.assign({push.id, push.tag, push.session_id, push.name_id, push.handler_id});
+  e.a.assign(push.payload);
+}
+
+void CollectingEffects::Timer(const HeldTimerStart& timer) {
+  Effect& e = Next(kTimer);
+  e.ids.assign({timer.id, timer.name_id, timer.handler_id});
+  e.version = timer.delay_ms;
+  e.interval = timer.interval_ms;
+  e.a.assign(timer.payload);
+}
+
+bool OnlyHeld(const CollectingEffects& fx) {
+  for (size_t k = 0; k < fx.used; ++k) {
+    if (fx.list[k].code != kInvoke && fx.list[k].code != kTimer) return false;
+  }
+  return true;
+}
+
+void ApplyHeld(const CollectingEffects& fx, size_t from) {
+  for (size_t k = from; k < fx.used; ++k) {
+    const Effect& e = fx.list[k];
+    if (e.code == kInvoke) {
+      ApplyHeldPush(HeldPush{e.ids[0], e.ids[1], e.ids[2], static_cast<uint32_t>(e.ids[3]), static_cast<uint32_t>(e.ids[4]), e.a});
+    } else if (e.code == kTimer) {
+      ApplyHeldTimer(HeldTimerStart{e.ids[0], e.version, e.interval, static_cast<uint32_t>(e.ids[1]), static_cast<uint32_t>(e.ids[2]), e.a});
+    }
+  }
+}
+
+void DropHeld(const CollectingEffects& fx, size_t from) {
+  uint32_t transact = 0;
+  for (size_t k = from; k < fx.used; ++k) {
+    const Effect& e = fx.list[k];
+    if (e.code == kTimer) {
+      DropHeldTimer(e.ids[0]);
+    } else if (e.code == kInvoke) {
+      // An object_transact event that will never run: its user data is released.
+      if (transact == 0) transact = ProcessRuntime().names.Find(kNativeTransactEvent);
+      if (e.ids[4] == transact) ProcessResultHost().RevokeTransactionOf(e.ids[0]);
+    }
+  }
 }
 
 void CollectingEffects::SessionGroup(uint64_t session, std::string_view group, bool join) {
@@ -123,6 +172,8 @@ uint32_t Width(EffectCode code) {
     case kBroadcast: return 4;
     case kAccountRequest: return 5;
     case kServiceRequest: return 4;
+    case kInvoke: return 7;
+    case kTimer: return 7;
   }
   return 1;
 }
@@ -216,6 +267,18 @@ Napi::Array EffectsToJs(Napi::Env env, const CollectingEffects& fx) {
         out.Set(i++, Num(env, e.level));
         out.Set(i++, Bytes(env, e.a));
         break;
+      case kInvoke:  // [40, id, tag, session, name id, handler id, payload | null]
+        for (int f = 0; f < 5; ++f) out.Set(i++, Num(env, static_cast<double>(e.ids[f])));
+        out.Set(i++, e.a.empty() ? env.Null() : Bytes(env, e.a));
+        break;
+      case kTimer:  // [41, id, delay ms, interval ms, name id, handler id, payload | null]
+        out.Set(i++, Num(env, static_cast<double>(e.ids[0])));
+        out.Set(i++, Num(env, e.version));
+        out.Set(i++, Num(env, e.interval));
+        out.Set(i++, Num(env, static_cast<double>(e.ids[1])));
+        out.Set(i++, Num(env, static_cast<double>(e.ids[2])));
+        out.Set(i++, e.a.empty() ? env.Null() : Bytes(env, e.a));
+        break;
     }
   }
   return out;
@@ -237,7 +300,10 @@ EventContext EventFromCells(const double* c) {
 }
 
 Napi::Value ResultToJs(Napi::Env env, const CallResult& r, CollectingEffects& fx, uint64_t session) {
-  if (r.expired) fx.used = 0;  // a timed-out call's effects are dropped
+  if (r.expired) {
+    DropHeld(fx);
+    fx.used = 0;  // a timed-out call's effects are dropped
+  }
   if (r.status == GSF_STATUS_OK && !r.decode_failed) {
     if (fx.used == 0) return env.Null();
     const Effect& e = fx.list[0];

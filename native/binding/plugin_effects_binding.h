@@ -21,16 +21,20 @@ enum EffectCode {
   kSessionGroup = 20, kSessionClose = 21, kBroadcast = 22, kAccountRequest = 23,
   // ABI 1.2 objects, cluster and authenticator requests (plugin_results.h).
   kServiceRequest = 30,
+  // An invoke and a timer of the call's event, held with its effects (PluginEffects::Invoke, Timer).
+  kInvoke = 40, kTimer = 41,
 };
 
 struct Effect {
   EffectCode code;
   uint64_t session;  // kSend: the session; kApiAnswer: the request; object fetches: the continuation
   int level;         // kLog: the level; kPublish: the JSON frame's length; kApiAnswer: the status; objects: the mode
-  double version = 0;  // kObjectHeld: the cached version the call saw
+  double version = 0;  // kObjectHeld: the cached version the call saw; kTimer: the delay
+  double interval = 0;  // kTimer: the interval
   bool binary;       // kSend: msgpack; kApiAnswer: has a body
   std::string a, b, c;
-  std::vector<uint64_t> ids;  // kBroadcast: the sessions (`binary` true: every session)
+  std::vector<uint64_t> ids;  // kBroadcast: the sessions (`binary` true: every session); kInvoke: id, tag, session,
+                              // name id, handler id; kTimer: id, name id, handler id
 };
 
 /** Collects one call's effects on this thread; the list is reused from call to call. */
@@ -50,7 +54,19 @@ struct CollectingEffects : PluginEffects {
   void Broadcast(const uint64_t* ids, size_t count, std::string_view json, std::string_view msgpack) override;
   void AccountRequest(uint32_t op, uint64_t continuation, std::string_view account, uint64_t session) override;
   void ServiceRequest(uint32_t op, uint64_t continuation, std::string_view args) override;
+  void Invoke(const HeldPush& push) override;
+  void Timer(const HeldTimerStart& timer) override;
 };
+
+/**
+ * Whether the call's effects are only held invokes and timers (or none): a call of an event that
+ * holds no objects and succeeded may then make them itself (ApplyHeld), with no JavaScript.
+ */
+bool OnlyHeld(const CollectingEffects& fx);
+/** Makes the held invokes and timers among effects [from, used) now. */
+void ApplyHeld(const CollectingEffects& fx, size_t from = 0);
+/** Drops the held timers among effects [from, used) (their reserved ids, timer_start user data). */
+void DropHeld(const CollectingEffects& fx, size_t from = 0);
 
 /** This thread's collector, emptied. */
 CollectingEffects& Collector();

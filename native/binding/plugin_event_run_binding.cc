@@ -98,7 +98,12 @@ Napi::Value PluginRunEvents(const Napi::CallbackInfo& info) {
     CallResult r = host.CallEvent(handler, ev, payload, &fx);
     AnswerInCall(r, fx, ev);
     // A timed-out call's effects are dropped (as ResultToJs drops them); the next swap fails.
-    const bool clean = r.status == GSF_STATUS_OK && !r.decode_failed && (fx.used == 0 || r.expired) && cells[kReadsAnswered] == 0;
+    // A new event that succeeded holding no objects makes its held invokes and timers here,
+    // as JavaScript would when it finishes.
+    const bool ok = r.status == GSF_STATUS_OK && !r.decode_failed && cells[kReadsAnswered] == 0;
+    const bool clean = ok && (r.expired || OnlyHeld(fx));
+    if (clean && r.expired) DropHeld(fx);
+    else if (clean) ApplyHeld(fx);
     if (!clean) {
       result = ResultToJs(env, r, fx, ev.session_id);
       state = kRunStopped;

@@ -1,3 +1,4 @@
+#include "../core/plugin_effects.h"
 #include "../core/runtime.h"
 #include "bindings.h"
 #include "boundary.h"
@@ -26,7 +27,8 @@ Napi::Value TimerReserve(const Napi::CallbackInfo& info) {
 
 Napi::Value TimerRelease(const Napi::CallbackInfo& info) {
   double id = NumberArg(info, 0, "id");
-  if (id >= 1 && id <= kMaxSafeInteger) ProcessRuntime().timers.Release(static_cast<uint64_t>(id));
+  // A native timer_start timer's reservation also ends its record (its user data is released).
+  if (id >= 1 && id <= kMaxSafeInteger) DropHeldTimer(static_cast<uint64_t>(id));
   return info.Env().Undefined();
 }
 

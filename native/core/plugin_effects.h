@@ -7,6 +7,28 @@
 
 namespace gsf {
 
+/** An event a call's event invoked, with the id it was given (held with the event's effects). */
+struct HeldPush {
+  uint64_t id, tag, session_id;
+  uint32_t name_id, handler_id;
+  std::string_view payload;  // msgpack; empty: none
+};
+
+/** A timer a call's event started (timer_after, timer_every, timer_start), with its reserved id. */
+struct HeldTimerStart {
+  uint64_t id;
+  double delay_ms, interval_ms;
+  uint32_t name_id, handler_id;
+  std::string_view payload;
+};
+
+/** Queues a held invoke now. */
+void ApplyHeldPush(const HeldPush& push);
+/** Starts a held timer now (nothing when it was cancelled meanwhile). */
+void ApplyHeldTimer(const HeldTimerStart& timer);
+/** Lets a held timer's reserved id go: it never starts, and a timer_start timer's user data is released. */
+void DropHeldTimer(uint64_t id);
+
 /**
  * The sink of one native call's outward effects. Frames arrive encoded: a session's frame in
  * its codec, a group's in both. Implementations: a list handed back to JavaScript with the
@@ -59,6 +81,14 @@ struct PluginEffects {
   virtual void ServiceRequest(uint32_t op, uint64_t continuation, std::string_view args) {
     (void)op, (void)continuation, (void)args;
   }
+  /**
+   * An event the call's event invoked: queued when the event's effects are made (after its
+   * object changes are durable), dropped with them (a rerun, a failure, a timeout), as a managed
+   * handler's invoke. This default queues it at once.
+   */
+  virtual void Invoke(const HeldPush& push) { ApplyHeldPush(push); }
+  /** A timer the call's event started: held as Invoke. This default starts it at once. */
+  virtual void Timer(const HeldTimerStart& timer) { ApplyHeldTimer(timer); }
 };
 
 /** The `op` of PluginEffects::ObjectRequest. */

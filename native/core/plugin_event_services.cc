@@ -52,6 +52,10 @@ bool CheckPayload(CallState* s, const char* what, std::string_view payload, gsf_
   return false;
 }
 
+// Whether the call acts for an event whose effects are collected (lifecycle hooks, init and
+// plugin threads act for none: what they invoke or start happens at once).
+bool InEvent(const CallState* s) { return s != nullptr && !s->init && s->event.event_id != 0 && s->effects != nullptr; }
+
 // A timer firing `event` after `delay_ms`, then every `interval_ms` if > 0.
 gsf_type_status AddTimer(gsf_type_call call, const char* what, double delay_ms, double interval_ms,
                          gsf_type_borrowed_str event, gsf_type_borrowed_bytes payload, uint64_t* timer_id) {
@@ -65,8 +69,15 @@ gsf_type_status AddTimer(gsf_type_call call, const char* what, double delay_ms, 
     uint32_t handler = TargetEvent(s, what, View(event), &status);
     if (handler == 0) return status;
     if (!CheckPayload(s, what, View(payload), &status)) return status;
-    uint64_t id = Host().runtime().timers.Add(delay_ms, interval_ms, handler, handler, payload.ptr,
-                                              payload.ptr ? payload.len : 0);
+    TimerStore& timers = Host().runtime().timers;
+    uint64_t id;
+    if (InEvent(s)) {
+      // Held with the event's other effects (started once its changes are durable, or never).
+      id = timers.Reserve();
+      s->effects->Timer(HeldTimerStart{id, delay_ms, interval_ms, handler, handler, View(payload)});
+    } else {
+      id = timers.Add(delay_ms, interval_ms, handler, handler, payload.ptr, payload.ptr ? payload.len : 0);
+    }
     if (timer_id) *timer_id = id;
     return GSF_STATUS_OK;
   });
@@ -154,7 +165,14 @@ gsf_type_status Invoke(gsf_type_call call, gsf_type_borrowed_str event, gsf_type
     in.kind = GSF_EVENT_USER;
     in.payload = payload.ptr;
     in.payload_len = payload.ptr ? payload.len : 0;
-    uint64_t id = rt.queue.Push(in);
+    uint64_t id;
+    if (InEvent(s)) {
+      // Held with the event's other effects: queued once its changes are durable, or never.
+      id = rt.queue.ReserveIds(1);
+      s->effects->Invoke(HeldPush{id, in.tag, in.session_id, in.name_id, in.handler_id, View(payload)});
+    } else {
+      id = rt.queue.Push(in);
+    }
     if (event_id) *event_id = id;
     return GSF_STATUS_OK;
   });

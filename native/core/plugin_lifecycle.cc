@@ -47,6 +47,30 @@ std::string TimerPayload(uint64_t id, std::string_view plugin) {
 
 }  // namespace
 
+void ApplyHeldPush(const HeldPush& push) {
+  EventInput in;
+  in.id = push.id;
+  in.tag = push.tag;
+  in.name_id = push.name_id;
+  in.handler_id = push.handler_id;
+  in.session_id = push.session_id;
+  in.kind = GSF_EVENT_USER;
+  in.payload = push.payload.empty() ? nullptr : reinterpret_cast<const uint8_t*>(push.payload.data());
+  in.payload_len = push.payload.size();
+  Host().runtime().queue.Push(in);
+}
+
+void ApplyHeldTimer(const HeldTimerStart& timer) {
+  Host().runtime().timers.Add(timer.delay_ms, timer.interval_ms, timer.name_id, timer.handler_id,
+                              timer.payload.empty() ? nullptr : reinterpret_cast<const uint8_t*>(timer.payload.data()),
+                              timer.payload.size(), timer.id);
+}
+
+void DropHeldTimer(uint64_t id) {
+  Host().runtime().timers.Release(id);
+  ProcessNativeTimers().Cancel(id);  // a timer_start timer: ended, its user data released
+}
+
 NativeTimers& ProcessNativeTimers() {
   static NativeTimers* timers = new NativeTimers();  // never destroyed, as the runtime
   return *timers;
@@ -65,6 +89,21 @@ uint64_t NativeTimers::Start(const NativePlugin* plugin, double delay_ms, double
                               payload.size());
   timers_[key] = Timer{plugin, fn, user_data, drop, interval_ms > 0, id};
   by_id_[id] = key;
+  return id;
+}
+
+uint64_t NativeTimers::StartHeld(const NativePlugin* plugin, double delay_ms, double interval_ms, std::string_view name,
+                                 gsf_on_timer fn, void* user_data, gsf_on_drop drop, HeldTimerStart* held, std::string* payload) {
+  Runtime& rt = Host().runtime();
+  std::string label = name.empty() ? "timer." + plugin->name : std::string(name);
+  uint32_t name_id = rt.names.InternEventName(label), handler_id = rt.names.Intern(kNativeTimerEvent);
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t key = next_key_++;
+  *payload = TimerPayload(key, plugin->name);
+  uint64_t id = rt.timers.Reserve();
+  timers_[key] = Timer{plugin, fn, user_data, drop, interval_ms > 0, id};
+  by_id_[id] = key;
+  *held = HeldTimerStart{id, delay_ms, interval_ms, name_id, handler_id, *payload};
   return id;
 }
 
@@ -280,7 +319,16 @@ gsf_type_status TimerStart(gsf_type_call call, double delay_ms, double interval_
       return Note(s, GSF_STATUS_INVALID_ARGUMENT, "timer_start: the name must be UTF-8 of at most 255 bytes");
     }
     if (s->plugin->retired.load()) return Note(s, GSF_STATUS_UNAVAILABLE, "timer_start: this copy of the plugin was retired by a reload");
-    uint64_t id = ProcessNativeTimers().Start(s->plugin, delay_ms, interval_ms, n, fn, user_data, drop);
+    uint64_t id;
+    if (!s->init && s->event.event_id != 0 && s->effects != nullptr) {
+      // In an event: held with its other effects (started once its changes are durable, or ended).
+      HeldTimerStart held;
+      std::string payload;
+      id = ProcessNativeTimers().StartHeld(s->plugin, delay_ms, interval_ms, n, fn, user_data, drop, &held, &payload);
+      s->effects->Timer(held);
+    } else {
+      id = ProcessNativeTimers().Start(s->plugin, delay_ms, interval_ms, n, fn, user_data, drop);
+    }
     if (timer_id) *timer_id = id;
     return GSF_STATUS_OK;
   });

@@ -28,6 +28,13 @@ class NativeTimers {
   /** Starts one; the caller checked the arguments. Returns the timer's id. */
   uint64_t Start(const NativePlugin* plugin, double delay_ms, double interval_ms, std::string_view name, gsf_on_timer fn,
                  void* user_data, gsf_on_drop drop);
+  /**
+   * Records one whose start an event holds: its id is reserved, and `held` is what starts it
+   * (ApplyHeldTimer) when the event's effects are made; DropHeldTimer(id) ends it instead.
+   * `held.payload` views `*payload`.
+   */
+  uint64_t StartHeld(const NativePlugin* plugin, double delay_ms, double interval_ms, std::string_view name, gsf_on_timer fn,
+                     void* user_data, gsf_on_drop drop, HeldTimerStart* held, std::string* payload);
   /** Runs the timer a fired event's payload names (its key); a cancelled or ended one runs nothing (OK). */
   CallResult Run(uint64_t key, const EventContext& event, PluginEffects* effects);
   /** Cancels a timer_start timer by the id the plugin got: true if it was one and still live (its user data is released). */

@@ -8,6 +8,7 @@
 import { native, ContextCell, EffectKind, NATIVE_STATUS_NAMES, NativeStatus, type NativeCallOutcome } from '../native.ts';
 import { decodePayload, encodePayload } from '../events/codec.ts';
 import { intern, type EventRuntime, type RunningEvent } from '../events/runtime.ts';
+import { HeldTimer } from '../events/held-counters.ts';
 import type { Logger } from '../log/logger.ts';
 import { PluginError, describeError } from '../errors.ts';
 import { NativeFailure } from '../events/failure.ts';
@@ -239,6 +240,12 @@ function fetched(fetches: Fetch[], continuation: number, result: Answer | Promis
   fetches.push([continuation, result]);
 }
 
+/** The event object_transact queues; its payload is [transaction key, plugin name]. */
+export const NATIVE_TRANSACT_EVENT = '_native.transact';
+let transactId = 0;
+/** The handler id of object_transact's events (`_native.transact`). */
+const transactHandler = (): number => (transactId ||= intern(NATIVE_TRANSACT_EVENT));
+
 /** Applies the flat effects array of a native call (see EffectKind); fetches are started and collected. */
 function applyAll(effects: unknown[], env: NativeCallEnv, fetches: Fetch[]): void {
   for (let i = 0; i < effects.length;) {
@@ -279,6 +286,16 @@ function applyAll(effects: unknown[], env: NativeCallEnv, fetches: Fetch[]): voi
       case EffectKind.objectHeld:
         remember(env.ev, transactionOf(env.ev).heldFromCache(effects[i + 1] as string, effects[i + 2] as string, effects[i + 3] as number, effects[i + 4] as Uint8Array));
         i += 5;
+        break;
+      case EffectKind.invoke:
+        env.rt.holdNativeInvoke(env.ev, effects[i + 2] as number, effects[i + 4] as number, effects[i + 5] as number,
+          effects[i + 3] as number, effects[i + 6] as Uint8Array | null, effects[i + 1] as number, effects[i + 5] === transactHandler());
+        i += 7;
+        break;
+      case EffectKind.timer:
+        env.rt.holdTimer(env.ev, new HeldTimer(effects[i + 1] as number, effects[i + 2] as number, effects[i + 3] as number,
+          effects[i + 4] as number, effects[i + 5] as number, effects[i + 6] as Uint8Array | null));
+        i += 7;
         break;
       default: {
         // ABI 1.2 service requests (objects, cluster, authenticator): their continuations' ids lie above the others'.

@@ -195,8 +195,13 @@ function settleMessageCall(r: NativeCallResult | unknown[], frame: NetworkFrame,
     const id = messageId ?? trailingId(tail, sessionCodec(sessionId) === 'msgpack');
     const body = protocolErrorBody(ProtocolError.handlerFailed, [env.name], env.name);
     const ev = env.ev;
-    if (ev.parked && ev.tx !== undefined) ev.failureReply = () => env.ops.sendTo(sessionId, EngineType.error, body, id);
-    else env.ops.sendTo(sessionId, EngineType.error, body, id);
+    if (ev.parked && ev.tx !== undefined) {
+      ev.failureReply = () => env.ops.sendTo(sessionId, EngineType.error, body, id);
+      return;
+    }
+    // Failing in its synchronous run with object changes: what it sent goes with them.
+    if (ev.tx !== undefined) env.rt.dropSent(ev);
+    env.ops.sendTo(sessionId, EngineType.error, body, id);
   };
   return settleNativeCall(r, env);
 }

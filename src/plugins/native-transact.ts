@@ -14,11 +14,9 @@ import { Transaction } from '../objects/transaction.ts';
 import { threadStore } from '../objects/thread-store.ts';
 import { OBJECT, ObjectCounter } from '../objects/stats.ts';
 import type { SessionOps } from '../session/ops.ts';
-import { contextCells, countCachedReads, settleNativeCall, type NativeCallEnv } from './native-calls.ts';
+import { NATIVE_TRANSACT_EVENT, contextCells, countCachedReads, settleNativeCall, type NativeCallEnv } from './native-calls.ts';
 import { ResultAnswer } from './native-results.ts';
 
-/** The event object_transact queues; its payload is [transaction key, plugin name]. */
-export const NATIVE_TRANSACT_EVENT = '_native.transact';
 
 /** Registers the `_native.transact` event on this thread once. */
 export function addTransactEvent(rt: EventRuntime, ops: SessionOps): void {

@@ -151,9 +151,12 @@ for (const backend of BACKENDS) {
         await transact((tx) => tx.fetchBy('ProbeAccount', 'name', 'cached'));
         t.deepEqual(await c.request('objp.coins_now', { name: 'cached' }), { coins: 7 });
         t.deepEqual(await c.request('objp.coins_now', { name: 'nobody' }), { coins: null });
+        const notes: unknown[] = [];
+        c.on('objp.note', (body) => void notes.push(body));
         const err = await t.throwsAsync(c.request('objp.create_then_throw', { name: 'ghost' }, 5000));
         t.is((err as GsfRequestError).code, ProtocolError.handlerFailed);
         t.deepEqual(await c.request('objp.coins_now', { name: 'cached' }), { coins: 7 });
+        t.deepEqual(notes, [], 'what it sent went with its discarded changes');
       } finally {
         await c.close();
       }

@@ -212,10 +212,12 @@ function runOne(i: number, queueMs: number, start: number, called: unknown): num
     if (called !== NOT_CALLED) result = entry.native!.settle(called, ev);
     else result = entry.async ? runtime.call(true, ev, entry.fn, payload, ev, undefined) : entry.fn(payload, ev);
   } catch (err) {
-    // Its object changes are discarded: so are its children and counter changes.
+    // Its object changes are discarded: so are its children, counter changes and what it sent
+    // (a client message's handler takes back what it sent itself, before its error frame).
     if (ev.tx !== undefined) {
       runtime.objects?.discard(ev);
       runtime.dropInvokes(ev);
+      if (kind !== K_NETWORK) runtime.dropSent(ev);
     }
     finishSync(ev, t, start, queueMs, entry, err ?? new Error('handler threw a nullish value'));
     return 0;

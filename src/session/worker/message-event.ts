@@ -140,8 +140,12 @@ function runMessage(rt: EventRuntime, handlers: SessionHandlers, ops: SessionOps
   try {
     result = rt.call(entry.async, ctx, entry.fn, envelope.body, message, ctx);
   } catch (err) {
-    // A synchronous failure: the worker drops the event's changes at once, so the client is told now.
-    if (ctx.tx !== undefined) sendFailure(ops, ctx, type, id);
+    // A synchronous failure: the worker drops the event's changes at once, and what it sent with
+    // them, so the client is told now.
+    if (ctx.tx !== undefined) {
+      rt.dropSent(ctx);
+      sendFailure(ops, ctx, type, id);
+    }
     return handlerFailed(ops, ctx, entry.plugin, type, id, err);
   }
   const rerunnable = result instanceof Promise || ctx.tx !== undefined;
