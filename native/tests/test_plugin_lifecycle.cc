@@ -172,6 +172,48 @@ TEST(plugin_timer_user_data_is_released_exactly_once) {
   CHECK_EQ(Count("dropped"), dropped + 4);
 }
 
+// A collector that holds what an event starts, as the binding's does (the event may be dropped).
+struct Holding : Collected {
+  std::vector<gsf::HeldTimerStart> timers;
+  std::vector<std::string> payloads;
+  void Timer(const gsf::HeldTimerStart& t) override {
+    payloads.emplace_back(t.payload);
+    timers.push_back(t);
+  }
+};
+
+TEST(plugin_timer_start_in_an_event_is_held_until_its_effects_are_made_or_dropped) {
+  const gsf::NativePlugin* p = Probe();
+  REQUIRE(p != nullptr);
+  gsf::PluginHost& host = gsf::ProcessPluginHost();
+  gsf::NativeTimers& timers = gsf::ProcessNativeTimers();
+  double made = Count("made"), dropped = Count("dropped");
+  size_t before = timers.Count();
+  Holding fx;
+  CHECK_EQ(host.CallEvent(HandlerOf(*p, "lifecycle.timers"), Event(602, 1ull << 40, 0, 0, "lifecycle.timers"), "", &fx).status,
+           GSF_STATUS_OK);
+  REQUIRE(fx.timers.size() == 4);
+  CHECK_EQ(Count("made"), made + 4);
+  CHECK_EQ(timers.Count(), before + 4);  // recorded, with ids reserved, not started
+  // The event was dropped (a rerun, a failure): two never start, and their user data is released once.
+  gsf::DropHeldTimer(fx.timers[0].id);
+  gsf::DropHeldTimer(fx.timers[1].id);
+  CHECK_EQ(Count("dropped"), dropped + 2);
+  CHECK_EQ(timers.Count(), before + 2);
+  gsf::DropHeldTimer(fx.timers[0].id);  // once only
+  CHECK_EQ(Count("dropped"), dropped + 2);
+  // The others are made: started with their reserved ids, and cancellable by them.
+  for (size_t k = 2; k < 4; ++k) {
+    fx.timers[k].payload = fx.payloads[k];
+    gsf::ApplyHeldTimer(fx.timers[k]);
+  }
+  CHECK(timers.Cancel(fx.timers[3].id));
+  CHECK_EQ(Count("dropped"), dropped + 3);
+  CHECK_EQ(gsf::EndCopyHoldings(p), size_t{1});
+  CHECK_EQ(Count("dropped"), dropped + 4);
+  CHECK_EQ(timers.Count(), before);
+}
+
 TEST(plugin_retiring_a_copy_releases_its_handlers_and_calls_on_unload) {
   const gsf::NativePlugin* p = Probe();
   REQUIRE(p != nullptr);
