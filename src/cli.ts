@@ -96,8 +96,14 @@ async function start(args: string[]): Promise<void> {
   const stop = (signal: string): void => {
     if (stopping) {
       process.stderr.write(`gsf: ${signal} again, exiting without draining\n`);
-      // Not process.exit: it joins every thread, and one may be stuck in native code.
-      void import('./native.ts').then(({ native }) => native.exitNow(1));
+      void import('./native.ts').then(({ native }) => {
+        // What it drops is said in the server's log and counted, as a stop past its drain limit does.
+        const left = native.queueStats();
+        server.thread.log.error(`${signal} again: exiting without draining; ${left.waiting} queued and ${left.outstanding} running event(s) are dropped`);
+        native.counterIncrease('engine', 'events_dropped_at_stop', left.waiting + left.outstanding);
+        // Not process.exit: it joins every thread, and one may be stuck in native code.
+        native.exitNow(1);
+      });
       return;
     }
     stopping = true;

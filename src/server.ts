@@ -13,7 +13,9 @@ import { resolvePluginFiles } from './plugins/loader.ts';
 import { Dispatcher } from './events/main/dispatcher.ts';
 import { Watchdog, type OutstandingEvents } from './events/main/watchdog.ts';
 import { ApiServer } from './api/main/server.ts';
+import type { Logger } from './log/logger.ts';
 import { GsfError, PluginError, describeError, gsfError } from './errors.ts';
+import { closeHandlerServices } from './api/main/dispatch.ts';
 import { FEATURES, type RunningFeature } from './features.ts';
 import type { InvokeOptions } from './events/types.ts';
 import type { WorkerInit } from './events/types.ts';
@@ -227,23 +229,22 @@ export class GsfServer {
         thread.log.error(`stopping ${name} failed: ${describeError(err)}`);
       }
     }
-    this.api.close();
-    for (const { plugin, fn } of thread.declarations.onStop) {
-      try {
-        await fn();
-      } catch (err) {
-        thread.log.error(`GSF_ERR_HANDLER_FAILED: ${new PluginError(plugin, 'stop hook', err).message}`);
-      }
-    }
+    // No new connections; requests open on the API service are answered as their events end.
+    this.api.stopListening();
     const limit = this.manifest.components.EventDispatcher!.shutdown_drain_timeout_in_ms as number;
+    for (const { plugin, fn } of thread.declarations.onStop) await runStopHook(plugin, fn, limit, thread.log);
     const deadline = Date.now() + limit;
     while (!dispatcher.idle() && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 5));
     }
     const left = native.queueStats();
     if (left.waiting > 0 || left.outstanding > 0) {
-      thread.log.warn(`stopping with ${left.waiting} queued and ${left.outstanding} running event(s) after ${limit} ms`);
+      thread.log.warn(`stopping with ${left.waiting} queued and ${left.outstanding} running event(s) after ${limit} ms: they are dropped`);
+      native.counterIncrease('engine', 'events_dropped_at_stop', left.waiting + left.outstanding);
     }
+    // Requests whose events never answered get 503, then every API connection is closed.
+    closeHandlerServices(dispatcher);
+    this.api.close();
     this.watchdog.stop();
     await dispatcher.close();
     // Every event has ended: native timers and continuations still held end, their user data released.
@@ -254,6 +255,27 @@ export class GsfServer {
     native.queueReset();
     running = null;
     if (this.onHangup !== null) process.off('SIGHUP', hangupWhileStopping);
+  }
+}
+
+/**
+ * Runs a plugin's onStop hook, waiting at most `limitMs` (as a native on_stop is given): a hook
+ * that fails or has not settled by then is logged, and the stop goes on.
+ */
+async function runStopHook(plugin: string, fn: () => unknown, limitMs: number, log: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  // A native on_stop's own deadline is the same limit and logs its own line: it ends first.
+  const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), limitMs + 50); });
+  try {
+    const outcome = await Promise.race([Promise.resolve().then(fn), late]);
+    if (outcome === 'late') {
+      log.error(`plugin '${plugin}' onStop had not settled by its deadline (${limitMs} ms, `
+        + 'EventDispatcher.shutdown_drain_timeout_in_ms): gsf goes on without waiting for it');
+    }
+  } catch (err) {
+    log.error(`GSF_ERR_HANDLER_FAILED: ${new PluginError(plugin, 'stop hook', err).message}`);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -77,10 +77,23 @@ export function handlerServices(rt: EventRuntime, dispatcher: Dispatcher, timeou
   return s;
 }
 
-/** Releases one user of a server's handler services; the last one closes them. */
+/**
+ * Releases one user of a server's handler services (a feature that stops); after the last one
+ * new requests are refused, and the open ones wait for their events until `closeHandlerServices`.
+ */
 export function releaseHandlerServices(dispatcher: Dispatcher): void {
   const s = byDispatcher.get(dispatcher);
   if (!s || --s.users > 0) return;
+  s.pending.refuseNew();
+}
+
+/**
+ * Closes a server's handler services once its queue has drained: requests still open (their
+ * events never ran, or ran out of time) are answered 503.
+ */
+export function closeHandlerServices(dispatcher: Dispatcher): void {
+  const s = byDispatcher.get(dispatcher);
+  if (!s) return;
   byDispatcher.delete(dispatcher);
   s.unlisten();
   s.pending.close();

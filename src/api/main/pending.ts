@@ -181,11 +181,20 @@ export class PendingRequests {
   }
 
   /** Answers 503 to every open request and stops listening. */
+  /**
+   * The server stops: new requests are refused (503), those open are still answered by their
+   * events while the queue drains (`close` answers what is left).
+   */
+  refuseNew(): void {
+    this.closed = true;
+  }
+
   close(): void {
     this.closed = true;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     native.pluginApiOnAnswers(null);
+    this.drain(); // answers posted and not yet taken
     for (const rid of [...this.open.keys()]) {
       this.finish(rid, { status: 503, body: gsfError('GSF_ERR_UNAVAILABLE', 'the server stopped before the handler answered').toBody() });
     }

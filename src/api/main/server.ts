@@ -104,8 +104,15 @@ export class ApiServer {
     return this.listening.port;
   }
 
+  /** Takes no new connections; those open are still served (a stop answers what they asked). */
+  stopListening(): void {
+    this.listening?.close();
+  }
+
+  /** Stops listening and closes every connection (a stopped server serves nothing). */
   close(): void {
     this.listening?.close();
+    (this.app as uWS.TemplatedApp & { close(): void }).close(); // in uWebSockets.js 20.30, missing from its types
     this.failureLog.close();
   }
 

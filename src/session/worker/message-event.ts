@@ -58,8 +58,8 @@ export function sessionHandlers(rt: EventRuntime): SessionHandlers {
   registries.set(rt, reg);
   const ops = sessionOps(rt);
   rt.addHandler('gsf', MESSAGE_EVENT, ((frame: NetworkFrame, ctx: RunningEvent) => runMessage(rt, handlers, ops, frame, ctx)) as never);
-  rt.addHandler('gsf', OPENED_EVENT, ((info: SessionOpenedInfo, ctx: EventContext) => runHandlers(handlers.opened, info, ctx, 'opened')) as never);
-  rt.addHandler('gsf', CLOSED_EVENT, ((info: SessionClosedInfo, ctx: EventContext) => runHandlers(handlers.closed, info, ctx, 'closed')) as never);
+  rt.addHandler('gsf', OPENED_EVENT, ((info: SessionOpenedInfo, ctx: RunningEvent) => runHandlers(rt, handlers.opened, info, ctx, 'opened')) as never);
+  rt.addHandler('gsf', CLOSED_EVENT, ((info: SessionClosedInfo, ctx: RunningEvent) => runHandlers(rt, handlers.closed, info, ctx, 'closed')) as never);
   return reg;
 }
 
@@ -185,14 +185,18 @@ type Handlers<I> = ReadonlyArray<{ plugin: string; fn: SessionHandler<I> }>;
 /**
  * Runs every plugin's opened or closed handler in plugin order; synchronously while they are
  * synchronous (the event then needs no await), awaiting each from the first one that is not.
+ * Each runs in the event's async context, so after its awaits its objects, sends and invokes
+ * are still its event's.
  */
-function runHandlers<I>(list: Handlers<I>, info: I, ctx: EventContext, what: string): void | Promise<void> {
+function runHandlers<I>(rt: EventRuntime, list: Handlers<I>, info: I, ctx: RunningEvent, what: string): void | Promise<void> {
   const errors: PluginError[] = [];
   for (let i = 0; i < list.length; i++) {
     const { plugin, fn } = list[i]!;
     try {
-      const result = fn(info, ctx);
-      if (result instanceof Promise) return finishAsync(list, i, result, info, ctx, what, errors);
+      // Always in the event's async context (once per session: its cost does not matter), so a
+      // plain function that returns a promise chain keeps its event too.
+      const result = rt.call(true, ctx, fn, info, ctx, undefined);
+      if (result instanceof Promise) return finishAsync(rt, list, i, result, info, ctx, what, errors);
     } catch (err) {
       errors.push(handlerFailure(plugin, what, info, err));
     }
@@ -200,12 +204,13 @@ function runHandlers<I>(list: Handlers<I>, info: I, ctx: EventContext, what: str
   throwAll(errors, what);
 }
 
-async function finishAsync<I>(list: Handlers<I>, from: number, pending: Promise<void>, info: I, ctx: EventContext,
-  what: string, errors: PluginError[]): Promise<void> {
+async function finishAsync<I>(rt: EventRuntime, list: Handlers<I>, from: number, pending: Promise<unknown>, info: I,
+  ctx: RunningEvent, what: string, errors: PluginError[]): Promise<void> {
   for (let i = from; i < list.length; i++) {
     const { plugin, fn } = list[i]!;
     try {
-      await (i === from ? pending : fn(info, ctx));
+      // Past an await nothing runs synchronously in the event: each later handler enters its context.
+      await (i === from ? pending : rt.call(true, ctx, fn, info, ctx, undefined));
     } catch (err) {
       errors.push(handlerFailure(plugin, what, info, err));
     }
