@@ -25,6 +25,17 @@ export function decodeFields(bytes: Uint8Array): Fields {
 }
 
 /** The fields stored in `bytes[0, length)` (a reused buffer: no view is made of it). */
+/**
+ * The value of unique key `field` a stored object has: its own, else the field's declared
+ * default (a field added after the object was stored reads its default), else null.
+ */
+export function storedKeyValue(type: TypeDef, field: string, data: Uint8Array): string | number | null {
+  const fields = decodeFields(data);
+  if (Object.prototype.hasOwnProperty.call(fields, field) && fields[field] !== undefined) return fields[field] as string | number | null;
+  const declared = type.fields.find((f) => f.name === field)?.default;
+  return declared === undefined || declared === null ? null : declared as string | number;
+}
+
 export function decodeFieldsIn(bytes: Uint8Array, length: number): Fields {
   return unpackRange(packr, bytes, 0, length) as Fields;
 }
@@ -91,7 +102,8 @@ export class TypeInfo {
     for (const name of Object.keys(given)) this.field(name);
     const out: Fields = {};
     for (const f of this.fields.values()) {
-      const v = given[f.name];
+      // Own fields only: a field named `constructor` or `toString` left out takes its default.
+      const v = Object.prototype.hasOwnProperty.call(given, f.name) ? given[f.name] : undefined;
       if (v === undefined) {
         if (f.defaultValue === undefined) throw gsfError('GSF_ERR_OBJECT_VALUE', `create ${this.name}: field '${f.name}' is required (it has no default)`);
         out[f.name] = this.defaultOf(f);
@@ -105,7 +117,10 @@ export class TypeInfo {
 
   /** The unique-key values of a field set, in `unique` order (null when absent). */
   uniqueValues(fields: Fields): Array<string | number | null> {
-    return this.unique.map((f) => (fields[f.name] ?? null) as string | number | null);
+    return this.unique.map((f) => {
+      const v = fields[f.name];
+      return (typeof v === 'function' ? null : v ?? null) as string | number | null; // a function: Object.prototype's
+    });
   }
 }
 

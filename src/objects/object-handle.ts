@@ -70,7 +70,8 @@ export class ObjectHandle {
   get(field: string): unknown {
     if (this.state === ObjectState.deleted) throw gsfError('GSF_ERR_OBJECT_STATE', `${this.info.name} '${this.id}' was deleted in this event`);
     let v = this.data[field];
-    if (v === undefined) {
+    // A stored value is never a function: one is Object.prototype's (a field named `constructor`).
+    if (v === undefined || typeof v === 'function') {
       // A field added to the declaration after this object was stored: its default.
       const f = this.info.field(field);
       v = this.own()[field] = this.info.defaultOf(f);

@@ -4,7 +4,7 @@
  */
 import pg from 'pg';
 import { describeError } from '../errors.ts';
-import { decodeFields, type FieldInfo, type TypeInfo } from './model.ts';
+import { storedKeyValue, type FieldInfo, type TypeInfo } from './model.ts';
 import type { StoreConfig } from './config.ts';
 import { applyBatch, batchable } from './postgres-batch.ts';
 import type { TypeDef } from './schema.ts';
@@ -70,12 +70,20 @@ export async function syncPostgresSchema(config: StoreConfig): Promise<void> {
 }
 
 async function addUnique(client: pg.Client, type: TypeDef, field: string): Promise<void> {
+  // A column of another type (the key's field was retyped while no objects were stored) is made again.
+  const column = await client.query<{ data_type: string }>(
+    'SELECT data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND column_name = $2',
+    [`obj_${type.name}`, `u_${field}`]);
+  const isBigint = column.rows[0]?.data_type === 'bigint';
+  if (column.rows.length > 0 && isBigint !== (sqlTypeOf(type, field) === 'BIGINT')) {
+    await client.query(`ALTER TABLE ${tableOf(type)} DROP COLUMN ${uniqueColumn(field)}`);
+  }
   await client.query(`ALTER TABLE ${tableOf(type)} ADD COLUMN IF NOT EXISTS ${uniqueColumn(field)} ${sqlTypeOf(type, field)}`);
   // Backfill from the stored fields, so objects written before the key existed are found by it.
   const rows = await client.query<{ id: string; data: Buffer }>(`SELECT id, data FROM ${tableOf(type)}`);
   const seen = new Set<unknown>();
   for (const r of rows.rows) {
-    const value = decodeFields(r.data)[field] ?? null;
+    const value = storedKeyValue(type, field, r.data);
     if (value !== null && seen.has(value)) throw duplicateKeyError(type, field, value);
     seen.add(value);
     await client.query(`UPDATE ${tableOf(type)} SET ${uniqueColumn(field)} = $1 WHERE id = $2`, [value, r.id]);
@@ -97,13 +105,14 @@ export class PostgresReader implements Reader {
   }
 
   async byId(type: TypeInfo, id: string): Promise<Row | null> {
-    const r = await this.pool.query({ name: `gsf_by_id_${type.name}`, text: `SELECT version, data FROM ${tableOf(type)} WHERE id = $1`, values: [id], rowMode: 'array' });
+    const r = await this.pool.query({ name: `gsf_by_id_${type.index}`, text: `SELECT version, data FROM ${tableOf(type)} WHERE id = $1`, values: [id], rowMode: 'array' });
     return asRow(id, r.rows[0] as unknown[] | undefined);
   }
 
   async byKey(type: TypeInfo, field: FieldInfo, value: string | number): Promise<Row | null> {
     const r = await this.pool.query({
-      name: `gsf_by_${type.name}_${field.name}`,
+      // Named by position: names built of type and field names could be alike, or past 63 bytes.
+      name: `gsf_by_${type.index}_${type.unique.indexOf(field)}`,
       text: `SELECT version, data, id FROM ${tableOf(type)} WHERE ${uniqueColumn(field.name)} = $1`,
       values: [value], rowMode: 'array',
     });

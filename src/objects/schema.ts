@@ -121,7 +121,41 @@ export function loadSchema(files: readonly string[]): ObjectSchema {
       if (f.to !== undefined && !names.has(f.to)) throw bad(t.file, `type ${t.name}: field ${f.name}: `, `refers to unknown type '${f.to}'`);
     }
   }
+  checkStorageNames(types);
   return { types };
+}
+
+/** PostgreSQL cuts longer identifiers to this many bytes (two names could then become one). */
+const MAX_IDENTIFIER = 63;
+
+/**
+ * Each type is stored in table `obj_<type>`, and each unique key in column `u_<field>` with
+ * index `obj_<type>_u_<field>` (storage.ts). Those names must be distinct in the database:
+ * compared without case (SQLite's rule), and at most 63 characters (PostgreSQL's limit).
+ */
+function checkStorageNames(types: readonly TypeDef[]): void {
+  const taken = new Map<string, string>();
+  const claim = (t: TypeDef, name: string, what: string): void => {
+    const where = `type ${t.name}: `;
+    if (name.length > MAX_IDENTIFIER) {
+      throw bad(t.file, where, `${what} would be named "${name}", longer than ${MAX_IDENTIFIER} characters (PostgreSQL's limit): shorten the type or field name`);
+    }
+    const other = taken.get(name.toLowerCase());
+    if (other !== undefined) {
+      throw bad(t.file, where, `${what} would be named "${name}", as ${other} (database names are compared without case): rename one of them`);
+    }
+    taken.set(name.toLowerCase(), `${what} of type ${t.name}`);
+  };
+  for (const t of types) {
+    claim(t, `obj_${t.name}`, 'its table');
+    const columns = new Map<string, string>();
+    for (const u of t.unique) {
+      claim(t, `obj_${t.name}_u_${u}`, `the index of unique key '${u}'`);
+      const same = columns.get(u.toLowerCase());
+      if (same !== undefined) throw bad(t.file, `type ${t.name}: `, `unique keys '${same}' and '${u}' differ only in case (their database columns would not)`);
+      columns.set(u.toLowerCase(), u);
+    }
+  }
 }
 
 /** Checks one type declaration. */

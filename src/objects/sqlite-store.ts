@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describeError } from '../errors.ts';
-import { decodeFields, type FieldInfo, type TypeInfo } from './model.ts';
+import { storedKeyValue, type FieldInfo, type TypeInfo } from './model.ts';
 import type { StoreConfig } from './config.ts';
 import type { ObjectSchema, TypeDef } from './schema.ts';
 import {
@@ -75,7 +75,7 @@ function addUnique(db: Db, type: TypeDef, field: string): void {
   const set = db.prepare(`UPDATE ${tableOf(type)} SET ${uniqueColumn(field)} = ? WHERE id = ?`);
   const seen = new Set<unknown>();
   for (const r of rows) {
-    const value = decodeFields(r.data)[field] ?? null;
+    const value = storedKeyValue(type, field, r.data);
     if (value !== null && seen.has(value)) throw duplicateKeyError(type, field, value);
     seen.add(value);
     set.run(value as string | number | null, r.id);

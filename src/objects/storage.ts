@@ -140,10 +140,16 @@ export function planType(declared: TypeDef, stored: TypeDef | undefined, hasRows
     }
   }
   if (problems.length > 0 && hasRows) throw gsfError('GSF_ERR_OBJECT_SCHEMA', problems.join('\n'));
+  // A unique key whose field changed type (allowed while no objects are stored) gets its column again.
+  const retyped = (u: string): boolean => {
+    const old = stored.fields.find((f) => f.name === u);
+    const now = declared.fields.find((f) => f.name === u);
+    return old !== undefined && now !== undefined && old.type !== now.type;
+  };
   return {
     type: declared,
     create: false,
-    addUnique: declared.unique.filter((u) => !stored.unique.includes(u)),
+    addUnique: declared.unique.filter((u) => !stored.unique.includes(u) || retyped(u)),
     dropUnique: stored.unique.filter((u) => !declared.unique.includes(u)),
     store: JSON.stringify({ ...stored, file: '', index: 0 }) !== JSON.stringify({ ...declared, file: '', index: 0 }),
   };

@@ -61,9 +61,11 @@ export function hashSource(source: PluginSource, copy?: string): SourceHash {
   const all = createHash('sha256');
   const objects = createHash('sha256');
   const base = source.folder ?? path.dirname(source.file);
-  for (const file of sourceFiles(source)) {
+  // A single-file plugin's types are declared in the objects/ folder beside it (objectFolders).
+  const files = source.folder === null ? [...sourceFiles(source), ...declarationsBeside(source.file)] : sourceFiles(source);
+  for (const file of files) {
     const rel = path.relative(base, file);
-    const bytes = fs.readFileSync(copy !== undefined && source.folder === null ? copy : file);
+    const bytes = fs.readFileSync(copy !== undefined && file === source.file ? copy : file);
     const parts = rel.split(path.sep);
     const declaration = parts.length === 2 && parts[0] === 'objects' && rel.endsWith('.json');
     for (const h of declaration ? [all, objects] : [all]) {
@@ -71,6 +73,13 @@ export function hashSource(source: PluginSource, copy?: string): SourceHash {
     }
   }
   return { hash: all.digest('hex'), objectsHash: objects.digest('hex') };
+}
+
+/** The declaration files (`objects/*.json`) in the folder of a single-file plugin, sorted. */
+function declarationsBeside(file: string): string[] {
+  const dir = path.join(path.dirname(file), 'objects');
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) return [];
+  return fs.readdirSync(dir).filter((n) => n.endsWith('.json')).sort().map((n) => path.join(dir, n));
 }
 
 /** Modules taken out of this thread's module cache, to put back if the reload fails. */
