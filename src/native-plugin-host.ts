@@ -171,6 +171,8 @@ export interface NativePluginHost {
   pluginCallMessage(handler: number, bytes: Uint8Array, ring?: Uint8Array | null): NativeCallOutcome | number;
   /** Cuts off the native call running `eventId` (it timed out): its effects are refused. */
   pluginRevokeEvent(eventId: number): boolean;
+  /** Where native log lines outside a call go: the server log's descriptor, whether it is JSON lines, the manifest's minloglevel. */
+  logTarget(fd: number, json: boolean, minloglevel: number): void;
   /** Releases the continuations a failed event still holds (none of them will run). */
   pluginDropContinuations(eventId: number): void;
   /**

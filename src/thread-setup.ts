@@ -5,7 +5,8 @@
  */
 import { ManifestError } from './config/manifest.ts';
 import { buildFlags } from './config/flag-setup.ts';
-import { createLogger } from './log/logger.ts';
+import { createLogger, logDescriptor } from './log/logger.ts';
+import { native } from './native.ts';
 import { logFileOf, openManifestLog } from './log/log-file.ts';
 import { EventRuntime } from './events/runtime.ts';
 import { emptyDeclarations, type RegistrationContext } from './plugins/api.ts';
@@ -34,10 +35,10 @@ export async function createThreadContext(manifest: ThreadManifest, role: 'main'
   const logFile = logFileOf(manifest);
   const logProblem = openManifestLog(logFile, manifest.file, manifest.components.Logging?.log_file);
   if (logProblem !== null) throw new ManifestError(logProblem);
-  const log = createLogger(flags, {
-    file: logFile,
-    format: (manifest.components.Logging?.log_format as 'text' | 'json' | undefined) ?? 'text',
-  });
+  const format = (manifest.components.Logging?.log_format as 'text' | 'json' | undefined) ?? 'text';
+  const log = createLogger(flags, { file: logFile, format });
+  // Native plugins' lines outside a call (their own threads, late writers) go to the same log.
+  if (role === 'main') native.logTarget(logDescriptor(logFile), format === 'json', Number(flags.get('minloglevel')));
   const runtime = new EventRuntime(role, flags, log);
   const additional = new Set((manifest.components.RuntimeConfiguration?.additional_configurations as string[] | undefined) ?? []);
   const context: RegistrationContext = {

@@ -119,6 +119,14 @@ Napi::Value PluginRevokeEvent(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), ProcessPluginHost().Revoke(UintArg(info, 0, "eventId")));
 }
 
+// logTarget(fd, json, minloglevel): where native lines outside a call go (the server log's
+// descriptor and format) and the level they start from.
+Napi::Value LogTarget(const Napi::CallbackInfo& info) {
+  SetLogTarget(static_cast<int>(IntegerArg(info, 0, "fd", 0, 1 << 30)), info[1].ToBoolean().Value(),
+               static_cast<int>(IntegerArg(info, 2, "minloglevel", 0, 3)));
+  return info.Env().Undefined();
+}
+
 Napi::Value PluginDropContinuations(const Napi::CallbackInfo& info) {
   ProcessPluginHost().DropContinuations(UintArg(info, 0, "eventId"));
   return info.Env().Undefined();
@@ -128,6 +136,7 @@ Napi::Value PluginDropContinuations(const Napi::CallbackInfo& info) {
 
 void PluginHostBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<PluginLoad>(env, exports, "pluginLoad");
+  Export<LogTarget>(env, exports, "logTarget");
   Export<PluginDeclareEvents>(env, exports, "pluginDeclareEvents");
   Export<PluginContextView>(env, exports, "pluginContextView");
   Export<PluginCallEvent>(env, exports, "pluginCallEvent");

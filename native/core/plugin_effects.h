@@ -94,7 +94,18 @@ struct PluginEffects {
 /** The `op` of PluginEffects::ObjectRequest. */
 enum ObjectOp { kObjectOpFetch = 0, kObjectOpFetchBy = 1, kObjectOpSet = 2 };
 
-/** Writes log lines to standard error at once (lines of plugin threads, or of calls that ended). */
+/**
+ * Where StderrEffects writes: the server log's descriptor (standard output, or its log_file), its
+ * format and the manifest's minloglevel (until the live settings are published), set by the
+ * main thread at start (standard error, text and 0 until then).
+ */
+void SetLogTarget(int fd, bool json, int minloglevel);
+
+/**
+ * Writes log lines at once, to the server's log (lines of plugin threads, or of calls that
+ * ended): at or above minloglevel, escaped as the JavaScript logger escapes them so that no
+ * plugin text can forge a line, in its format.
+ */
 struct StderrEffects : PluginEffects {
   void Send(uint64_t, std::string_view, bool) override {}
   void Publish(std::string_view, std::string_view, std::string_view) override {}

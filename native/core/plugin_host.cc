@@ -5,12 +5,15 @@
 #include <climits>
 #include <cstdlib>
 
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 
 #include "plugin_api.h"
 #include "plugin_hooks.h"
 #include "plugin_results.h"
+#include "plugin_services.h"
 #include "plugin_sessions.h"
 #include "runtime.h"
 #include "session_frame.h"
@@ -34,21 +37,86 @@ std::string_view EventName(Runtime& rt, uint32_t name_id) {
 
 }  // namespace
 
+namespace {
+
+std::atomic<int> log_fd{2};
+std::atomic<bool> log_json{false};
+std::atomic<int> log_min{0};
+
+// Appends `text` with what could end or disguise a line escaped, as escapeLogText in
+// src/log/logger.ts does: C0 controls, DEL, C1 controls and U+2028/U+2029 (UTF-8). In JSON mode
+// quotes and backslashes too, so the text is a JSON string's content.
+void AppendEscaped(std::string* out, std::string_view text, bool json) {
+  char u[8];
+  for (size_t i = 0; i < text.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    unsigned code = 0x110000;  // none
+    size_t skip = 0;
+    if (c < 0x20 || c == 0x7f) {
+      code = c;
+    } else if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+      code = static_cast<unsigned char>(text[i + 1]);
+      skip = 1;
+    } else if (c == 0xe2 && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0x80 &&
+               (static_cast<unsigned char>(text[i + 2]) == 0xa8 || static_cast<unsigned char>(text[i + 2]) == 0xa9)) {
+      code = static_cast<unsigned char>(text[i + 2]) == 0xa8 ? 0x2028 : 0x2029;
+      skip = 2;
+    } else if (json && (c == '"' || c == '\\')) {
+      out->push_back('\\');
+      out->push_back(static_cast<char>(c));
+      continue;
+    }
+    if (code == 0x110000) {
+      out->push_back(static_cast<char>(c));
+      continue;
+    }
+    i += skip;
+    if (code == '\n') out->append("\\n");
+    else if (code == '\r') out->append("\\r");
+    else if (code == '\t') out->append("\\t");
+    else {
+      std::snprintf(u, sizeof u, "\\u%04x", code);
+      out->append(u);
+    }
+  }
+}
+
+}  // namespace
+
+void SetLogTarget(int fd, bool json, int minloglevel) {
+  log_json.store(json, std::memory_order_relaxed);
+  log_min.store(minloglevel, std::memory_order_relaxed);
+  log_fd.store(fd, std::memory_order_release);
+}
+
 void StderrEffects::Log(int level, std::string_view line) {
-  // glog's shape, as the JavaScript logger writes it: level letter, UTC time, thread.
-  char head[64];
+  const services::FlagCache& flags = services::Flags();
+  const double min = flags.has_minloglevel ? flags.minloglevel : log_min.load(std::memory_order_relaxed);
+  if (level >= 0 && level < min) return;
   auto now = std::chrono::system_clock::now();
   std::time_t t = std::chrono::system_clock::to_time_t(now);
   int ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000);
   std::tm tm;
   gmtime_r(&t, &tm);
-  char letter = level >= 2 ? 'E' : level == 1 ? 'W' : 'I';
-  int n = std::snprintf(head, sizeof head, "%c%04d%02d%02d %02d:%02d:%02d.%03d native] ", letter, tm.tm_year + 1900,
-                        tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+  const bool json = log_json.load(std::memory_order_relaxed);
+  char head[96];
+  int n;
+  if (json) {
+    const char* name = level >= 2 ? "ERROR" : level == 1 ? "WARNING" : "INFO";
+    n = std::snprintf(head, sizeof head, "{\"time\":\"%04d-%02d-%02dT%02d:%02d:%02d.%03dZ\",\"level\":\"%s\",\"thread\":\"native\",\"msg\":\"",
+                      tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms, name);
+  } else {
+    // glog's shape, as the JavaScript logger writes it: level letter, UTC time, thread.
+    char letter = level >= 2 ? 'E' : level == 1 ? 'W' : 'I';
+    n = std::snprintf(head, sizeof head, "%c%04d%02d%02d %02d:%02d:%02d.%03d native] ", letter, tm.tm_year + 1900,
+                      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+  }
   std::string text(head, static_cast<size_t>(n));
-  text.append(line);
-  text.push_back('\n');
-  ssize_t ignored = ::write(2, text.data(), text.size());  // one write: lines of threads never interleave
+  AppendEscaped(&text, line, json);
+  text.append(json ? "\"}\n" : "\n");
+  // One write: lines of threads never interleave (O_APPEND on a log file).
+  ssize_t ignored = ::write(log_fd.load(std::memory_order_acquire), text.data(), text.size());
   (void)ignored;
 }
 

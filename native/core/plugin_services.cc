@@ -74,6 +74,8 @@ const FlagCache& Flags() {
     cache.random = !(FlagValue(cache, "enable_random_event_tag", &v) && gsf_mp_read_bool(&v, &b) && !b);
     cache.verbose = 0;
     if (FlagValue(cache, "v", &v)) gsf_mp_read_double(&v, &cache.verbose);
+    cache.minloglevel = 0;
+    cache.has_minloglevel = FlagValue(cache, "minloglevel", &v) && gsf_mp_read_double(&v, &cache.minloglevel);
   }
   return cache;
 }

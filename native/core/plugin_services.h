@@ -35,6 +35,8 @@ struct FlagCache {
   std::string msgpack;  // the snapshot as a msgpack map
   bool inherit = true, random = true;
   double verbose = 0;
+  double minloglevel = 0;
+  bool has_minloglevel = false;  // the settings are published (not yet during the first plugins' init)
 };
 const FlagCache& Flags();
 

@@ -53,6 +53,11 @@ function fdFor(file: string): number {
   return fd;
 }
 
+/** The descriptor lines for `file` are written to (standard output for ''), opened once per process. */
+export function logDescriptor(file: string): number {
+  return fdFor(file);
+}
+
 /** Opens `file` for appending now (once per process), so that a file that cannot be opened is reported at start; throws the system error. */
 export function openLogFile(file: string): void {
   fdFor(file);
@@ -147,19 +152,53 @@ function stampNow(): string {
   return stampPrefix + (ms < 10 ? `00${ms}` : ms < 100 ? `0${ms}` : `${ms}`);
 }
 
+/**
+ * JSON of log fields that never throws: a BigInt is written as its digits, an Error as its name,
+ * message and stack, an object met again on the way down as "[Circular]", and one whose
+ * `toJSON` throws as the reason.
+ */
+function fieldsJson(value: unknown): string {
+  const path: object[] = [];
+  const replacer = function (this: unknown, _key: string, v: unknown): unknown {
+    // `this` is the holder: the objects above the value are the path down to it.
+    while (path.length > 0 && path[path.length - 1] !== this) path.pop();
+    if (typeof v === 'bigint') return v.toString();
+    if (v instanceof Error) v = { name: v.name, message: v.message, stack: v.stack };
+    if (typeof v === 'object' && v !== null) {
+      if (path.includes(v)) return '[Circular]';
+      path.push(v);
+    }
+    return v;
+  };
+  try {
+    return JSON.stringify(value, replacer) ?? 'null';
+  } catch (err) {
+    return JSON.stringify(`[fields not written: ${(err as Error).message}]`);
+  }
+}
+
 function textLine(level: number, thread: string, msg: string, fields?: LogFields): string {
   const stamp = stampNow();
-  const extra = fields && Object.keys(fields).length > 0 ? ` ${escapeLogText(JSON.stringify(fields))}` : '';
+  const extra = fields && Object.keys(fields).length > 0 ? ` ${escapeLogText(fieldsJson(fields))}` : '';
   return `${LEVEL_NAMES[level]![0]}${stamp} ${thread}] ${escapeLogText(msg)}${extra}\n`;
 }
 
 const RESERVED = ['time', 'level', 'thread', 'msg'];
 
 function jsonLine(level: number, thread: string, msg: string, fields?: LogFields): string {
-  const record: Record<string, unknown> = { time: new Date().toISOString(), level: LEVEL_NAMES[level], thread, msg };
-  // A field never overwrites the record's own keys; a clashing one is kept as `field_<name>`.
-  if (fields) for (const k in fields) record[RESERVED.includes(k) ? `field_${k}` : k] = fields[k];
-  return JSON.stringify(record).replace(/[\u2028\u2029]/g, escapeChar) + '\n';
+  // No prototype: a field named `__proto__` is a key like any other.
+  const record: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  Object.assign(record, { time: new Date().toISOString(), level: LEVEL_NAMES[level], thread, msg });
+  if (fields) {
+    for (const k of Object.keys(fields)) {
+      // A field never overwrites the record's own keys: a clashing one is kept as
+      // `field_<name>` (`field_field_<name>` when that is a field too, and so on).
+      let key = k;
+      while (RESERVED.includes(key) || (key !== k && Object.prototype.hasOwnProperty.call(fields, key))) key = `field_${key}`;
+      record[key] = fields[k];
+    }
+  }
+  return fieldsJson(record).replace(/[\u2028\u2029]/g, escapeChar) + '\n';
 }
 
 /** Creates a logger for this thread. */

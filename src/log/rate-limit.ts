@@ -34,7 +34,9 @@ export interface LineLimiter {
   error(key: string, line: string, fields?: Record<string, unknown>): void;
   /** Writes the summaries of seconds that are over, and forgets idle keys. */
   flush(): void;
-  /** Writes every pending summary, the current second's too, and stops the timer. */
+  /** Writes every pending summary, the current second's too (a thread about to end). */
+  flushAll(): void;
+  /** `flushAll`, and stops the timer. */
   close(): void;
 }
 
@@ -100,6 +102,11 @@ export function createLineLimiter(options: LineLimiterOptions): LineLimiter {
     }
   };
 
+  const flushAll = (): void => {
+    for (const [key, s] of keys) summarize(key, s);
+    keys.clear();
+  };
+
   const timer = options.timer === false ? null : setInterval(flush, 1000);
   timer?.unref();
 
@@ -107,10 +114,10 @@ export function createLineLimiter(options: LineLimiterOptions): LineLimiter {
     warn: (key, line, fields) => write(WARNING, key, line, fields),
     error: (key, line, fields) => write(ERROR, key, line, fields),
     flush,
+    flushAll,
     close: () => {
       if (timer !== null) clearInterval(timer);
-      for (const [key, s] of keys) summarize(key, s);
-      keys.clear();
+      flushAll();
     },
   };
 }

@@ -21,6 +21,12 @@ export class EventLines {
     this.slow = createLineLimiter({ perKeyPerSecond: 10, log });
   }
 
+  /** Writes the counts of lines left out so far: the worker's serve task ends (its thread may end before the second does). */
+  flushAll(): void {
+    this.failures.flushAll();
+    this.slow.flushAll();
+  }
+
   /** The failure and slow-event lines of a finished event. */
   report(ev: RunningEvent, entry: HandlerEntry, err: unknown, queueMs: number, handlerMs: number, ioMs: number,
     awaitedMs = 0): void {

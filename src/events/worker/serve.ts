@@ -345,6 +345,8 @@ export default async function serve(task: ServeTask): Promise<ServeResult> {
   } catch (err) {
     // The loop itself failed (never a handler: those are caught per event).
     workerFailed(log, err);
+  } finally {
+    lines.flushAll();
   }
 }
 

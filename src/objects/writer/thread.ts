@@ -8,7 +8,7 @@ import { native } from '../../native.ts';
 import { describeError } from '../../errors.ts';
 import { buildFlags } from '../../config/flag-setup.ts';
 import { createLogger } from '../../log/logger.ts';
-import type { ComponentArgs } from '../../config/manifest.ts';
+import type { ArgValue, ComponentArgs } from '../../config/manifest.ts';
 import { databaseLabel, type StoreConfig } from '../config.ts';
 import { Model, type TypeInfo } from '../model.ts';
 import { helloChannelName, type HelloMessage } from '../channel.ts';
@@ -44,7 +44,19 @@ interface Pending {
 
 const init = workerData as WriterInit;
 const config = init.config;
-const log = createLogger(buildFlags(init.components), { file: init.logFile, format: init.logFormat });
+const flags = buildFlags(init.components);
+let configVersion = -1;
+// The levels as set at run time (REST): read from the process's settings when they changed.
+const log = createLogger({
+  get(name: string): unknown {
+    const version = native.configVersion();
+    if (version !== configVersion) {
+      configVersion = version;
+      flags.load(JSON.parse(native.configGet()) as Record<string, ArgValue>);
+    }
+    return flags.get(name);
+  },
+}, { file: init.logFile, format: init.logFormat });
 const model = new Model(config.schema);
 const types: readonly TypeInfo[] = model.types;
 const stats = new GroupStats(databaseLabel(config));
