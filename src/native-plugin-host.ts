@@ -28,7 +28,7 @@ export const EffectKind = {
   objectHeld: 8,
   sessionGroup: 20, sessionClose: 21, broadcast: 22, accountRequest: 23,
   serviceRequest: 30,
-  /** An invoke and a timer of the call's event, held with its effects (`EventRuntime.holdNative`). */
+  /** An invoke and a timer of the call's event, held with its effects (src/plugins/native-held.ts). */
   invoke: 40, timer: 41,
 } as const;
 // ABI 1.1 records: `[apiAnswer, requestId, status, jsonBody | null, message]` (an answer of the

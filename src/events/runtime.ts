@@ -75,7 +75,7 @@ export function isAsyncFunction(fn: unknown): boolean {
 const asyncEvent = new AsyncLocalStorage<RunningEvent>();
 
 /** An invoked event waiting for its parent (see `RunningEvent.heldInvokes`). */
-type HeldInvoke = [tag: number, nameId: number, handlerId: number, sessionId: number, kind: number,
+export type HeldInvoke = [tag: number, nameId: number, handlerId: number, sessionId: number, kind: number,
   payload: Uint8Array | null, id: number, revokeOnDrop?: boolean];
 
 const KIND_NAMES: readonly EventKindName[] = ['user', 'network', 'timer', 'engine', 'api'];
@@ -372,47 +372,6 @@ export class EventRuntime {
     const held = new HeldTimer(native.timerReserve(), delayMs, intervalMs, nameId, handlerId, encodePayload(payload));
     (ev.heldInvokes ??= []).push(held);
     return held.id;
-  }
-
-  /**
-   * Takes back what `ev`'s synchronous run has sent so far (frames, closes, group changes): its
-   * object changes were discarded, and what it sent goes with them. Its failure is answered after.
-   */
-  dropSent(ev: RunningEvent): void {
-    this.effects?.hold(ev);
-    this.effects?.discard(ev);
-  }
-
-  /** Whether `ev` holds what it starts now: its synchronous run, or while it has object changes (as `invoke`). */
-  private holds(ev: RunningEvent): boolean {
-    return ev === this.running || ev.tx !== undefined;
-  }
-
-  /**
-   * An event a native call of `ev` invoked (its id reserved by the addon): held with `ev`'s
-   * other effects as a managed invoke is, else queued now. `carriesData`: the addon keeps user
-   * data for it (object_transact), released if it is dropped.
-   */
-  holdNativeInvoke(ev: RunningEvent, tag: number, nameId: number, handlerId: number, sessionId: number, payload: Uint8Array | null, id: number,
-    carriesData: boolean): void {
-    if (ev !== this.running && ev.timedOut) {
-      // Cancelled: what it does now is dropped.
-      if (carriesData) native.pluginRevokeEvent(id);
-      return;
-    }
-    if (this.holds(ev)) {
-      (ev.heldInvokes ??= []).push([tag, nameId, handlerId, sessionId, EventKind.user, payload, id, carriesData]);
-      return;
-    }
-    native.push(tag, nameId, handlerId, sessionId, EventKind.user, payload, id);
-    workReady();
-  }
-
-  /** A timer a native call of `ev` started (its id reserved by the addon): held as `addTimer` holds one, else started now. */
-  holdTimer(ev: RunningEvent, timer: HeldTimer): void {
-    if (ev !== this.running && ev.timedOut) timer.release();
-    else if (this.holds(ev)) (ev.heldInvokes ??= []).push(timer);
-    else timer.apply();
   }
 
   /** Renames the running event (SPEC 6.3 `SetEventName`). */

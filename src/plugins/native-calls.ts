@@ -9,6 +9,7 @@ import { native, ContextCell, EffectKind, NATIVE_STATUS_NAMES, NativeStatus, typ
 import { decodePayload, encodePayload } from '../events/codec.ts';
 import { intern, type EventRuntime, type RunningEvent } from '../events/runtime.ts';
 import { HeldTimer } from '../events/held-counters.ts';
+import { holdNativeInvoke, holdNativeTimer } from './native-held.ts';
 import type { Logger } from '../log/logger.ts';
 import { PluginError, describeError } from '../errors.ts';
 import { NativeFailure } from '../events/failure.ts';
@@ -288,12 +289,12 @@ function applyAll(effects: unknown[], env: NativeCallEnv, fetches: Fetch[]): voi
         i += 5;
         break;
       case EffectKind.invoke:
-        env.rt.holdNativeInvoke(env.ev, effects[i + 2] as number, effects[i + 4] as number, effects[i + 5] as number,
+        holdNativeInvoke(env.rt, env.ev, effects[i + 2] as number, effects[i + 4] as number, effects[i + 5] as number,
           effects[i + 3] as number, effects[i + 6] as Uint8Array | null, effects[i + 1] as number, effects[i + 5] === transactHandler());
         i += 7;
         break;
       case EffectKind.timer:
-        env.rt.holdTimer(env.ev, new HeldTimer(effects[i + 1] as number, effects[i + 2] as number, effects[i + 3] as number,
+        holdNativeTimer(env.rt, env.ev, new HeldTimer(effects[i + 1] as number, effects[i + 2] as number, effects[i + 3] as number,
           effects[i + 4] as number, effects[i + 5] as number, effects[i + 6] as Uint8Array | null));
         i += 7;
         break;

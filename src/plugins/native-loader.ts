@@ -30,6 +30,7 @@ import { registerNativeSessionHooks } from './native-session-hooks.ts';
 import { registerNativeLifecycle } from './native-lifecycle.ts';
 import { registerNativeDeclarations } from './native-results.ts';
 import { addTransactEvent } from './native-transact.ts';
+import { dropSent } from '../events/drop-sent.ts';
 
 /** The file that marks a plugin folder as native and says where its library is. */
 export const NATIVE_MARKER = 'gsf-plugin.json';
@@ -200,7 +201,7 @@ function settleMessageCall(r: NativeCallResult | unknown[], frame: NetworkFrame,
       return;
     }
     // Failing in its synchronous run with object changes: what it sent goes with them.
-    if (ev.tx !== undefined) env.rt.dropSent(ev);
+    if (ev.tx !== undefined) dropSent(env.rt, ev);
     env.ops.sendTo(sessionId, EngineType.error, body, id);
   };
   return settleNativeCall(r, env);

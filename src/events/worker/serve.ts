@@ -6,10 +6,8 @@
  *
  * An event whose handler awaits is parked: it keeps its tag busy (no later event of that tag
  * runs) but frees the worker, which goes on with other tags' events. When the handler's promise
- * settles the event finishes on its own.
- *
- * The worker's start-up, its flags' re-read and its end on a fault of the loop are in
- * `serve-thread.ts`; this module keeps the loop and the state it reads per event.
+ * settles the event finishes on its own. The worker's start-up, its flags' re-read and its end
+ * on a fault of the loop are in `serve-thread.ts`; this module keeps the loop and its state.
  */
 import { workerData } from 'node:worker_threads';
 import {
@@ -26,6 +24,7 @@ import { type IdleWaiter, yieldToLoop } from './idle.ts';
 import type { EventLines } from './lines.ts';
 import { setUpWorker, workerFailed } from './serve-thread.ts';
 import type { NetworkFrame, ServeResult, ServeTask, WorkerEffects, WorkerInit } from '../types.ts';
+import { dropSent } from '../drop-sent.ts';
 
 export { workerThread } from './serve-thread.ts';
 
@@ -212,12 +211,11 @@ function runOne(i: number, queueMs: number, start: number, called: unknown): num
     if (called !== NOT_CALLED) result = entry.native!.settle(called, ev);
     else result = entry.async ? runtime.call(true, ev, entry.fn, payload, ev, undefined) : entry.fn(payload, ev);
   } catch (err) {
-    // Its object changes are discarded: so are its children, counter changes and what it sent
-    // (a client message's handler takes back what it sent itself, before its error frame).
+    // Its object changes are discarded, and its children, counter changes and sends with them (a message handler drops its own).
     if (ev.tx !== undefined) {
       runtime.objects?.discard(ev);
       runtime.dropInvokes(ev);
-      if (kind !== K_NETWORK) runtime.dropSent(ev);
+      if (kind !== K_NETWORK) dropSent(runtime, ev);
     }
     finishSync(ev, t, start, queueMs, entry, err ?? new Error('handler threw a nullish value'));
     return 0;
@@ -343,8 +341,7 @@ export default async function serve(task: ServeTask): Promise<ServeResult> {
   try {
     return await serveLoop(task);
   } catch (err) {
-    // The loop itself failed (never a handler: those are caught per event).
-    workerFailed(log, err);
+    workerFailed(log, err); // the loop itself failed (never a handler: those are caught per event)
   } finally {
     lines.flushAll();
   }

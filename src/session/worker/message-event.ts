@@ -14,6 +14,7 @@ import { DecodeError, decodeCanonicalJson, decodeCanonicalMsgpack, decodeFrame, 
 import { EngineType, ProtocolError, protocolErrorBody, type ProtocolErrorBody } from '../protocol.ts';
 import { sessionOps, type SessionOps } from '../ops.ts';
 import type { MessageHandler, SessionClosedInfo, SessionHandler, SessionOpenedInfo, SessionMessage } from '../types.ts';
+import { dropSent } from '../../events/drop-sent.ts';
 
 // Module bindings are getters under the CommonJS transform event workers load with: the ones
 // used per message are read once.
@@ -143,7 +144,7 @@ function runMessage(rt: EventRuntime, handlers: SessionHandlers, ops: SessionOps
     // A synchronous failure: the worker drops the event's changes at once, and what it sent with
     // them, so the client is told now.
     if (ctx.tx !== undefined) {
-      rt.dropSent(ctx);
+      dropSent(rt, ctx);
       sendFailure(ops, ctx, type, id);
     }
     return handlerFailed(ops, ctx, entry.plugin, type, id, err);
