@@ -264,11 +264,12 @@ export class GsfServer {
  */
 async function runStopHook(plugin: string, fn: () => unknown, limitMs: number, log: Logger): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
+  const LATE = Symbol('late');
   // A native on_stop's own deadline is the same limit and logs its own line: it ends first.
-  const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), limitMs + 50); });
+  const late = new Promise<typeof LATE>((resolve) => { timer = setTimeout(() => resolve(LATE), limitMs + 50); });
   try {
     const outcome = await Promise.race([Promise.resolve().then(fn), late]);
-    if (outcome === 'late') {
+    if (outcome === LATE) {
       log.error(`plugin '${plugin}' onStop had not settled by its deadline (${limitMs} ms, `
         + 'EventDispatcher.shutdown_drain_timeout_in_ms): gsf goes on without waiting for it');
     }

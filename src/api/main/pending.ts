@@ -180,7 +180,6 @@ export class PendingRequests {
     }
   }
 
-  /** Answers 503 to every open request and stops listening. */
   /**
    * The server stops: new requests are refused (503), those open are still answered by their
    * events while the queue drains (`close` answers what is left).
@@ -189,6 +188,7 @@ export class PendingRequests {
     this.closed = true;
   }
 
+  /** Takes the answers already posted, answers 503 to every request still open, and stops listening. */
   close(): void {
     this.closed = true;
     if (this.timer !== null) clearTimeout(this.timer);
