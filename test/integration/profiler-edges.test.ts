@@ -25,9 +25,10 @@ test.serial('outstanding report: two events awaiting on one event thread are bot
     const file = path.join(s.dir, 'a.jsonl');
     s.server.invoke('await.mark', { file, label: 'a1', awaitMs: 3000 }, { name: 'aw1', tag: 1001 });
     s.server.invoke('await.mark', { file, label: 'a2', awaitMs: 3000 }, { name: 'aw2', tag: 1002 });
+    // Each is listed from its start; it is marked awaiting once its handler has reached its await.
     const values = await waitFor(async () => {
       const v = ((await api.get('/v1/counters/event/profiling/outstanding/?values=true')).body as { values: Values }).values;
-      return v.count === 2 && v.running === 2 ? v : null;
+      return v.count === 2 && v.running === 2 && v['running/0/awaiting'] === 1 && v['running/1/awaiting'] === 1 ? v : null;
     }, 5000, 'two awaiting events');
     const names = Object.entries(values).filter(([k]) => k.endsWith('/event_name')).map(([, v]) => v).sort();
     t.deepEqual(names, ['aw1', 'aw2'], JSON.stringify(values));
