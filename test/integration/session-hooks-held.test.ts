@@ -54,6 +54,16 @@ function notes(s: TestServer, key: string): HeldNote[] {
 const children = (s: TestServer, key: string): string[] => notes(s, key).filter((n) => n.label === 'child').map((n) => n.from!).sort();
 const runsOf = (s: TestServer, key: string): number[] => notes(s, key).filter((n) => n.label === 'run').map((n) => n.run!);
 
+/** Connects a session whose async opened handler runs `steps` (the script is removed once it is open). */
+async function connectOpening(id: string, key: string, steps: Step[]): Promise<Awaited<ReturnType<typeof connect>>> {
+  fs.writeFileSync(OPEN_SCRIPT, JSON.stringify({ ...payload(s, id, key, steps), async: true }));
+  try {
+    return await connect();
+  } finally {
+    fs.rmSync(OPEN_SCRIPT, { force: true });
+  }
+}
+
 let s: TestServer;
 test.before(async () => {
   s = await start();
@@ -65,20 +75,13 @@ test.after.always(async () => {
 });
 
 // Session opened/closed handlers run in their event (the engine event `_session.opened` /
-// `_session.closed`), but an async one is not called in the event's async context: after its
-// first await `api.objects`, sends, counters and invokes no longer belong to the event.
+// `_session.closed`) and in its async context: after an await `api.objects`, sends, counters and
+// invokes still belong to the event.
 
 test.serial('async session-opened handler: after an await its object changes belong to its event and commit', async (t) => {
   const id = await account('open-await');
   const key = 'open-await';
-  fs.writeFileSync(OPEN_SCRIPT, JSON.stringify({ ...payload(s, id, key, [{ do: 'await' }, { do: 'fetch' }, { do: 'add' }, { do: 'send' }]), async: true }));
-  let conn: Awaited<ReturnType<typeof connect>>;
-  try {
-    conn = await connect();
-  } finally {
-    fs.rmSync(OPEN_SCRIPT, { force: true });
-  }
-  const { c, seen } = conn;
+  const { c, seen } = await connectOpening(id, key, [{ do: 'await' }, { do: 'fetch' }, { do: 'add' }, { do: 'send' }]);
   try {
     await idle();
     await c.request('ph.ping', { key: 'after' });
@@ -98,14 +101,7 @@ test.serial('async session-opened handler rerun after a conflict: the conflictin
   // (its first run only), so the event's commit conflicts and the handler runs again.
   const steps: Step[] = [{ do: 'fetch' }, { do: 'add' }, { do: 'conflict', times: 1 },
     { do: 'send' }, { do: 'count', name: 'c' }, { do: 'invoke' }];
-  fs.writeFileSync(OPEN_SCRIPT, JSON.stringify({ ...payload(s, id, key, steps), async: true }));
-  let conn: Awaited<ReturnType<typeof connect>>;
-  try {
-    conn = await connect();
-  } finally {
-    fs.rmSync(OPEN_SCRIPT, { force: true });
-  }
-  const { c, seen } = conn;
+  const { c, seen } = await connectOpening(id, key, steps);
   try {
     await waitFor(() => children(s, key).length >= 1, 10000, 'a child');
     await idle();
