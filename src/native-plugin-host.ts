@@ -172,7 +172,7 @@ export interface NativePluginHost {
   /** Cuts off the native call running `eventId` (it timed out): its effects are refused. */
   pluginRevokeEvent(eventId: number): boolean;
   /** Where native log lines outside a call go: the server log's descriptor, whether it is JSON lines, the manifest's minloglevel. */
-  logTarget(fd: number, json: boolean, minloglevel: number): void;
+  logTarget(fd: number, json: boolean, minloglevel: number, alsoStderr: boolean): void;
   /** Releases the continuations a failed event still holds (none of them will run). */
   pluginDropContinuations(eventId: number): void;
   /**
@@ -192,6 +192,8 @@ export interface NativePluginHost {
   pluginStopBegin(path: string, deadlineMs: number): number;
   /** The on_stop job's outcome, null while it runs; `lines` are [level, text] flattened. */
   pluginStopTake(job: number): { status: number; error: string; lines: Array<number | string> } | null;
+  /** gsf stops waiting for an on_stop past its deadline: the lines it logged so far; later ones go to the server's log. */
+  pluginStopAbandon(job: number): Array<number | string>;
   /** Calls the copy's timeout handlers for a timed-out event; their effects. */
   pluginTimeout(path: string, name: string, eventId: number, tag: number, sessionId: number): unknown[];
   /** Runs timer_start timer `key` (its event's payload) for the event in the context cells. */

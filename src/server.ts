@@ -232,21 +232,27 @@ export class GsfServer {
     // No new connections; requests open on the API service are answered as their events end.
     this.api.stopListening();
     const limit = this.manifest.components.EventDispatcher!.shutdown_drain_timeout_in_ms as number;
+    // The hooks may still invoke events (a last save): they run in the drain.
+    thread.runtime.stopping = 'hooks';
     for (const { plugin, fn } of thread.declarations.onStop) await runStopHook(plugin, fn, limit, thread.log);
+    thread.runtime.stopping = true;
     const deadline = Date.now() + limit;
     while (!dispatcher.idle() && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 5));
     }
     const left = native.queueStats();
-    if (left.waiting > 0 || left.outstanding > 0) {
+    const dropped = left.waiting + left.outstanding;
+    if (dropped > 0) {
       thread.log.warn(`stopping with ${left.waiting} queued and ${left.outstanding} running event(s) after ${limit} ms: they are dropped`);
-      native.counterIncrease('engine', 'events_dropped_at_stop', left.waiting + left.outstanding);
+      native.counterIncrease('engine', 'events_dropped_at_stop', dropped);
     }
+    this.watchdog.stop();
+    // Events still running at the limit end with their threads at once, as a timed-out event
+    // does: what they would do later (their object changes included) is not done.
+    await dispatcher.close(dropped > 0 ? 0 : undefined);
     // Requests whose events never answered get 503, then every API connection is closed.
     closeHandlerServices(dispatcher);
     this.api.close();
-    this.watchdog.stop();
-    await dispatcher.close();
     // Every event has ended: native timers and continuations still held end, their user data released.
     endAllNativeHoldings();
     this.reloader?.stop();

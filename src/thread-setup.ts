@@ -38,7 +38,9 @@ export async function createThreadContext(manifest: ThreadManifest, role: 'main'
   const format = (manifest.components.Logging?.log_format as 'text' | 'json' | undefined) ?? 'text';
   const log = createLogger(flags, { file: logFile, format });
   // Native plugins' lines outside a call (their own threads, late writers) go to the same log.
-  if (role === 'main') native.logTarget(logDescriptor(logFile), format === 'json', Number(flags.get('minloglevel')));
+  if (role === 'main') {
+    native.logTarget(logDescriptor(logFile), format === 'json', Number(flags.get('minloglevel')), flags.get('alsologtostderr') === true);
+  }
   const runtime = new EventRuntime(role, flags, log);
   const additional = new Set((manifest.components.RuntimeConfiguration?.additional_configurations as string[] | undefined) ?? []);
   const context: RegistrationContext = {

@@ -119,11 +119,11 @@ Napi::Value PluginRevokeEvent(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), ProcessPluginHost().Revoke(UintArg(info, 0, "eventId")));
 }
 
-// logTarget(fd, json, minloglevel): where native lines outside a call go (the server log's
-// descriptor and format) and the level they start from.
+// logTarget(fd, json, minloglevel, alsoStderr): where native lines outside a call go (the
+// server log's descriptor and format), the level they start from and whether stderr gets a copy.
 Napi::Value LogTarget(const Napi::CallbackInfo& info) {
   SetLogTarget(static_cast<int>(IntegerArg(info, 0, "fd", 0, 1 << 30)), info[1].ToBoolean().Value(),
-               static_cast<int>(IntegerArg(info, 2, "minloglevel", 0, 3)));
+               static_cast<int>(IntegerArg(info, 2, "minloglevel", 0, 3)), info[3].ToBoolean().Value());
   return info.Env().Undefined();
 }
 

@@ -41,15 +41,23 @@ Napi::Value PluginStart(const Napi::CallbackInfo& info) {
   return HookToJs(info.Env(), r, fx);
 }
 
-// The log lines of an on_stop running on its own thread.
+// The log lines of an on_stop running on its own thread: kept for pluginStopTake, or, once gsf
+// has stopped waiting for the hook (pluginStopAbandon), written to the server's log at once.
 struct LineEffects : PluginEffects {
   std::mutex mu;
   std::vector<std::pair<int, std::string>> lines;
+  bool abandoned = false;
   void Send(uint64_t, std::string_view, bool) override {}
   void Publish(std::string_view, std::string_view, std::string_view) override {}
   void Log(int level, std::string_view line) override {
-    std::lock_guard<std::mutex> lock(mu);
-    lines.emplace_back(level, std::string(line));
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!abandoned) {
+        lines.emplace_back(level, std::string(line));
+        return;
+      }
+    }
+    ProcessPluginHost().fallback().Log(level, line);
   }
 };
 
@@ -86,29 +94,50 @@ Napi::Value PluginStopBegin(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), id);
 }
 
+std::shared_ptr<StopJob> TakeJob(const Napi::CallbackInfo& info, bool only_done) {
+  uint32_t id = IdArg(info, 0, "job");
+  std::lock_guard<std::mutex> lock(jobs_mu);
+  auto it = Jobs().find(id);
+  if (it == Jobs().end()) ThrowCoded(info.Env(), ErrorKind::kRangeError, kErrArgument, "no on_stop job " + std::to_string(id));
+  if (only_done && !it->second->done.load(std::memory_order_acquire)) return nullptr;
+  std::shared_ptr<StopJob> job = it->second;
+  Jobs().erase(it);
+  return job;
+}
+
+Napi::Array LinesToJs(Napi::Env env, const std::vector<std::pair<int, std::string>>& lines) {
+  Napi::Array out = Napi::Array::New(env, lines.size() * 2);
+  for (uint32_t i = 0; i < lines.size(); ++i) {
+    out.Set(2 * i, lines[i].first);
+    out.Set(2 * i + 1, lines[i].second);
+  }
+  return out;
+}
+
 // pluginStopTake(job): null while the hook runs, else {status, error, lines: [level, text]*}.
 Napi::Value PluginStopTake(const Napi::CallbackInfo& info) {
-  uint32_t id = IdArg(info, 0, "job");
-  std::shared_ptr<StopJob> job;
-  {
-    std::lock_guard<std::mutex> lock(jobs_mu);
-    auto it = Jobs().find(id);
-    if (it == Jobs().end()) ThrowCoded(info.Env(), ErrorKind::kRangeError, kErrArgument, "no on_stop job " + std::to_string(id));
-    if (!it->second->done.load(std::memory_order_acquire)) return info.Env().Null();
-    job = it->second;
-    Jobs().erase(it);
-  }
+  std::shared_ptr<StopJob> job = TakeJob(info, true);
+  if (!job) return info.Env().Null();
   Napi::Env env = info.Env();
   Napi::Object out = Napi::Object::New(env);
   out.Set("status", job->result.status);
   out.Set("error", job->result.error);
-  Napi::Array lines = Napi::Array::New(env, job->fx.lines.size() * 2);
-  for (uint32_t i = 0; i < job->fx.lines.size(); ++i) {
-    lines.Set(2 * i, job->fx.lines[i].first);
-    lines.Set(2 * i + 1, job->fx.lines[i].second);
-  }
-  out.Set("lines", lines);
+  out.Set("lines", LinesToJs(env, job->fx.lines));
   return out;
+}
+
+// pluginStopAbandon(job): gsf stops waiting for a hook past its deadline: the lines it logged so
+// far ([level, text]*); later ones go to the server's log as it writes them (its host calls
+// fail with GSF_STATUS_EXPIRED from the deadline on, see RunStopHook).
+Napi::Value PluginStopAbandon(const Napi::CallbackInfo& info) {
+  std::shared_ptr<StopJob> job = TakeJob(info, false);
+  std::vector<std::pair<int, std::string>> lines;
+  {
+    std::lock_guard<std::mutex> lock(job->fx.mu);
+    job->fx.abandoned = true;
+    lines.swap(job->fx.lines);
+  }
+  return LinesToJs(info.Env(), lines);
 }
 
 // pluginTimeout(path, name, eventId, tag, sessionId): the effects of the copy's timeout handlers.
@@ -151,6 +180,7 @@ Napi::Value PluginEndHoldings(const Napi::CallbackInfo& info) {
 void PluginLifecycleBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<PluginStart>(env, exports, "pluginStart");
   Export<PluginStopBegin>(env, exports, "pluginStopBegin");
+  Export<PluginStopAbandon>(env, exports, "pluginStopAbandon");
   Export<PluginStopTake>(env, exports, "pluginStopTake");
   Export<PluginTimeout>(env, exports, "pluginTimeout");
   Export<PluginCallTimer>(env, exports, "pluginCallTimer");

@@ -81,12 +81,14 @@ CallScope::CallScope(const NativePlugin* plugin, PluginEffects* effects, const E
   state_.has_message_id = state_.message && origin->has_id;
   state_.message_id = state_.message ? origin->id : 0;
   state_.error.clear();
+  state_.expires_at_ms = 0;
   state_.event_id.store(state_.event.event_id, std::memory_order_relaxed);
   state_.token.store(token_, std::memory_order_release);
 }
 
 CallScope::~CallScope() {
   state_.token.store(0, std::memory_order_release);
+  state_.expires_at_ms = 0;
   state_.event_id.store(0, std::memory_order_relaxed);
   state_.effects = nullptr;
   state_.plugin = nullptr;

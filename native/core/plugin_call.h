@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -12,6 +13,11 @@ namespace gsf {
 
 struct PluginEffects;
 struct NativePlugin;
+
+/** Milliseconds since the Unix epoch (JavaScript's Date.now()). */
+inline int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 /** What the caller knows of the event a handler runs for. */
 struct EventContext {
@@ -44,9 +50,13 @@ struct CallState {
   bool has_message_id = false;
   double message_id = 0;
   std::string error;     // set_error's message, or a service's own
+  // A call with a deadline (on_stop's, ms since the Unix epoch; 0: none): past it, the call
+  // is expired as a revoked one is. Read and written by the owner only.
+  int64_t expires_at_ms = 0;
 
-  /** Whether the call's event was timed out (its effects are refused from then on). */
+  /** Whether the call's event was timed out, or its deadline passed (its effects are refused from then on). */
   bool Revoked() const {
+    if (expires_at_ms != 0 && NowMs() >= expires_at_ms) return true;
     uint64_t id = event_id.load(std::memory_order_relaxed);
     return id != 0 && revoked_event.load(std::memory_order_acquire) == id;
   }

@@ -96,10 +96,10 @@ enum ObjectOp { kObjectOpFetch = 0, kObjectOpFetchBy = 1, kObjectOpSet = 2 };
 
 /**
  * Where StderrEffects writes: the server log's descriptor (standard output, or its log_file), its
- * format and the manifest's minloglevel (until the live settings are published), set by the
- * main thread at start (standard error, text and 0 until then).
+ * format, and the manifest's minloglevel and alsologtostderr (until the live settings are
+ * published), set by the main thread at start (standard error, text, 0 and false until then).
  */
-void SetLogTarget(int fd, bool json, int minloglevel);
+void SetLogTarget(int fd, bool json, int minloglevel, bool also_stderr);
 
 /**
  * Writes log lines at once, to the server's log (lines of plugin threads, or of calls that

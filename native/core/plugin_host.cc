@@ -1,6 +1,10 @@
 #include "plugin_host.h"
 
+#include <poll.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <climits>
 #include <cstdlib>
@@ -42,6 +46,7 @@ namespace {
 std::atomic<int> log_fd{2};
 std::atomic<bool> log_json{false};
 std::atomic<int> log_min{0};
+std::atomic<bool> log_also_stderr{false};
 
 // Appends `text` with what could end or disguise a line escaped, as escapeLogText in
 // src/log/logger.ts does: C0 controls, DEL, C1 controls and U+2028/U+2029 (UTF-8). In JSON mode
@@ -82,10 +87,48 @@ void AppendEscaped(std::string* out, std::string_view text, bool json) {
   }
 }
 
+// Writes `text` to `fd` whole: a partial write goes on with the rest, and a non-blocking pipe
+// whose reader is behind is waited for (up to 5 s per line), as the JavaScript logger does
+// (src/log/write-out.ts). 0, or the errno of the failure.
+int WriteWhole(int fd, const std::string& text) {
+  size_t off = 0;
+  int waited_ms = 0;
+  while (off < text.size()) {
+    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n >= 0) {
+      off += static_cast<size_t>(n);
+      continue;
+    }
+    if (errno == EINTR) continue;
+    if ((errno == EAGAIN || errno == EWOULDBLOCK) && waited_ms < 5000) {
+      pollfd p{fd, POLLOUT, 0};
+      ::poll(&p, 1, 10);
+      waited_ms += 10;
+      continue;
+    }
+    return errno;
+  }
+  return 0;
+}
+
+// A native line that could not be written: said on standard error, at most once a minute.
+void ReportLost(int fd, int err) {
+  static std::atomic<int64_t> reported_at{INT64_MIN / 2};
+  static std::atomic<int64_t> lost{0};
+  lost.fetch_add(1, std::memory_order_relaxed);
+  int64_t now = NowMs(), last = reported_at.load(std::memory_order_relaxed);
+  if (fd == 2 || now - last < 60000 || !reported_at.compare_exchange_strong(last, now)) return;
+  std::string note = "gsf: native log lines cannot be written to descriptor " + std::to_string(fd) + " (" +
+                     std::strerror(err) + "): " + std::to_string(lost.exchange(0)) + " line(s) lost\n";
+  ssize_t ignored = ::write(2, note.data(), note.size());
+  (void)ignored;
+}
+
 }  // namespace
 
-void SetLogTarget(int fd, bool json, int minloglevel) {
+void SetLogTarget(int fd, bool json, int minloglevel, bool also_stderr) {
   log_json.store(json, std::memory_order_relaxed);
+  log_also_stderr.store(also_stderr, std::memory_order_relaxed);
   log_min.store(minloglevel, std::memory_order_relaxed);
   log_fd.store(fd, std::memory_order_release);
 }
@@ -116,8 +159,12 @@ void StderrEffects::Log(int level, std::string_view line) {
   AppendEscaped(&text, line, json);
   text.append(json ? "\"}\n" : "\n");
   // One write: lines of threads never interleave (O_APPEND on a log file).
-  ssize_t ignored = ::write(log_fd.load(std::memory_order_acquire), text.data(), text.size());
-  (void)ignored;
+  const int fd = log_fd.load(std::memory_order_acquire);
+  if (int err = WriteWhole(fd, text)) ReportLost(fd, err);
+  const bool also_stderr = flags.has_minloglevel ? flags.also_stderr : log_also_stderr.load(std::memory_order_relaxed);
+  if (also_stderr && fd != 2) {
+    if (int err = WriteWhole(2, text)) ReportLost(2, err);
+  }
 }
 
 PluginHost::PluginHost(Runtime* runtime) : runtime_(runtime) { FillHostApi(&api_); }

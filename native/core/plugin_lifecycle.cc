@@ -245,6 +245,8 @@ HookResult RunStopHook(const NativePlugin* plugin, int64_t deadline_ms, PluginEf
   if (!plugin->on_stop) return HookResult();
   EventContext none = NoEvent();
   CallScope scope(plugin, effects, &none, false);
+  // Past its deadline gsf has gone on: what the hook does then fails with GSF_STATUS_EXPIRED.
+  scope.state().expires_at_ms = deadline_ms;
   const gsf_type_host_api* host = Host().Api();
   return Outcome(scope, RunHook(scope, [&] { return plugin->on_stop(host, scope.call(), deadline_ms); }));
 }

@@ -79,7 +79,10 @@ struct HookResult {
 
 /** Runs the copy's on_start on this thread, its effects to `effects`. */
 HookResult RunStartHook(const NativePlugin* plugin, PluginEffects* effects);
-/** Runs the copy's on_stop on this thread with the deadline (ms since the Unix epoch). */
+/**
+ * Runs the copy's on_stop on this thread with the deadline (ms since the Unix epoch). Past the
+ * deadline its host calls fail with GSF_STATUS_EXPIRED, and its log lines go to the fallback.
+ */
 HookResult RunStopHook(const NativePlugin* plugin, int64_t deadline_ms, PluginEffects* effects);
 /** Calls every timeout handler of the copy for a timed-out event. */
 void RunTimeoutHandlers(const NativePlugin* plugin, std::string_view name, uint64_t event_id, uint64_t tag,

@@ -76,6 +76,8 @@ const FlagCache& Flags() {
     if (FlagValue(cache, "v", &v)) gsf_mp_read_double(&v, &cache.verbose);
     cache.minloglevel = 0;
     cache.has_minloglevel = FlagValue(cache, "minloglevel", &v) && gsf_mp_read_double(&v, &cache.minloglevel);
+    b = 0;
+    cache.also_stderr = FlagValue(cache, "alsologtostderr", &v) && gsf_mp_read_bool(&v, &b) && b;
   }
   return cache;
 }

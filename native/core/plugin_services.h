@@ -37,6 +37,7 @@ struct FlagCache {
   double verbose = 0;
   double minloglevel = 0;
   bool has_minloglevel = false;  // the settings are published (not yet during the first plugins' init)
+  bool also_stderr = false;      // alsologtostderr
 };
 const FlagCache& Flags();
 

@@ -99,6 +99,24 @@ TEST(plugin_lifecycle_hooks_are_read_from_the_descriptor) {
   CHECK_EQ(Count("timeout_names"), 1.0);
 }
 
+TEST(plugin_on_stop_past_its_deadline_has_an_expired_call) {
+  const gsf::NativePlugin* p = Probe();
+  REQUIRE(p != nullptr);
+  double stopped = Count("stopped");
+  Collected fx;
+  // gsf stopped waiting for it (the deadline has passed): its log line is not one of the hook's
+  // effects but goes to the fallback, as every call of an expired call does.
+  gsf::HookResult stop = gsf::RunStopHook(p, gsf::NowMs() - 1, &fx);
+  CHECK_EQ(stop.status, GSF_STATUS_OK);
+  CHECK_EQ(Count("stopped"), stopped + 1);
+  CHECK(fx.logs.empty());
+  // Within its deadline the same line is the hook's.
+  gsf::HookResult again = gsf::RunStopHook(p, gsf::NowMs() + 5000, &fx);
+  CHECK_EQ(again.status, GSF_STATUS_OK);
+  REQUIRE(fx.logs.size() == 1);
+  CHECK_EQ(fx.logs[0], std::string("0|native-lifecycle: on_stop ran"));
+}
+
 TEST(plugin_continuation_user_data_is_released_exactly_once) {
   const gsf::NativePlugin* p = Probe();
   REQUIRE(p != nullptr);

@@ -5,6 +5,7 @@
  * methods do not.
  */
 import { Packr, Unpackr } from 'msgpackr';
+import { gsfError } from '../errors.ts';
 
 // Records (shared structures) would need every thread to agree on structure ids: keep them off.
 const packr = new Packr({ useRecords: false, moreTypes: true });
@@ -13,7 +14,21 @@ const unpackr = new Unpackr({ useRecords: false, moreTypes: true, copyBuffers: t
 /** Encodes a payload; undefined travels as no bytes at all. */
 export function encodePayload(payload: unknown): Uint8Array | null {
   if (payload === undefined) return null;
-  return packr.pack(payload);
+  try {
+    return packr.pack(payload);
+  } catch (err) {
+    throw payloadError(err);
+  }
+}
+
+/**
+ * What an encoder's failure on a payload is thrown as: msgpackr (and plain-pack.ts) encode
+ * recursively, so a payload nested thousands of levels deep, or one that refers to itself,
+ * runs out of stack: GSF_ERR_BAD_ARGUMENT says so. Other errors are thrown as they are.
+ */
+export function payloadError(err: unknown): unknown {
+  if (!(err instanceof RangeError)) return err;
+  return gsfError('GSF_ERR_BAD_ARGUMENT', `the payload cannot be encoded: it nests too deep or refers to itself (${err.message})`);
 }
 
 /**

@@ -174,8 +174,8 @@ export class EventRuntime {
   running: RunningEvent | null = null;
   /** Event workers: marks this thread's awaiting events that timed out (see `RunningEvent.timedOut`). */
   noticeTimeouts: (() => void) | null = null;
-  /** Set by the dispatcher when shutdown starts: events from outside events are refused. */
-  stopping = false;
+  /** Set when shutdown starts: events from outside events are refused, but while the onStop hooks run ('hooks'). */
+  stopping: boolean | 'hooks' = false;
   /** Effects of events for the main thread (set on workers by the session feature). */
   effects: WorkerEffects | null = null;
   /** The object model, when plugins use it (set by `api.objects`). */
@@ -224,7 +224,7 @@ export class EventRuntime {
   }
 
   private refuseAfterStop(what: string): void {
-    if (this.stopping && this.current() === null) throw gsfError('GSF_ERR_SHUTTING_DOWN', what);
+    if (this.stopping === true && this.current() === null) throw gsfError('GSF_ERR_SHUTTING_DOWN', what);
   }
 
   /** Queues a user event (SPEC 6.1 `Invoke`); returns its id. */

@@ -2,7 +2,8 @@
  * glog-style structured logging shared by the main thread and every worker.
  *
  * Lines are written synchronously with one write() per line, so lines from different threads
- * never interleave (O_APPEND on a log file; a pipe write under PIPE_BUF on stdout). A burst of
+ * never interleave (O_APPEND on a log file; a pipe write under PIPE_BUF on stdout); a line is
+ * always written whole (write-out.ts). A burst of
  * lines inside `groupLines` goes out in writes of whole lines under PIPE_BUF when it ends. The levels
  * and `v` are read on every call from the flag registry, so REST changes apply at once.
  *
@@ -14,6 +15,7 @@
  */
 import fs from 'node:fs';
 import { threadId, isMainThread } from 'node:worker_threads';
+import { nameDescriptor, writeOut } from './write-out.ts';
 
 export const LogLevel = { INFO: 0, WARNING: 1, ERROR: 2, FATAL: 3 } as const;
 const LEVEL_NAMES = ['INFO', 'WARNING', 'ERROR', 'FATAL'] as const;
@@ -49,6 +51,7 @@ function fdFor(file: string): number {
   if (fd === undefined) {
     fd = fs.openSync(file, 'a');
     fileDescriptors.set(file, fd);
+    nameDescriptor(fd, `log_file '${file}'`);
   }
   return fd;
 }
@@ -61,14 +64,6 @@ export function logDescriptor(file: string): number {
 /** Opens `file` for appending now (once per process), so that a file that cannot be opened is reported at start; throws the system error. */
 export function openLogFile(file: string): void {
   fdFor(file);
-}
-
-function writeOut(fd: number, text: string): void {
-  try {
-    fs.writeSync(fd, text);
-  } catch {
-    // A closed stdout (EPIPE) must never take the server down.
-  }
 }
 
 /**

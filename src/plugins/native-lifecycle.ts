@@ -53,19 +53,26 @@ export function registerNativeLifecycle(api: PluginApi, rt: EventRuntime, info: 
   }
 }
 
-/** Runs on_stop on its own thread; resolves when it returns or its deadline passes (then logged). */
+/**
+ * Runs on_stop on its own thread; resolves when it returns or its deadline passes (then logged:
+ * from then on its host calls fail with GSF_STATUS_EXPIRED, and its lines go to the log as written).
+ */
 async function runStop(info: NativePluginInfo, log: Logger): Promise<void> {
   const deadline = Date.now() + stopBudgetMs;
   const job = native.pluginStopBegin(info.path, deadline);
   if (job === 0) return;
+  const writeLines = (lines: Array<number | string>): void => {
+    for (let i = 0; i < lines.length; i += 2) writeLine(log, lines[i] as number, lines[i + 1] as string);
+  };
   for (;;) {
     const r = native.pluginStopTake(job);
     if (r !== null) {
-      for (let i = 0; i < r.lines.length; i += 2) writeLine(log, r.lines[i] as number, r.lines[i + 1] as string);
+      writeLines(r.lines);
       if (r.status !== NativeStatus.ok) throw hookFailure(r);
       return;
     }
     if (Date.now() >= deadline) {
+      writeLines(native.pluginStopAbandon(job));
       log.error(`plugin '${info.name}' on_stop had not returned by its deadline (${stopBudgetMs} ms, `
         + 'EventDispatcher.shutdown_drain_timeout_in_ms): gsf goes on without waiting for it');
       return;

@@ -227,10 +227,43 @@ export function decodeFrame(bytes: Uint8Array, codec: CodecName): Envelope {
     try {
       value = unpackr.unpack(bytes);
     } catch (err) {
+      // msgpackr decodes recursively: a body nested thousands of levels deep runs out of stack.
+      if (err instanceof RangeError && err.message.includes('call stack')) {
+        throw new DecodeError(ProtocolError.malformed, 'a message must not nest deeper than msgpack decoding can go (thousands of levels)', undefined, trailingId(bytes, true));
+      }
       throw new DecodeError(ProtocolError.badMsgpack, format(ErrorTable.GSF_ERR_MESSAGE_BAD_MSGPACK.message, [(err as Error).message]));
     }
   }
   return checkEnvelope(value);
+}
+
+/**
+ * The id of a frame too big (or too deep) to decode, when it ends the frame as the SDK writes it (`…,"id":7}`
+ * in JSON; a msgpack map's last entry `id`: n), so that the error frame answers its request;
+ * else undefined. Only the last bytes are read.
+ */
+export function trailingId(bytes: Uint8Array, binary: boolean): number | undefined {
+  const end = bytes.length;
+  if (!binary) {
+    const tail = Buffer.from(bytes.buffer, bytes.byteOffset + Math.max(0, end - 32), Math.min(32, end)).toString('latin1');
+    const m = /,"id":(\d{1,16})\}\s*$/.exec(tail);
+    const id = m ? Number(m[1]) : NaN;
+    return Number.isSafeInteger(id) ? id : undefined;
+  }
+  for (const length of [1, 2, 3, 5, 9]) {
+    const at = end - length;
+    if (at < 3 || bytes[at - 3] !== 0xa2 || bytes[at - 2] !== 0x69 || bytes[at - 1] !== 0x64) continue;
+    const head = bytes[at]!;
+    const view = new DataView(bytes.buffer, bytes.byteOffset + at + 1, length - 1);
+    let id: number | undefined;
+    if (length === 1 && head <= 0x7f) id = head;
+    else if (length === 2 && head === 0xcc) id = view.getUint8(0);
+    else if (length === 3 && head === 0xcd) id = view.getUint16(0);
+    else if (length === 5 && head === 0xce) id = view.getUint32(0);
+    else if (length === 9 && head === 0xcf) id = Number(view.getBigUint64(0));
+    if (id !== undefined && Number.isSafeInteger(id)) return id;
+  }
+  return undefined;
 }
 
 /** Decodes `bytes[start, end)` as exactly one msgpack value, or throws. */

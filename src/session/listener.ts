@@ -23,7 +23,7 @@ import { native } from '../native.ts';
 import { intern } from '../events/runtime.ts';
 import type { ThreadContext } from '../hooks/thread-context.ts';
 import type { IoRole } from './io/io-role.ts';
-import { encodeFrame, peekTypeSpan, TYPE_SPAN } from './codec.ts';
+import { encodeFrame, peekTypeSpan, trailingId, TYPE_SPAN } from './codec.ts';
 import { logSessionMessage } from './message-log.ts';
 import { MESSAGE_EVENT } from './worker/message-event.ts';
 import type { LocalSessions } from './main/local-sessions.ts';
@@ -33,7 +33,7 @@ import { SessionGroups } from './groups.ts';
 import { MessageTypes } from './message-types.ts';
 import { closeReason, CloseCode, EngineType, ProtocolError, protocolErrorBody, type CodecName, type ProtocolErrorBody } from './protocol.ts';
 import { SessionLifecycle, type SessionData, type Socket } from './listener-lifecycle.ts';
-import { answerWithoutWorker, trailingId, unknownTypeAnswer } from './listener-errors.ts';
+import { answerWithoutWorker, unknownTypeAnswer } from './listener-errors.ts';
 
 // A local copy: module exports are getters under the CommonJS transform (read per message).
 const SPAN = TYPE_SPAN;

@@ -49,6 +49,8 @@ export class ApiServer {
   readonly router = new Router();
   private readonly app = uWS.App();
   private listening: Listening | null = null;
+  /** The server stops: every request gets 503 (see `stopListening`). */
+  private stopping = false;
   private readonly failureLog: LineLimiter;
   /** Route handlers whose GET and HEAD need no token (see `servePublicly`). */
   private readonly publicHandlers = new Set<RouteHandler>();
@@ -104,9 +106,13 @@ export class ApiServer {
     return this.listening.port;
   }
 
-  /** Takes no new connections; those open are still served (a stop answers what they asked). */
+  /**
+   * Takes no new connections; what those open asked before is answered (a stop waits for it),
+   * and what they ask from now on gets 503.
+   */
   stopListening(): void {
     this.listening?.close();
+    this.stopping = true;
   }
 
   /** Stops listening and closes every connection (a stopped server serves nothing). */
@@ -128,6 +134,10 @@ export class ApiServer {
     };
     if (path.length > MAX_PATH_BYTES) {
       refuse(errorResponse(gsfError('GSF_ERR_URI_TOO_LONG', MAX_PATH_BYTES)));
+      return;
+    }
+    if (this.stopping) {
+      refuse(errorResponse(gsfError('GSF_ERR_UNAVAILABLE', 'the server is stopping')));
       return;
     }
     const match = this.router.match(method, path);

@@ -282,14 +282,17 @@ export class Dispatcher extends WorkerPools {
     return s.waiting === 0 && s.outstanding === 0;
   }
 
-  /** Ends every serve loop and closes every worker. Queued events that did not run are reported by the caller. */
-  async close(): Promise<void> {
+  /**
+   * Ends every serve loop and closes every worker, waiting up to `waitMs` for the serve loops to
+   * end first (0: the threads end at once). Queued events that did not run are reported by the caller.
+   */
+  async close(waitMs = CLOSE_WAIT_MS): Promise<void> {
     this.closing = true;
     this.stopTimers();
     native.setWakeCallback(null);
     stopAllEpochs();
     // A worker stuck in a handler never returns: its thread is ended with the pool.
-    const deadline = Date.now() + CLOSE_WAIT_MS;
+    const deadline = Date.now() + waitMs;
     while (this.tasks.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     const pools = [this.pool, this.warming, ...this.retiring].filter((p): p is Piscina => p !== null);
     this.pool = null;

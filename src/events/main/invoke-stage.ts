@@ -11,7 +11,7 @@
  */
 import { native, PUSH_STRIDE, PushField } from '../../native.ts';
 import { workReady } from '../wake.ts';
-import { encodePayload } from '../codec.ts';
+import { encodePayload, payloadError } from '../codec.ts';
 import { NO_ROOM, packPlain } from '../plain-pack.ts';
 
 const RECORDS = 1024;
@@ -56,11 +56,16 @@ export class InvokeStage {
   addValue(tag: number, nameId: number, handlerId: number, sessionId: number, kind: number, payload: unknown): number {
     if (payload === undefined) return this.add(tag, nameId, handlerId, sessionId, kind, null);
     this.makeRoom(0);
-    let end = packPlain(payload, this.bytes, this.used);
-    if (end === NO_ROOM && this.count > 0) {
-      this.flush();
-      this.makeRoom(0);
-      end = packPlain(payload, this.bytes, 0);
+    let end: number;
+    try {
+      end = packPlain(payload, this.bytes, this.used);
+      if (end === NO_ROOM && this.count > 0) {
+        this.flush();
+        this.makeRoom(0);
+        end = packPlain(payload, this.bytes, 0);
+      }
+    } catch (err) {
+      throw payloadError(err);
     }
     if (end < 0) return this.add(tag, nameId, handlerId, sessionId, kind, encodePayload(payload));
     return this.record(tag, nameId, handlerId, sessionId, kind, end - this.used);
