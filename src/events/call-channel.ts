@@ -5,6 +5,7 @@
  * (`serveMainCalls`) share the message types below; an error keeps its `code` across.
  */
 import { MessageChannel, parentPort, threadId, type MessagePort } from 'node:worker_threads';
+import { gsfError } from '../errors.ts';
 import type { ChannelHello, ChannelName } from './types.ts';
 
 /** Worker → main. */
@@ -22,12 +23,19 @@ export interface MainCallResponse {
   error?: { code?: string; message: string };
 }
 
-/** Worker: a function that runs `op` on the main thread over `channel`'s port, opened on first use. */
+/**
+ * Worker: a function that runs `op` on the main thread over `channel`'s port, opened on first
+ * use. The main thread closes the port when its feature stops (the server stops): calls still
+ * waiting then, and every later one, fail with GSF_ERR_SHUTTING_DOWN rather than wait for good.
+ */
 export function mainCaller<Op extends string>(channel: ChannelName): (op: Op, args: unknown[]) => Promise<unknown> {
   let port: MessagePort | null = null;
+  let closed = false;
   let nextRid = 1;
-  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  const pending = new Map<number, { op: Op; resolve(v: unknown): void; reject(e: Error): void }>();
+  const refused = (op: Op): Error => gsfError('GSF_ERR_SHUTTING_DOWN', `${channel} call '${op}'`);
   return (op, args) => {
+    if (closed) return Promise.reject(refused(op));
     if (port === null) {
       if (parentPort === null) return Promise.reject(new Error(`${channel} calls need an event worker or the main thread`));
       const { port1, port2 } = new MessageChannel();
@@ -40,13 +48,18 @@ export function mainCaller<Op extends string>(channel: ChannelName): (op: Op, ar
         if (r.ok) p.resolve(r.value);
         else p.reject(Object.assign(new Error(r.error?.message ?? `${channel} call failed`), r.error?.code === undefined ? {} : { code: r.error.code }));
       });
+      port1.once('close', () => {
+        closed = true;
+        for (const p of pending.values()) p.reject(refused(p.op));
+        pending.clear();
+      });
       port1.unref();
       port = port1;
     }
     const rid = nextRid++;
     const target = port;
     return new Promise((resolve, reject) => {
-      pending.set(rid, { resolve, reject });
+      pending.set(rid, { op, resolve, reject });
       target.postMessage({ rid, op, args } satisfies MainCallRequest<Op>);
     });
   };

@@ -9,6 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { native } from '../../src/native.ts';
 import { fixtures, startTestServer, waitFor } from './_server.ts';
+import { startSessionServer } from './_session.ts';
 
 const PST = path.join(fixtures, 'plugins', 'probe-stoptraffic-objects');
 const count = (name: string): number => native.counterValue('pst', name) ?? 0;
@@ -48,6 +49,18 @@ test.serial('an onStop hook that invokes an event has it run in the drain', asyn
   await s.stop();
   t.is(globalThis.pstStopHookError, undefined);
   t.is(count('saved'), before + 1);
+});
+
+test.serial('a session-closed handler that awaits an account call at stop is refused at once, and the drain ends', async (t) => {
+  const s = await startSessionServer({ EventDispatcher: { event_threads_size: 1, shutdown_drain_timeout_in_ms: 60_000 } }, [PST]);
+  const before = count('close_login_GSF_ERR_SHUTTING_DOWN');
+  await s.connect('json');
+  await s.connect('json');
+  await s.stop();
+  // The sessions were closed by the stop, and the account manager with them: both handlers
+  // are told so rather than wait for an answer until the drain limit.
+  t.is(count('close_login_GSF_ERR_SHUTTING_DOWN'), before + 2);
+  t.false(s.logs().some((l) => l.includes('they are dropped') || l.includes('Event timeout')), s.logs().join('\n'));
 });
 
 const refused = (port: number): Promise<boolean> => new Promise((resolve) => {

@@ -40,6 +40,8 @@ export class Dispatcher extends WorkerPools {
   private readonly channels = new Map<ChannelName, (hello: ChannelHello) => void>();
   /** Channels opened before their feature started listening (workers load before features start). */
   private readonly waitingChannels: ChannelHello[] = [];
+  /** Channels whose feature has stopped: a thread that opens one now has its port closed at once. */
+  private readonly closedChannels = new Set<ChannelName>();
   private readonly endHooks = new Set<WorkerEndHooks>();
   /** Threads ended for a timeout that have not exited yet. */
   private readonly ending = new Set<number>();
@@ -97,12 +99,17 @@ export class Dispatcher extends WorkerPools {
     }, ABANDON_AFTER_MS).unref();
   }
 
-  /** Routes the channel a worker opens under `name` to `listener` (one listener per name). */
+  /**
+   * Routes the channel a worker opens under `name` to `listener` (one listener per name); null:
+   * its feature stopped, and channels opened from now on are closed at once.
+   */
   onChannel(name: ChannelName, listener: ((hello: ChannelHello) => void) | null): void {
     if (listener === null) {
       this.channels.delete(name);
+      this.closedChannels.add(name);
       return;
     }
+    this.closedChannels.delete(name);
     this.channels.set(name, listener);
     for (const hello of this.waitingChannels.filter((h) => h.channel === name)) {
       this.waitingChannels.splice(this.waitingChannels.indexOf(hello), 1);
@@ -162,6 +169,7 @@ export class Dispatcher extends WorkerPools {
       case 'channel': {
         const listener = this.channels.get(message.channel);
         if (listener) listener(message);
+        else if (this.closedChannels.has(message.channel)) message.port.close();
         else this.waitingChannels.push(message);
         break;
       }
