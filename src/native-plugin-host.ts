@@ -173,6 +173,8 @@ export interface NativePluginHost {
   pluginRevokeEvent(eventId: number): boolean;
   /** Where native log lines outside a call go: the server log's descriptor, whether it is JSON lines, the manifest's minloglevel. */
   logTarget(fd: number, json: boolean, minloglevel: number, alsoStderr: boolean): void;
+  /** Whether plugin threads' invokes and timers (gsf_no_call()) are taken: from a start until its stop has run the stop hooks. */
+  pluginOutsideCalls(open: boolean): void;
   /** Releases the continuations a failed event still holds (none of them will run). */
   pluginDropContinuations(eventId: number): void;
   /**
@@ -251,6 +253,8 @@ export interface NativePluginHost {
   pluginResultHoldings(): [number, number];
   /** The request ended: its native writer is refused from now on. */
   pluginApiRelease(requestId: number): void;
+  /** Whether the request's native writer has answered (the answer may have gone with a timed-out call's effects). */
+  pluginApiAnswered(requestId: number): boolean;
   /** Answers of events that finished on this event thread, `[requestId, httpStatus, jsonBody | null]` flattened, to the main thread. */
   pluginApiPostAnswers(answers: Array<number | string | null>): void;
   /**

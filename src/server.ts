@@ -64,6 +64,7 @@ export class GsfServer {
       ? parseManifest(options.manifest, '(inline manifest)', path.resolve(options.dir ?? process.cwd()))
       : loadManifest(options.manifestPath ?? 'MANIFEST.json');
     const pluginFiles = resolvePluginFiles(manifest);
+    native.pluginOutsideCalls(true);
     const thread = await createThreadContext(manifest, 'main', pluginFiles);
     const { flags, log } = thread;
 
@@ -236,6 +237,7 @@ export class GsfServer {
     thread.runtime.stopping = 'hooks';
     for (const { plugin, fn } of thread.declarations.onStop) await runStopHook(plugin, fn, limit, thread.log);
     thread.runtime.stopping = true;
+    native.pluginOutsideCalls(false);
     const deadline = Date.now() + limit;
     while (!dispatcher.idle() && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 5));

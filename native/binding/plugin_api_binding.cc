@@ -116,6 +116,11 @@ Napi::Value PluginApiRelease(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// pluginApiAnswered(rid): whether the request's native writer has answered.
+Napi::Value PluginApiAnswered(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), ProcessApiHost().Answered(static_cast<uint64_t>(UintArg(info, 0, "rid"))));
+}
+
 // [rid, httpStatus, body | null]* of answers that finished on an event thread.
 Napi::Value PluginApiPostAnswers(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -198,6 +203,7 @@ void PluginApiBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<PluginContinue>(env, exports, "pluginContinue");
   Export<PluginDropContinuation>(env, exports, "pluginDropContinuation");
   Export<PluginApiRelease>(env, exports, "pluginApiRelease");
+  Export<PluginApiAnswered>(env, exports, "pluginApiAnswered");
   Export<PluginApiPostAnswers>(env, exports, "pluginApiPostAnswers");
   Export<PluginApiTakeAnswers>(env, exports, "pluginApiTakeAnswers");
   Export<PluginApiOnAnswers>(env, exports, "pluginApiOnAnswers");

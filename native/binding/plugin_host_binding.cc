@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "../core/plugin_host.h"
+#include "../core/plugin_services.h"
 #include "../core/runtime.h"
 #include "bindings.h"
 #include "in_call_answers.h"
@@ -127,6 +128,12 @@ Napi::Value LogTarget(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// pluginOutsideCalls(open): whether plugin threads' invokes and timers (gsf_no_call()) are taken.
+Napi::Value PluginOutsideCalls(const Napi::CallbackInfo& info) {
+  services::SetOutsideCallsOpen(info[0].ToBoolean().Value());
+  return info.Env().Undefined();
+}
+
 Napi::Value PluginDropContinuations(const Napi::CallbackInfo& info) {
   ProcessPluginHost().DropContinuations(UintArg(info, 0, "eventId"));
   return info.Env().Undefined();
@@ -137,6 +144,7 @@ Napi::Value PluginDropContinuations(const Napi::CallbackInfo& info) {
 void PluginHostBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<PluginLoad>(env, exports, "pluginLoad");
   Export<LogTarget>(env, exports, "logTarget");
+  Export<PluginOutsideCalls>(env, exports, "pluginOutsideCalls");
   Export<PluginDeclareEvents>(env, exports, "pluginDeclareEvents");
   Export<PluginContextView>(env, exports, "pluginContextView");
   Export<PluginCallEvent>(env, exports, "pluginCallEvent");

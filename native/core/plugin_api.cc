@@ -105,11 +105,18 @@ void WriterLine(int level, const std::string& line) {
 }  // namespace
 
 gsf_type_status ApiHost::Answer(gsf_type_api_writer writer, uint32_t kind, int32_t status, std::string body, bool has_body) {
-  uint64_t event_id;
+  CallState& s = ThisThreadCall();
+  const bool in_call = s.token.load(std::memory_order_relaxed) != 0 && s.effects && !s.Revoked();
+  void (*notify)() = nullptr;
+  bool mailed = false;
   {
     std::lock_guard<std::mutex> lock(writers_mu_);
     auto it = writers_.find(writer.token);
     if (it == writers_.end()) {
+      if (answered_released_.count(writer.token) != 0) {
+        WriterLine(1, "native writer " + std::to_string(writer.token) + ": a second answer was ignored; a request is answered once");
+        return GSF_STATUS_CONFLICT;
+      }
       WriterLine(1, "native writer " + std::to_string(writer.token) +
                         ": the request was already answered with 504 or never existed; this answer was ignored");
       return GSF_STATUS_EXPIRED;
@@ -121,30 +128,43 @@ gsf_type_status ApiHost::Answer(gsf_type_api_writer writer, uint32_t kind, int32
       return GSF_STATUS_CONFLICT;
     }
     w.answered = true;
-    event_id = w.event_id;
+    if (!in_call || s.event.event_id != w.event_id) {
+      // Answered from elsewhere: to the mailbox under the same lock, so that whoever sees the
+      // writer answered finds the answer there.
+      bool was_empty = mailbox_.empty();
+      mailbox_.push_back(ApiAnswerRecord{writer.token, status, has_body, has_body ? std::move(body) : std::string(),
+                                         has_body ? std::string() : std::move(body)});
+      if (was_empty) notify = notify_;
+      mailed = true;
+    }
   }
-  CallState& s = ThisThreadCall();
-  if (s.token.load(std::memory_order_relaxed) != 0 && s.effects && !s.Revoked() && s.event.event_id == event_id) {
+  if (notify) notify();
+  if (!mailed) {
     // The call handling the request answered: the answer goes with the event's other effects.
     s.effects->ApiAnswer(writer.token, status, has_body ? std::string_view(body) : std::string_view(), has_body,
                          has_body ? std::string_view() : std::string_view(body));
-    return GSF_STATUS_OK;
   }
-  void (*notify)() = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(writers_mu_);
-    bool was_empty = mailbox_.empty();
-    mailbox_.push_back(ApiAnswerRecord{writer.token, status, has_body, has_body ? std::move(body) : std::string(),
-                                       has_body ? std::string() : std::move(body)});
-    if (was_empty) notify = notify_;
-  }
-  if (notify) notify();
   return GSF_STATUS_OK;
 }
 
 void ApiHost::Release(uint64_t rid) {
   std::lock_guard<std::mutex> lock(writers_mu_);
-  writers_.erase(rid);
+  auto it = writers_.find(rid);
+  if (it == writers_.end()) return;
+  if (it->second.answered && answered_released_.insert(rid).second) {
+    answered_order_.push_back(rid);
+    if (answered_order_.size() > kAnsweredKept) {
+      answered_released_.erase(answered_order_.front());
+      answered_order_.pop_front();
+    }
+  }
+  writers_.erase(it);
+}
+
+bool ApiHost::Answered(uint64_t rid) {
+  std::lock_guard<std::mutex> lock(writers_mu_);
+  auto it = writers_.find(rid);
+  return it != writers_.end() && it->second.answered;
 }
 
 void ApiHost::PostAnswers(std::vector<ApiAnswerRecord>&& answers) {

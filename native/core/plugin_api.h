@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -92,8 +93,13 @@ class ApiHost {
 
   /** Answers a writer; see gsf_type_api_writer. `body` is JSON text (has_body) or the failure message. */
   gsf_type_status Answer(gsf_type_api_writer writer, uint32_t kind, int32_t status, std::string body, bool has_body);
-  /** The request ended (answered or timed out): its writer is refused from now on. */
+  /**
+   * The request ended (answered or timed out): its writer is refused from now on (CONFLICT when
+   * it had answered, for the last kAnsweredKept such requests; else EXPIRED).
+   */
   void Release(uint64_t rid);
+  /** Whether request `rid`'s writer has answered (its answer may still be in a call's effects). */
+  bool Answered(uint64_t rid);
   /** Adds finished answers to the mailbox (an event thread's batch); wakes the main thread if it was empty. */
   void PostAnswers(std::vector<ApiAnswerRecord>&& answers);
   /** Answers that went to the mailbox since the last call. */
@@ -142,6 +148,10 @@ class ApiHost {
   std::unordered_map<uint64_t, Writer> writers_;
   std::vector<ApiAnswerRecord> mailbox_;
   void (*notify_)() = nullptr;
+  // Requests released after their writer answered, newest last (a later answer gets CONFLICT).
+  static constexpr size_t kAnsweredKept = 4096;
+  std::deque<uint64_t> answered_order_;
+  std::unordered_set<uint64_t> answered_released_;
 
   ContinuationTable<Continuation> continuations_;
 };

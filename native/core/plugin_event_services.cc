@@ -18,10 +18,15 @@ namespace services {
 
 namespace {
 
-// The live call a service acts for; token 0 is allowed where `outside_ok` (plugin threads).
+// The live call a service acts for; token 0 is allowed where `outside_ok` (plugin threads),
+// while the server takes such calls (not once it is stopping).
 bool Caller(gsf_type_call call, bool outside_ok, CallState** s, gsf_type_status* why) {
   *s = LiveCall(call, why);
-  return *s != nullptr || (outside_ok && call.token == 0);
+  if (*s != nullptr) return true;
+  if (!outside_ok || call.token != 0) return false;
+  if (OutsideCallsOpen()) return true;
+  *why = GSF_STATUS_UNAVAILABLE;
+  return false;
 }
 
 // The handler id of an event native code may target, or 0 (with the failure noted).

@@ -2,6 +2,7 @@
 // registration, counters, tags and flags here; events, sessions and timers in
 // plugin_event_services.cc. Every callback is a C function: nothing may unwind out of it, so
 // each body runs inside Guard.
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -49,6 +50,13 @@ std::string Named(const CallState* s, const char* what) {
 }
 
 // Records why a service failed on the live call (a later set_error of the plugin replaces it).
+namespace {
+std::atomic<bool> outside_calls_open{true};
+}  // namespace
+
+void SetOutsideCallsOpen(bool open) { outside_calls_open.store(open, std::memory_order_release); }
+bool OutsideCallsOpen() { return outside_calls_open.load(std::memory_order_acquire); }
+
 gsf_type_status Note(CallState* s, gsf_type_status status, const std::string& message) {
   if (s) s->error = message;
   return status;

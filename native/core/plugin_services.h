@@ -26,6 +26,13 @@ bool Text(gsf_type_borrowed_str s);
 bool CounterNames(gsf_type_borrowed_str category, gsf_type_borrowed_str name);
 /** "<what> of plugin '<name>'": how a message names a plugin's request. */
 std::string Named(const CallState* s, const char* what);
+/**
+ * Whether services that take gsf_no_call() (invoke, timers from a plugin's own threads) are
+ * open: from a server's start until its stop has run the stop hooks (then GSF_STATUS_UNAVAILABLE,
+ * as a managed invoke from outside an event throws GSF_ERR_SHUTTING_DOWN).
+ */
+void SetOutsideCallsOpen(bool open);
+bool OutsideCallsOpen();
 /** Records why a service failed on the live call (a later set_error of the plugin replaces it). */
 gsf_type_status Note(CallState* s, gsf_type_status status, const std::string& message);
 

@@ -232,8 +232,11 @@ enum {
 /**
  * A response writer: answers one API request exactly once, with one of host->answer_*. It is a
  * value (a token): answer during the handler, or later from any thread (a continuation, a thread
- * of the plugin's own). A second answer is refused (GSF_STATUS_CONFLICT) and logged; an answer
- * after the request's deadline (it got 504) is refused with GSF_STATUS_EXPIRED.
+ * of the plugin's own). A second answer is refused (GSF_STATUS_CONFLICT) and logged, also once
+ * the first reached the client; an answer after the request's deadline (it got 504) is refused
+ * with GSF_STATUS_EXPIRED. An answer made in the handler goes with the handler's other effects:
+ * when its event times out they are dropped, and the request ends with it (504
+ * GSF_ERR_HANDLER_EVENT_ENDED); a writer that has not answered may still answer until the deadline.
  * @since 1.1
  */
 typedef struct gsf_type_api_writer {
@@ -613,7 +616,8 @@ typedef struct gsf_type_host_api {
   /**
    * Writes one log line, prefixed with the plugin's name. Inside a running call the line is
    * released with the call's other effects; with gsf_no_call(), or a call that has ended, it
-   * is written at once. @since 1.0
+   * is written at once, prefixed "native" (the host table is shared, so gsf cannot tell which
+   * plugin wrote it: put your plugin's name in the text of lines from your own threads). @since 1.0
    */
   void (*log)(gsf_type_call call, int32_t level, gsf_type_borrowed_str text);
 

@@ -128,8 +128,16 @@ TEST(api_writer_outside_its_call_goes_to_the_mailbox) {
   CHECK_EQ(got[0].rid, uint64_t{505});
   CHECK_EQ(got[0].body, std::string("\"later\""));
   CHECK_EQ(answer(), GSF_STATUS_CONFLICT);  // answered already
+  CHECK(gsf::ProcessApiHost().Answered(505));
   gsf::ProcessApiHost().Release(505);
-  CHECK_EQ(answer(), GSF_STATUS_EXPIRED);   // the request ended (504 or answered)
+  CHECK(!gsf::ProcessApiHost().Answered(505));
+  CHECK_EQ(answer(), GSF_STATUS_CONFLICT);  // the request ended once answered: still a second answer
+  CHECK(gsf::ProcessApiHost().TakeAnswers().empty());
+  // A request that ended unanswered (504): its writer's answer has expired.
+  p.Call(590, GSF_ANSWER_STRING, "keep");
+  CHECK(!gsf::ProcessApiHost().Answered(590));
+  gsf::ProcessApiHost().Release(590);
+  CHECK_EQ(answer(), GSF_STATUS_EXPIRED);
   CHECK(gsf::ProcessApiHost().TakeAnswers().empty());
   // Event threads post their finished answers in batches: one wake-up until the main thread drains.
   std::vector<gsf::ApiAnswerRecord> batch(2);

@@ -77,16 +77,23 @@ export class PendingRequests {
 
   /**
    * Answers now (504) the requests whose events will never finish: timed out or abandoned. A
-   * native writer may still answer such a request meanwhile; the first answer wins.
+   * native writer that has not answered may still answer such a request meanwhile; the first
+   * answer wins.
    */
   eventsGone(ids: readonly number[], why: EventGone): void {
     for (const id of ids) {
       const rid = this.byEvent.get(id);
       if (rid === undefined) continue;
-      const p = this.open.get(rid);
+      let p = this.open.get(rid);
       if (p === undefined) continue;
-      // A native writer outlives its event: it may still answer before the deadline.
-      if (p.native) continue;
+      if (p.native) {
+        // A native writer outlives its event: it may still answer before the deadline, unless
+        // it has answered already. Its answer is then in the mailbox (taken now), or it went
+        // with the timed-out call's effects, which are dropped.
+        this.drain();
+        p = this.open.get(rid);
+        if (p === undefined || !native.pluginApiAnswered(rid)) continue;
+      }
       const err = gsfError('GSF_ERR_HANDLER_EVENT_ENDED', p.method, p.path, why);
       this.log.warn(`GSF_ERR_HANDLER_EVENT_ENDED: ${err.message}`);
       this.finish(rid, { status: 504, body: err.toBody() });
