@@ -12,6 +12,7 @@ import type { ThreadContext } from './hooks/thread-context.ts';
 import { resolvePluginFiles } from './plugins/loader.ts';
 import { Dispatcher } from './events/main/dispatcher.ts';
 import { Watchdog, type OutstandingEvents } from './events/main/watchdog.ts';
+import { awaitedAnswers, resetAwaitedAnswers } from './events/wake.ts';
 import { ApiServer } from './api/main/server.ts';
 import type { Logger } from './log/logger.ts';
 import { GsfError, PluginError, describeError, gsfError } from './errors.ts';
@@ -65,6 +66,7 @@ export class GsfServer {
       : loadManifest(options.manifestPath ?? 'MANIFEST.json');
     const pluginFiles = resolvePluginFiles(manifest);
     native.pluginOutsideCalls(true);
+    resetAwaitedAnswers();
     const thread = await createThreadContext(manifest, 'main', pluginFiles);
     const { flags, log } = thread;
 
@@ -243,9 +245,11 @@ export class GsfServer {
       await new Promise((r) => setTimeout(r, 5));
     }
     const left = native.queueStats();
-    const dropped = left.waiting + left.outstanding;
+    const awaited = awaitedAnswers();
+    const dropped = left.waiting + left.outstanding + awaited;
     if (dropped > 0) {
-      thread.log.warn(`stopping with ${left.waiting} queued and ${left.outstanding} running event(s) after ${limit} ms: they are dropped`);
+      const answers = awaited > 0 ? ` and ${awaited} authentication callback(s) on their way` : '';
+      thread.log.warn(`stopping with ${left.waiting} queued and ${left.outstanding} running event(s)${answers} after ${limit} ms: they are dropped`);
       native.counterIncrease('engine', 'events_dropped_at_stop', dropped);
     }
     this.watchdog.stop();

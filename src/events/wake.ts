@@ -198,10 +198,24 @@ export function sleepingWorkers(): number {
 }
 
 /**
+ * Answers this process waits for that will be queued as events when they come (an
+ * authentication callback's request): the queue is not idle while any is on its way, so a
+ * stop's drain waits for them too. Reset when a server starts (those of an earlier server of the
+ * process ended with its threads).
+ */
+const AWAITED = 7;
+export function awaitedAnswers(delta = 0): number {
+  return delta === 0 ? Atomics.load(cells, FEATURE_BASE + AWAITED) : Atomics.add(cells, FEATURE_BASE + AWAITED, delta) + delta;
+}
+export function resetAwaitedAnswers(): void {
+  Atomics.store(cells, FEATURE_BASE + AWAITED, 0);
+}
+
+/**
  * A process-wide counter cell for a feature built on the event system (its own slot in the
- * shared cells, so every thread sees it). `index` is 0 to 7, one per feature.
+ * shared cells, so every thread sees it). `index` is 0 to 6, one per feature (7 is `awaitedAnswers`').
  */
 export function featureCell(index: number): { cells: Int32Array; index: number } {
-  if (!Number.isInteger(index) || index < 0 || index >= FEATURE_CELLS) throw new RangeError(`feature cell ${index} out of range`);
+  if (!Number.isInteger(index) || index < 0 || index >= AWAITED) throw new RangeError(`feature cell ${index} out of range`);
   return { cells, index: FEATURE_BASE + index };
 }

@@ -22,7 +22,12 @@ export interface RunningAgent {
   readonly port: number;
   readonly address: string;
   readonly log: Logger;
+  /** Stops listening; requests already taken are still answered. */
   close(): void;
+  /** Requests taken and not yet answered. */
+  inFlight(): number;
+  /** How long a stop waits for the requests in flight: the longest platform request timeout, and a second. */
+  readonly drainMs: number;
 }
 
 /** Logger of the agent, from its manifest's `Logging` component (fixed for the run). */
@@ -102,6 +107,7 @@ export async function startAgent(config: AgentConfig, log = agentLogger(config))
   });
   const limit = a.max_body_bytes;
   const app = uWS.App();
+  let inFlight = 0;
 
   const serve = (endpoint: string) => (res: uWS.HttpResponse, req: uWS.HttpRequest): void => {
     let aborted = false;
@@ -139,10 +145,11 @@ export async function startAgent(config: AgentConfig, log = agentLogger(config))
         reply(answer);
         return;
       }
+      inFlight++;
       answer.then(reply, (err: unknown) => {
         log.error(`GSF_ERR_INTERNAL: POST ${endpoint} failed: ${describeError(err)}`);
         if (!aborted) sendJson(res, '500 Internal Server Error', errorBody('GSF_ERR_INTERNAL', `internal error: ${describeError(err)}`));
-      });
+      }).finally(() => { inFlight--; });
     });
   };
 
@@ -161,5 +168,9 @@ export async function startAgent(config: AgentConfig, log = agentLogger(config))
   });
 
   const listening = await listenUws(app, a.address, a.port, 'Authenticator');
-  return { port: listening.port, address: a.address, log, close: listening.close };
+  return {
+    port: listening.port, address: a.address, log, close: listening.close,
+    inFlight: () => inFlight,
+    drainMs: Math.max(a.socialnet_request_timeout_in_ms, a.microblog_request_timeout_in_ms) + 1000,
+  };
 }

@@ -14,12 +14,23 @@ export async function runAuthenticator(manifestPath: string): Promise<void> {
     process.exit(1);
   }
   agent.log.info(`listening authenticator=${agent.address}:${agent.port}`);
-  const stop = (signal: string): void => {
+  let stopping = false;
+  // No new connection; the requests in flight are answered (for at most agent.drainMs), then exit 0.
+  // A second signal exits at once.
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) {
+      agent.log.error(`${signal} received again: exiting with ${agent.inFlight()} request(s) unanswered`);
+      process.exit(1);
+    }
+    stopping = true;
     agent.log.info(`${signal} received: stopping`);
     agent.close();
+    const deadline = Date.now() + agent.drainMs;
+    while (agent.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    if (agent.inFlight() > 0) agent.log.warn(`stopping with ${agent.inFlight()} request(s) unanswered after ${agent.drainMs} ms`);
     agent.log.info('stopped');
     process.exit(0);
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
 }

@@ -60,7 +60,7 @@ async function bodyText(res: Response, where: string): Promise<string> {
 export async function platformGet(platform: string, url: string, timeoutMs: number, headers: Record<string, string> = {}): Promise<PlatformAnswer> {
   const where = `${platform} ${new URL(url).pathname}`;
   const signal = AbortSignal.timeout(timeoutMs);
-  let status: number;
+  let status: number | null = null;
   let text: string;
   try {
     const res = await fetch(url, { headers: { accept: 'application/json', ...headers }, signal });
@@ -70,7 +70,10 @@ export async function platformGet(platform: string, url: string, timeoutMs: numb
     if (err instanceof PlatformError) throw err;
     if (signal.aborted) throw new PlatformError('timeout', `${where} did not answer within ${timeoutMs} ms`);
     const cause = (err as { cause?: { code?: string } }).cause;
-    throw new PlatformError('unreachable', `${where} is unreachable (${cause?.code ?? (err as Error).message})`);
+    const code = cause?.code ?? (err as Error).message;
+    // Reached, and it answered: a body broken off is a bad answer, not an unreachable platform.
+    if (status !== null) throw new PlatformError('bad_answer', `${where} answered HTTP ${status} and broke off its body (${code})`);
+    throw new PlatformError('unreachable', `${where} is unreachable (${code})`);
   }
   if (status >= 500) throw new PlatformError('bad_answer', `${where} answered HTTP ${status}`);
   try {

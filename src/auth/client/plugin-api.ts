@@ -6,6 +6,7 @@
  */
 import { GsfError, describeError, gsfError } from '../../errors.ts';
 import { trackIo, type EventRuntime } from '../../events/runtime.ts';
+import { awaitedAnswers } from '../../events/wake.ts';
 import type { FlagRegistry } from '../../config/flags.ts';
 import { AuthenticationClient, type CallKind, type CallResponse } from './client.ts';
 import { checkRequest } from './keys.ts';
@@ -66,9 +67,20 @@ export function createAuthApi(rt: EventRuntime): AuthApi {
         rt.invokeEngine('engine', callbackEvent, payload);
       } catch (err) {
         rt.log.error(`authentication callback '${callbackEvent}' was not queued: ${describeError(err)}`);
+      } finally {
+        awaitedAnswers(-1);
       }
     };
-    get().call(kind, request).then(
+    // Its answer will be an event: a stop drains it too.
+    awaitedAnswers(1);
+    let work: Promise<CallResponse<CallKind>>;
+    try {
+      work = get().call(kind, request);
+    } catch (err) {
+      awaitedAnswers(-1);
+      throw err;
+    }
+    work.then(
       (response) => deliver({ request, response, error: false }),
       (err: unknown) => deliver({
         request, response: null, error: true,

@@ -12,7 +12,7 @@
 import type { Piscina } from 'piscina';
 import { native } from '../../native.ts';
 import { describeError, gsfError } from '../../errors.ts';
-import { currentEpoch, nextEpoch, stopAllEpochs, workReady } from '../wake.ts';
+import { awaitedAnswers, currentEpoch, nextEpoch, stopAllEpochs, workReady } from '../wake.ts';
 import type { ChannelHello, ChannelName, ServeTask, WorkerEndHooks, WorkerMessage } from '../types.ts';
 import { WorkerPools, type TaskEntry } from './worker-pools.ts';
 
@@ -284,10 +284,10 @@ export class Dispatcher extends WorkerPools {
     this.timerHandle = null;
   }
 
-  /** True when nothing is queued, claimed, running or awaiting. */
+  /** True when nothing is queued, claimed, running or awaiting, and no answer that will be an event is on its way. */
   idle(): boolean {
     const s = native.queueStats();
-    return s.waiting === 0 && s.outstanding === 0;
+    return s.waiting === 0 && s.outstanding === 0 && awaitedAnswers() === 0;
   }
 
   /**

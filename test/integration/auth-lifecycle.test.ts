@@ -1,7 +1,8 @@
 /**
- * Probe: the authenticator agent and its client across lifecycle events — requests in flight
- * when the game server stops, when the agent stops or restarts, when the agent is slower than
- * the client's timeout, when a platform hangs or answers garbage, and many logins at once.
+ * The authenticator agent and its client across lifecycle events: a callback-form login in
+ * flight when the game server stops gets its callback in the drain; the agent answers what it
+ * has in flight when it is stopped, and restarts on its port at once; a platform that breaks
+ * off its answer is an unexpected answer (5), not unreachable (3).
  */
 import test from 'ava';
 import fs from 'node:fs';
@@ -12,6 +13,7 @@ import { authenticationRequest, type AuthenticationRequest } from '../../src/ind
 import type { LcAsk, LcRecord } from '../fixtures/plugins/probe-authlc-plugin/index.ts';
 import { fixtures, startTestServer, waitFor, type Components, type TestServer } from './_server.ts';
 import { post, startAgentProcess, type AgentProcess } from './_auth.ts';
+import { holdPort } from './_ports.ts';
 
 const PLUGIN = path.join(fixtures, 'plugins', 'probe-authlc-plugin');
 const ok = { success: true, reason_code: 0, reason_description: '' };
@@ -180,8 +182,11 @@ test.serial('the agent stopped by SIGTERM answers the platform check it had in f
 });
 
 test.serial('the agent restarts on its port at once after a stop that had kept-alive clients', async (t) => {
-  let agent: AgentProcess | null = await startAgentProcess({});
-  const port = agent.port;
+  // A fixed port, as an operator's (uWebSockets.js sets SO_REUSEADDR on those, not on port 0's).
+  const held = await holdPort();
+  const port = held.port;
+  held.release();
+  let agent: AgentProcess | null = await startAgentProcess({ port });
   try {
     // fetch keeps the connection alive, as the AuthenticationClient's does.
     t.deepEqual((await post(`${agent.url}/v1/authentication/test`, { player_id: 'x' })).body, { result: 0, description: '' });
@@ -202,7 +207,7 @@ test.serial('a platform that answers 200 and breaks off the body is an unexpecte
   try {
     const a = await post(`${agent.url}/v1/authentication/socialnet`, { player_id: '100', access_token: 'cut' });
     t.is(platform.calls.filter((c) => c === 'cut').length, 1);
-    t.is((a.body as { result: number }).result, 5, JSON.stringify(a.body));
+    t.deepEqual(a.body, { result: 5, description: 'socialnet /debug_token answered HTTP 200 and broke off its body (UND_ERR_SOCKET)' });
   } finally {
     await agent.stop();
     await platform.close();
