@@ -70,11 +70,12 @@ export function registerConfigurationRoutes(router: Router, flags: FlagRegistry)
     const name = req.params.flag!;
     const value = req.params.value!;
     const cluster = clusterRequested(req);
-    const previous = flags.info(name)?.value;
     const result = await flags.setFromTextApplied(name, value);
     if (!result.ok && result.reason === 'not_applied') {
-      // Valid, but it could not take effect (an event-thread resize whose threads did not load): the old value stays.
-      throw new GsfError('GSF_ERR_CONFIG_NOT_APPLIED', [name, flagText(previous!), value, describeError(result.error)], { cause: result.error });
+      // Valid, but it could not take effect (an event-thread resize whose threads did not load):
+      // the value in effect stays (a change applied before this one's included).
+      const stays = flags.info(name)!.value;
+      throw new GsfError('GSF_ERR_CONFIG_NOT_APPLIED', [name, flagText(stays), value, describeError(result.error)], { cause: result.error });
     }
     if (!result.ok && result.reason !== 'invalid') return unknownFlag(flags, name);
     if (!result.ok) {

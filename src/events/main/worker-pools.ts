@@ -112,9 +112,9 @@ export abstract class WorkerPools {
     return this.thread.flags.get<number>('plugin_reload_timeout_in_ms');
   }
 
-  /** Current number of event threads. */
+  /** Current number of event threads: the serving pool's (a resize under way changes it once its threads serve). */
   get size(): number {
-    return this.threads;
+    return this.poolThreads;
   }
 
   /** Ends a pool for good (see the pool's error handler). */
@@ -185,7 +185,9 @@ export abstract class WorkerPools {
           limit.clear();
         }
         resolve();
-        await swapped.drained;
+        // The old pool ends once its awaiting events do, outside this section: a later resize
+        // or reload does not wait for that (an event may await for minutes).
+        swapped.drained.catch((err: unknown) => this.thread.log.error(`retiring the old event threads failed: ${describeError(err)}`));
       } catch (err) {
         if (this.threads === threads) this.threads = this.poolThreads;
         reject(err);

@@ -1,7 +1,7 @@
 /**
- * Probes of `PUT /v1/configurations/event_threads_size/{n}` while the server is busy: events on
- * a few tags, events that await, timers and session traffic across repeated resizes, and
- * resizes that meet one another or fail.
+ * `PUT /v1/configurations/event_threads_size/{n}` while the server is busy: a resize that fails
+ * after another one succeeded names the size in effect, /v1/status reports the serving size
+ * while a resize loads, and a resize does not wait for an earlier pool's awaiting events.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -62,20 +62,17 @@ test.serial('while a resize that will fail loads, /v1/status keeps the size that
   }
 });
 
-test.serial('a resize is answered within plugin_reload_timeout_in_ms while an event of an earlier pool still awaits', async (t) => {
+test.serial('a resize is answered while an event of an earlier pool still awaits', async (t) => {
   const s = await start({ EventDispatcher: { event_threads_size: 2, plugin_reload_timeout_in_ms: 3000, shutdown_drain_timeout_in_ms: 100 } });
   try {
     s.server.invoke('prl.hold', { ms: 25_000 });
     await waitFor(() => native.counterReadInt('engine', 'events_awaiting') === 1, 5000, 'the event to await');
     const first = await api(s).put('/v1/configurations/event_threads_size/3');
     t.is(first.status, 200);
-    const began = Date.now();
-    const second = await Promise.race([
-      api(s).put('/v1/configurations/event_threads_size/1'),
-      new Promise<null>((r) => setTimeout(() => r(null), 8000)),
-    ]);
-    t.not(second, null, `no answer after ${Date.now() - began} ms`);
-    t.deepEqual([second?.status, second?.body], [200, { event_threads_size: { result: 'event_threads_size set to 1\n' } }]);
+    const second = await api(s).put('/v1/configurations/event_threads_size/1');
+    // Answered while the event of two pools back still awaits, not once it has ended.
+    t.is(native.counterReadInt('engine', 'events_awaiting'), 1);
+    t.deepEqual([second.status, second.body], [200, { event_threads_size: { result: 'event_threads_size set to 1\n' } }]);
   } finally {
     await s.stop();
   }
