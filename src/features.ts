@@ -1,7 +1,8 @@
 /**
  * Built-in features (sessions, REST groups, the authentication client, …) plug into the
  * server here. Each starts after the workers and the API listener are up, and stops, in
- * reverse order, before the event queue drains.
+ * reverse order, before the event queue drains (what must outlast the last commit, in
+ * `closeAfterObjects`).
  */
 import type { Manifest } from './config/manifest.ts';
 import type { ThreadContext } from './hooks/thread-context.ts';
@@ -29,6 +30,8 @@ export interface RunningFeature {
   /** Listeners to name in the start line, e.g. `{ websocket: '127.0.0.1:8012' }`. */
   listening?: Record<string, string>;
   stop?(): void | Promise<void>;
+  /** Runs once the stop's drain has ended and the object writer has written its last commit. */
+  closeAfterObjects?(): void | Promise<void>;
 }
 
 export interface Feature {

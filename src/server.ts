@@ -262,8 +262,17 @@ export class GsfServer {
     // Every event has ended: native timers and continuations still held end, their user data released.
     endAllNativeHoldings();
     this.reloader?.stop();
-    // Every event has ended, so every commit is queued: the writer applies them before it closes.
-    await this.objects?.stop();
+    // Every event has ended, so every commit is queued: the writer applies them before it closes
+    // (a commit waiting on a lock held elsewhere is not waited for past another drain limit).
+    await this.objects?.stop(limit);
+    // Then what runs until the last commit (the cluster's announcements of commits) ends.
+    for (const { name, running: feature } of this.features) {
+      try {
+        await feature.closeAfterObjects?.();
+      } catch (err) {
+        thread.log.error(`stopping ${name} failed: ${describeError(err)}`);
+      }
+    }
     native.queueReset();
     running = null;
     if (this.onHangup !== null) process.off('SIGHUP', hangupWhileStopping);

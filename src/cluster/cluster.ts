@@ -276,13 +276,27 @@ export class Cluster implements ClusterChanges {
   }
 
   /** Stops: lets queued batches reach Redis (bounded), removes this server's presence, closes the link. */
-  async stop(drainMs: number): Promise<void> {
-    this.objects.stop();
-    await this.outbox.drain(drainMs);
+  /**
+   * Leaves the cluster: what is queued goes out, then presence, the inbox and calls end. Commits
+   * are still announced (those of the stop's drain too) until `close`.
+   */
+  async leave(drainMs: number): Promise<void> {
+    await this.outbox.drain(drainMs, false);
     await this.presence?.stop();
     this.inbox.stop();
     this.rpcClient?.close();
+  }
+
+  /** After the last commit: its announcement goes out, then the link closes. */
+  async close(drainMs: number): Promise<void> {
+    this.objects.stop();
+    await this.outbox.drain(drainMs);
     await this.link.close();
     this.thread.flags.set('cluster_server_id', '');
+  }
+
+  async stop(drainMs: number): Promise<void> {
+    await this.leave(drainMs);
+    await this.close(drainMs);
   }
 }

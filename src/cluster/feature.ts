@@ -111,8 +111,11 @@ export const clusterFeature: Feature = {
         setClusterMetrics(null);
         stopWorkers();
         activeCluster = null;
-        if (registered) await cluster.stop(drainMs);
+        if (registered) await cluster.leave(drainMs);
         else await cluster.link.close();
+      },
+      async closeAfterObjects() {
+        if (registered) await cluster.close(drainMs);
       },
     };
   },

@@ -343,8 +343,12 @@ export class Outbox {
     for (const fn of this.idle.splice(0)) fn();
   }
 
-  /** Resolves once everything queued is acknowledged, or after `ms`; what is left then is dropped (logged, counted). */
-  async drain(ms: number): Promise<void> {
+  /**
+   * Resolves once everything queued is acknowledged, or after `ms`; what is left then is dropped
+   * (logged, counted), and nothing more is taken. With `andStop` false it only waits: messages
+   * are still taken, and what is left stays queued.
+   */
+  async drain(ms: number, andStop = true): Promise<void> {
     if (!this.builder.empty || this.retry.length > 0 || this.inFlight) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, ms);
@@ -355,6 +359,7 @@ export class Outbox {
         this.schedule();
       });
     }
+    if (!andStop) return;
     this.stopped = true;
     const left = this.pending;
     if (left > 0) this.dropped(Rpc.droppedFailed, left, 'the server stopped while Redis was unreachable');

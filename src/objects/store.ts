@@ -27,8 +27,11 @@ const WRITER_BOOT = fileURLToPath(new URL('./writer/boot.mjs', import.meta.url))
 
 export interface ObjectStore {
   readonly config: StoreConfig;
-  /** Lets the writer commit what it has queued, then closes it. */
-  stop(): Promise<void>;
+  /**
+   * Lets the writer commit what it has queued, then closes it; after `limitMs` (a commit that
+   * waits on a lock held elsewhere) the writer is ended without waiting more.
+   */
+  stop(limitMs?: number): Promise<void>;
 }
 
 let commitListener: ((objects: CommittedObjects) => void) | null = null;
@@ -112,14 +115,24 @@ export async function startObjectStore(manifest: Manifest, pluginFiles: readonly
     { types: schema.types.map((t) => t.name) });
 
   let stopped: Promise<void> | null = null;
-  const stop = async (): Promise<void> => {
+  const stop = async (limitMs: number): Promise<void> => {
     await closeThreadStore();
-    const done = nextEvent(worker).catch(() => undefined);
+    const done = nextEvent(worker).then(() => true, () => true);
     worker.postMessage({ stop: true });
-    await done;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => {
+      if (Number.isFinite(limitMs)) timer = setTimeout(() => resolve(false), limitMs);
+    });
+    const finished = await Promise.race([done, late]);
+    clearTimeout(timer);
+    if (!finished) {
+      // Its connection closes with it: a transaction not yet committed is rolled back by the database.
+      log.warn(`the object writer had not written every commit ${limitMs} ms into the stop (one waiting on a lock held `
+        + 'elsewhere?): it is ended without them; whether they were stored is what the database says');
+    }
     await worker.terminate();
     publishConfig(null);
     native.objCacheClear();
   };
-  return { config, stop: () => (stopped ??= stop()) };
+  return { config, stop: (limitMs = Infinity) => (stopped ??= stop(limitMs)) };
 }

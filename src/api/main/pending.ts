@@ -81,6 +81,8 @@ export class PendingRequests {
    * answer wins.
    */
   eventsGone(ids: readonly number[], why: EventGone): void {
+    // A stop ends its threads at the drain limit: those requests get its 503 (`close`).
+    if (this.closed) return;
     for (const id of ids) {
       const rid = this.byEvent.get(id);
       if (rid === undefined) continue;
