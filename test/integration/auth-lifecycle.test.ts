@@ -183,10 +183,17 @@ test.serial('the agent stopped by SIGTERM answers the platform check it had in f
 
 test.serial('the agent restarts on its port at once after a stop that had kept-alive clients', async (t) => {
   // A fixed port, as an operator's (uWebSockets.js sets SO_REUSEADDR on those, not on port 0's).
-  const held = await holdPort();
-  const port = held.port;
-  held.release();
-  let agent: AgentProcess | null = await startAgentProcess({ port });
+  // It is let go before the agent binds it: another test may take it meanwhile, then another is tried.
+  let agent: AgentProcess | null = null;
+  for (let attempt = 1; agent === null; attempt++) {
+    const held = await holdPort();
+    held.release();
+    agent = await startAgentProcess({ port: held.port }).catch((err: Error) => {
+      if (attempt === 3 || !err.message.includes('EADDRINUSE')) throw err;
+      return null;
+    });
+  }
+  const port = agent.port;
   try {
     // fetch keeps the connection alive, as the AuthenticationClient's does.
     t.deepEqual((await post(`${agent.url}/v1/authentication/test`, { player_id: 'x' })).body, { result: 0, description: '' });

@@ -18,8 +18,27 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const LINES = path.join(fixtures, 'plugins', 'probe-logfault-lines');
 const NATIVE_LOG = path.join(fixtures, 'native-plugins', 'probe-log');
 
-/** `gsf start` in a child process with `logging` as its Logging arguments; its stdout, stderr and API. */
-async function startChild(logging: Record<string, unknown>, plugins: string[]) {
+/**
+ * `gsf start` in a child process with `logging` as its Logging arguments, serving; its stdout,
+ * stderr and API. The port is picked free and let go before the child binds it: another test
+ * may take it meanwhile, so a start that meets EADDRINUSE is tried again on another port.
+ */
+async function startChild(logging: Record<string, unknown>, plugins: string[]): Promise<Child> {
+  for (let attempt = 1; ; attempt++) {
+    const c = await spawnChild(logging, plugins);
+    try {
+      await c.started();
+      return c;
+    } catch (err) {
+      await c.stop();
+      if (attempt === 3 || !c.err().includes('EADDRINUSE')) throw err;
+    }
+  }
+}
+
+type Child = Awaited<ReturnType<typeof spawnChild>>;
+
+async function spawnChild(logging: Record<string, unknown>, plugins: string[]) {
   const held = await holdPort();
   const port = held.port;
   held.release();

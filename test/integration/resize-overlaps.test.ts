@@ -26,9 +26,9 @@ function env(s: Record<string, string | undefined>): void {
 test.serial('a resize that fails after another one succeeded says the size that stays: the one in effect', async (t) => {
   const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'gsf-prl-'));
   const loads = path.join(dir, 'loads');
-  // 2 threads load at start, 3 more for the first resize; every later thread never loads.
-  env({ PRL_LOADS: loads, PRL_HANG_AFTER: '5' });
-  const s = await start({ EventDispatcher: { event_threads_size: 2, plugin_reload_timeout_in_ms: 1500 } });
+  // 2 threads load at start, 3 more for the first resize; every later thread fails to load.
+  env({ PRL_LOADS: loads, PRL_FAIL_AFTER: '5' });
+  const s = await start({ EventDispatcher: { event_threads_size: 2 } });
   try {
     const [grow, fail] = await Promise.all([api(s).put('/v1/configurations/event_threads_size/3'), api(s).put('/v1/configurations/event_threads_size/5')]);
     t.deepEqual([grow.status, grow.body], [200, { event_threads_size: { result: 'event_threads_size set to 3\n' } }]);
@@ -38,7 +38,7 @@ test.serial('a resize that fails after another one succeeded says the size that 
     t.is(body.message.slice(0, body.message.indexOf(':')), 'event_threads_size stays 3, it could not be set to 5');
     t.is(((await api(s).get('/v1/status')).body as { event_threads_size: number }).event_threads_size, 3);
   } finally {
-    env({ PRL_LOADS: undefined, PRL_HANG_AFTER: undefined });
+    env({ PRL_LOADS: undefined, PRL_FAIL_AFTER: undefined });
     await s.stop();
   }
 });
