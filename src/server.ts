@@ -13,6 +13,7 @@ import { resolvePluginFiles } from './plugins/loader.ts';
 import { Dispatcher } from './events/main/dispatcher.ts';
 import { Watchdog, type OutstandingEvents } from './events/main/watchdog.ts';
 import { awaitedAnswers, resetAwaitedAnswers } from './events/wake.ts';
+import { manifestMaintenanceRecord } from './maintenance/state.ts';
 import { ApiServer } from './api/main/server.ts';
 import type { Logger } from './log/logger.ts';
 import { GsfError, PluginError, describeError, gsfError } from './errors.ts';
@@ -65,6 +66,8 @@ export class GsfServer {
       ? parseManifest(options.manifest, '(inline manifest)', path.resolve(options.dir ?? process.cwd()))
       : loadManifest(options.manifestPath ?? 'MANIFEST.json');
     const pluginFiles = resolvePluginFiles(manifest);
+    // A bad maintenance file stops the start now, before any thread starts.
+    manifestMaintenanceRecord(manifest);
     native.pluginOutsideCalls(true);
     resetAwaitedAnswers();
     const thread = await createThreadContext(manifest, 'main', pluginFiles);

@@ -10,8 +10,9 @@
  * schedule acts again at its next boundary.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { hasLoneSurrogate } from '../text.ts';
-import { ManifestError } from '../config/manifest.ts';
+import { ManifestError, type Manifest } from '../config/manifest.ts';
 
 export interface MaintenanceRecord {
   date_start: string;
@@ -75,6 +76,20 @@ export function checkRecord(value: unknown, update: boolean): RecordProblem | nu
     return { field: 'date_end', message: "'date_end' must not be before 'date_start'" };
   }
   return null;
+}
+
+/**
+ * The record of the manifest's Maintenance component: its file's, or an empty one. Problems are
+ * ManifestErrors: the server checks them first, so a bad file stops the start before any
+ * thread starts.
+ */
+export function manifestMaintenanceRecord(manifest: Manifest): MaintenanceRecord {
+  const m = manifest.components.Maintenance!;
+  const file = m.maintenance_file as string;
+  if (m.under_maintenance === true && file === '') {
+    throw new ManifestError(`${manifest.file}: Maintenance.under_maintenance is true but Maintenance.maintenance_file is not set`);
+  }
+  return file !== '' ? loadMaintenanceFile(path.resolve(manifest.dir, file), manifest.file) : { date_start: '', date_end: '', messages: '' };
 }
 
 /** Reads and checks the maintenance file; problems stop the start with a ManifestError. */

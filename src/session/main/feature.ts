@@ -3,7 +3,6 @@
  * when the manifest lists `SessionService`, the WebSocket listener, the account manager, the
  * outbound path from event workers, and closing sessions after event timeouts.
  */
-import path from 'node:path';
 import { native } from '../../native.ts';
 import { ManifestError } from '../../config/manifest.ts';
 import { registerMaintenanceRoutes } from '../../maintenance/routes.ts';
@@ -12,7 +11,7 @@ import type { TimeoutHandler } from '../../events/types.ts';
 import { AccountManager, type LoginPolicy } from './accounts.ts';
 import { serveAccountCalls, type AccountOp } from '../account-calls.ts';
 import { encodeFrame } from '../codec.ts';
-import { loadMaintenanceFile, Maintenance, type MaintenanceState } from '../../maintenance/state.ts';
+import { manifestMaintenanceRecord, Maintenance, type MaintenanceState } from '../../maintenance/state.ts';
 import { setMainSessionTarget } from './ops.ts';
 import { OutboundReader } from './outbound-reader.ts';
 import { setOutboundListening } from '../worker/outbound-writer.ts';
@@ -46,13 +45,7 @@ export const sessionFeature: Feature = {
   name: 'sessions',
   async start({ manifest, thread, dispatcher, api }) {
     const m = manifest.components.Maintenance!;
-    const file = m.maintenance_file as string;
-    if (m.under_maintenance === true && file === '') {
-      throw new ManifestError(`${manifest.file}: Maintenance.under_maintenance is true but Maintenance.maintenance_file is not set`);
-    }
-    const record = file !== ''
-      ? loadMaintenanceFile(path.resolve(manifest.dir, file), manifest.file)
-      : { date_start: '', date_end: '', messages: '' };
+    const record = manifestMaintenanceRecord(manifest);
     const maintenance = new Maintenance(record, m.under_maintenance as boolean, m.follow_schedule as boolean);
     registerMaintenanceRoutes(api.router, maintenance);
     native.counterUpdate('engine', 'sessions', 0, false, 'Connected client sessions');
