@@ -6,17 +6,13 @@
  */
 import test from 'ava';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { transact } from '../../src/objects/plugin-api.ts';
 import { fixtures, startTestServer, waitFor, type TestServer } from './_server.ts';
 import { apiUrl } from './_session.ts';
-import { holdPort } from './_ports.ts';
+import { startGsfChild, type GsfChild } from './_gsf-child.ts';
 import { OBJECTS_PROBE, counter, idle, startObjectServer } from './_objects.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PROBE_LOG = path.join(fixtures, 'plugins', 'probe-log');
 const NATIVE_DIR = path.join(fixtures, 'native-plugins', 'probe-log');
 
@@ -111,35 +107,10 @@ test.serial('minloglevel changed over REST applies to the objects writer thread 
   }
 });
 
-/** Starts `gsf start` in a child process with the native probe and `logging` arguments; its output and log file. */
-async function startNativeChild(logging: Record<string, unknown>) {
-  const held = await holdPort();
-  const port = held.port;
-  held.release();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-probe-log-'));
-  const manifest = path.join(dir, 'MANIFEST.json');
-  fs.writeFileSync(manifest, JSON.stringify({
-    components: [
-      { name: 'ApiService', arguments: { api_service_port: port } },
-      { name: 'EventDispatcher', arguments: { event_threads_size: 1 } },
-      { name: 'Logging', arguments: { log_file: 'server.log', ...logging } },
-    ],
-    plugins: [NATIVE_DIR],
-  }));
-  const child = spawn(process.execPath, [path.join(root, 'bin', 'gsf.mjs'), 'start', '--manifest', manifest], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
-  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  const logFile = path.join(dir, 'server.log');
-  const log = (): string => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '');
-  return {
-    out: () => out, err: () => err, log,
-    // Not by its log: at minloglevel 2 the `listening` line is not written.
-    started: () => waitFor(() => fetch(`http://127.0.0.1:${port}/v1/status`).then((r) => r.ok, () => false), 30000, 'the server to answer'),
-    stop: async () => { child.kill('SIGTERM'); await exited; },
-  };
+/** `gsf start` in a child process with the native probe, logging to server.log with `logging` too. */
+async function startNativeChild(logging: Record<string, unknown>): Promise<GsfChild & { log(): string }> {
+  const c = await startGsfChild({ log_file: 'server.log', ...logging }, [NATIVE_DIR]);
+  return { ...c, log: () => c.file('server.log') };
 }
 
 test.serial("a native plugin's line outside a call (gsf_no_call) goes to log_file, escaped, at its level", async (t) => {

@@ -7,74 +7,11 @@
  */
 import test from 'ava';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { fixtures, waitFor } from './_server.ts';
-import { holdPort } from './_ports.ts';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { startGsfChild as startChild } from './_gsf-child.ts';
 const LINES = path.join(fixtures, 'plugins', 'probe-logfault-lines');
 const NATIVE_LOG = path.join(fixtures, 'native-plugins', 'probe-log');
-
-/**
- * `gsf start` in a child process with `logging` as its Logging arguments, serving; its stdout,
- * stderr and API. The port is picked free and let go before the child binds it: another test
- * may take it meanwhile, so a start that meets EADDRINUSE is tried again on another port.
- */
-async function startChild(logging: Record<string, unknown>, plugins: string[]): Promise<Child> {
-  for (let attempt = 1; ; attempt++) {
-    const c = await spawnChild(logging, plugins);
-    try {
-      await c.started();
-      return c;
-    } catch (err) {
-      await c.stop();
-      if (attempt === 3 || !c.err().includes('EADDRINUSE')) throw err;
-    }
-  }
-}
-
-type Child = Awaited<ReturnType<typeof spawnChild>>;
-
-async function spawnChild(logging: Record<string, unknown>, plugins: string[]) {
-  const held = await holdPort();
-  const port = held.port;
-  held.release();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-probe-logfault-'));
-  const manifest = path.join(dir, 'MANIFEST.json');
-  fs.writeFileSync(manifest, JSON.stringify({
-    components: [
-      { name: 'ApiService', arguments: { api_service_port: port } },
-      { name: 'EventDispatcher', arguments: { event_threads_size: 1 } },
-      { name: 'Logging', arguments: logging },
-    ],
-    plugins,
-  }));
-  const child = spawn(process.execPath, [path.join(root, 'bin', 'gsf.mjs'), 'start', '--manifest', manifest], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  const out: Buffer[] = [];
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => { out.push(d); });
-  child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
-  let code: number | null = null;
-  const exited = new Promise<number | null>((resolve) => child.on('close', (c) => { code = c; resolve(c); }));
-  const url = `http://127.0.0.1:${port}`;
-  return {
-    dir, url,
-    out: () => Buffer.concat(out).toString('utf8'),
-    err: () => err,
-    exitCode: () => code,
-    started: () => waitFor(() => code === null ? fetch(`${url}/v1/status`).then((r) => r.ok, () => false) : Promise.reject(new Error(`exited ${code}: ${err}`)), 30000, 'the server to answer'),
-    stop: async () => {
-      if (code === null) {
-        child.kill('SIGTERM');
-        await exited;
-      }
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 async function lines(url: string, body: Record<string, unknown>): Promise<{ written: number }> {
   const r = await fetch(`${url}/logfault/lines`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
