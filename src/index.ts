@@ -7,6 +7,7 @@ export type {
   PluginDefinition, PluginApi, TimerApi, TimerOptions, CounterApi, FlagApi, FlagSpec, TagApi,
 } from './plugins/types.ts';
 import type { PluginDefinition } from './plugins/types.ts';
+import type { GsfServer, StartOptions } from './server.ts';
 
 /** Declares a plugin with full type checking of its definition. */
 export function definePlugin(definition: PluginDefinition): PluginDefinition {
@@ -20,7 +21,13 @@ export type { EventContext, EventHandler, EventKindName, InvokeOptions, TimeoutH
 export { NULL_TAG, TIMER_TAG } from './native.ts';
 
 // Running a server from code (tests, embedding); `gsf start` does the same from the CLI.
-export { startServer, GsfServer, type StartOptions } from './server.ts';
+// server.ts, the main thread's whole module graph (listeners, database drivers, the cluster),
+// loads on the first call: plugins import this module on every event thread, where none of it runs.
+export type { GsfServer, StartOptions } from './server.ts';
+export async function startServer(options?: StartOptions): Promise<GsfServer> {
+  const server = await import('./server.ts');
+  return server.startServer(options);
+}
 
 // Authentication (`api.auth`): request and response records, and the per-platform key functions
 // that turn what a game client sent into a request's authentication key (SPEC 2.2).

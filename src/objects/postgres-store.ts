@@ -2,7 +2,8 @@
  * The PostgreSQL backend (`ObjectStore.database_url`), through `pg`. The writer thread has
  * one connection; every other thread reads cache misses through a small pool of its own.
  */
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import { describeError } from '../errors.ts';
 import { storedKeyValue, type FieldInfo, type TypeInfo } from './model.ts';
 import type { StoreConfig } from './config.ts';
@@ -12,6 +13,12 @@ import {
   changed, conflict, duplicateKeyError, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
   type CommitOp, type CommitRequest, type GroupWriter, type Outcome, type Reader, type Row,
 } from './storage.ts';
+
+// `pg` is loaded when a PostgreSQL store first connects: event threads of a server without one
+// (most of them, and every thread of a server on SQLite) do not pay for loading it.
+const require = createRequire(import.meta.url);
+let pgModule: typeof pg | undefined;
+const pgClient = (): typeof pg => (pgModule ??= require('pg') as typeof pg);
 
 /**
  * Connection settings: TCP keepalive, and a time limit on each query's answer, so that a
@@ -40,7 +47,7 @@ function sqlTypeOf(type: TypeDef, field: string): string {
 
 /** Creates or updates the tables for the declared types (main thread, at start). */
 export async function syncPostgresSchema(config: StoreConfig): Promise<void> {
-  const client = new pg.Client({ connectionString: config.databaseUrl });
+  const client = new (pgClient().Client)({ connectionString: config.databaseUrl });
   await client.connect();
   try {
     await client.query('BEGIN');
@@ -100,7 +107,7 @@ export class PostgresReader implements Reader {
   private readonly pool: pg.Pool;
 
   constructor(config: StoreConfig) {
-    this.pool = new pg.Pool({ ...connection(config), max: config.readConnections });
+    this.pool = new (pgClient().Pool)({ ...connection(config), max: config.readConnections });
     this.pool.on('error', () => undefined); // an idle client's lost connection: the next query reconnects
   }
 
@@ -170,7 +177,7 @@ export class PostgresWriter implements GroupWriter {
   }
 
   private open(): pg.Client {
-    const client = new pg.Client(connection(this.config));
+    const client = new (pgClient().Client)(connection(this.config));
     // Without a listener a lost idle connection would end the writer thread. Only the current
     // connection's loss counts: the end of one replaced (reconnect) must not mark its successor.
     const lost = (): void => { if (this.client === client) this.broken = true; };

@@ -4,7 +4,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type Database from 'better-sqlite3';
 import { describeError } from '../errors.ts';
 import { storedKeyValue, type FieldInfo, type TypeInfo } from './model.ts';
 import type { StoreConfig } from './config.ts';
@@ -14,11 +15,17 @@ import {
   type CommitOp, type CommitRequest, type GroupWriter, type Outcome, type Reader, type Row,
 } from './storage.ts';
 
+// better-sqlite3 is loaded when a SQLite store first opens: threads of a server without one do
+// not pay for loading it.
+const require = createRequire(import.meta.url);
+let sqliteModule: typeof Database | undefined;
+const sqlite = (): typeof Database => (sqliteModule ??= require('better-sqlite3') as typeof Database);
+
 type Db = Database.Database;
 type Statement = Database.Statement;
 
 function open(config: StoreConfig, readonly: boolean): Db {
-  const db = new Database(config.sqlitePath, { readonly, fileMustExist: readonly });
+  const db = new (sqlite())(config.sqlitePath, { readonly, fileMustExist: readonly });
   if (!readonly) {
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${config.sqliteSynchronous === 'full' ? 'FULL' : 'NORMAL'}`);
