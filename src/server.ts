@@ -117,6 +117,16 @@ export class GsfServer {
       registerPluginRoutes(api.router, () => server.reloader);
 
       server.objects = await startObjectStore(manifest, pluginFiles, log);
+      const objects = server.objects;
+      if (objects !== null) {
+        // An ended event thread's channel to the object writer is let go.
+        dispatcher.addEndHooks({
+          reserve: (threadId) => threadId,
+          recover: (threadId, ended) => {
+            if (ended) objects.threadEnded(threadId as number);
+          },
+        });
+      }
       await dispatcher.start();
       server.reloader = new PluginReloader(thread, dispatcher, { counterService: manifest.listed.has('CounterService'), publishFlags: publish });
       watchdog.start();

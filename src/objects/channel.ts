@@ -9,6 +9,11 @@ import { gsfError } from '../errors.ts';
 import type { CommitOp, CommitReply, CommitRequest } from './storage.ts';
 
 /** Channel names of a writer instance. */
+/** The start of every thread channel's name: the thread id and a random part follow. */
+export function channelNamePrefix(instance: string): string {
+  return `gsf-objects:${instance}:`;
+}
+
 export function helloChannelName(instance: string): string {
   return `gsf-objects:${instance}:hello`;
 }
@@ -38,7 +43,7 @@ export class WriterClient {
   private closed = false;
 
   constructor(private readonly instance: string) {
-    this.name = `gsf-objects:${instance}:${threadId}:${Math.random().toString(36).slice(2)}`;
+    this.name = `${channelNamePrefix(instance)}${threadId}:${Math.random().toString(36).slice(2)}`;
     this.channel = new BroadcastChannel(this.name);
     this.channel.onmessage = (event) => this.receive((event as MessageEvent).data);
     this.channel.unref();

@@ -20,7 +20,7 @@ import { syncPostgresSchema } from './postgres-store.ts';
 import { defineStoredCounters } from './stats.ts';
 import { registerObjectCounters } from './counters.ts';
 import { closeThreadStore } from './thread-store.ts';
-import type { CommittedObjects, WriterEvent, WriterInit } from './writer/thread.ts';
+import type { CommittedObjects, WriterCommand, WriterEvent, WriterInit } from './writer/thread.ts';
 
 const WRITER_FILE = fileURLToPath(new URL('./writer/thread.ts', import.meta.url));
 const WRITER_BOOT = fileURLToPath(new URL('./writer/boot.mjs', import.meta.url));
@@ -32,6 +32,8 @@ export interface ObjectStore {
    * waits on a lock held elsewhere) the writer is ended without waiting more.
    */
   stop(limitMs?: number): Promise<void>;
+  /** An event thread ended: the writer lets go of its channel. */
+  threadEnded(threadId: number): void;
 }
 
 let commitListener: ((objects: CommittedObjects) => void) | null = null;
@@ -134,5 +136,11 @@ export async function startObjectStore(manifest: Manifest, pluginFiles: readonly
     publishConfig(null);
     native.objCacheClear();
   };
-  return { config, stop: (limitMs = Infinity) => (stopped ??= stop(limitMs)) };
+  return {
+    config,
+    stop: (limitMs = Infinity) => (stopped ??= stop(limitMs)),
+    threadEnded: (threadId) => {
+      if (stopped === null) worker.postMessage({ threadEnded: threadId } satisfies WriterCommand);
+    },
+  };
 }

@@ -11,7 +11,7 @@ import { createLogger } from '../../log/logger.ts';
 import type { ArgValue, ComponentArgs } from '../../config/manifest.ts';
 import { databaseLabel, type StoreConfig } from '../config.ts';
 import { Model, type TypeInfo } from '../model.ts';
-import { helloChannelName, type HelloMessage } from '../channel.ts';
+import { channelNamePrefix, helloChannelName, type HelloMessage } from '../channel.ts';
 import { OpKind, Status, type CommitOp, type CommitReply, type CommitRequest, type GroupWriter, type Outcome } from '../storage.ts';
 import { SqliteWriter } from '../sqlite-store.ts';
 import { PostgresWriter } from '../postgres-store.ts';
@@ -29,7 +29,8 @@ export interface WriterInit {
 }
 
 /** Main → writer. */
-export type WriterCommand = { stop: true };
+/** Main → writer: stop, or an event thread ended (its channels are let go). */
+export type WriterCommand = { stop: true } | { threadEnded: number };
 /** Objects a durable group changed: type name, id, new version (only with `announceCommits`). */
 export type CommittedObjects = Array<[type: string, id: string, version: number]>;
 /** Writer → main. */
@@ -68,6 +69,8 @@ let scheduled = false;
 let stopping = false;
 let backend: GroupWriter;
 const channels = new Map<string, BroadcastChannel>();
+/** Channels closed because their event thread ended: replies for them go nowhere. */
+const letGo = new WeakSet<BroadcastChannel>();
 
 function attach(name: string): void {
   // A thread repeats its hello until it hears back: answer again, never open a second channel
@@ -140,7 +143,24 @@ function reply(answers: ReadonlyArray<Waiting<Pending>>): void {
     if (!list) byChannel.set(p.channel, list = []);
     list.push([p.request.id, outcome.status, outcome.reason, p.waited === true ? 1 : 0]);
   }
-  for (const [channel, replies] of byChannel) channel.postMessage(replies);
+  for (const [channel, replies] of byChannel) {
+    if (!letGo.has(channel)) channel.postMessage(replies);
+  }
+}
+
+/**
+ * An event thread ended (a reload or resize retired it, or a timeout ended it): its channels
+ * close, or the writer would hold one for every thread since the start. What it committed
+ * before it ended is still written (its requests arrive before this news: see the caller).
+ */
+function threadEnded(threadId: number): void {
+  const prefix = `${channelNamePrefix(config.instance)}${threadId}:`;
+  for (const [name, channel] of channels) {
+    if (!name.startsWith(prefix)) continue;
+    channels.delete(name);
+    letGo.add(channel);
+    channel.close();
+  }
 }
 
 /**
@@ -364,10 +384,12 @@ async function finish(): Promise<void> {
 let hello: BroadcastChannel | null = null;
 
 port.on('message', (command: WriterCommand) => {
-  if (command.stop) {
+  // Requests already posted by event threads arrive before a message sent after them.
+  if ('stop' in command) {
     stopping = true;
-    // Requests already posted by event threads arrive before a message sent after them.
     setImmediate(() => void finish());
+  } else {
+    setImmediate(() => threadEnded(command.threadEnded));
   }
 });
 

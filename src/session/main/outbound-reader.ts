@@ -74,7 +74,10 @@ export class OutboundReader implements WorkerEndHooks {
   private readonly early = new Map<number, Batch>();
   /** Notes of a worker whose ring has not arrived yet on its port (it comes first, but slower). */
   private readonly unbound = new Map<number, Batch[]>();
-  /** Workers ended here: a note one of them posts late holds its place in the order, nothing more. */
+  /**
+   * Workers ended here whose threads have not stopped yet (their port is open): a note one of
+   * them posts late holds its place in the order, nothing more.
+   */
   private readonly endedThreads = new Set<number>();
   private gapTimer: NodeJS.Timeout | null = null;
 
@@ -164,7 +167,8 @@ export class OutboundReader implements WorkerEndHooks {
     this.takeNotes();
     const ring = ended ? this.rings.get(threadId) ?? null : null;
     if (ended) {
-      this.endedThreads.add(threadId);
+      // Until its port closes (`release`): the thread may still be stopping.
+      if (this.drains.has(threadId)) this.endedThreads.add(threadId);
       // Notes of a worker ended before its ring arrived: their places in the order are kept.
       if (ring === null) this.bind(threadId, null);
     }
@@ -185,13 +189,18 @@ export class OutboundReader implements WorkerEndHooks {
 
   /** Forgets the ring of a worker whose thread has ended, once what it posted is applied. */
   private release(threadId: number): void {
-    // The thread has stopped: every note it posted is in the mailbox.
+    // The thread has stopped: every note it posted is in the mailbox, and none comes later.
     this.takeNotes();
+    this.endedThreads.delete(threadId);
     const ring = this.rings.get(threadId);
     if (ring === undefined) return;
     ring.ended = true;
     this.rings.delete(threadId);
-    this.endedThreads.add(threadId);
+  }
+
+  /** Ended workers whose late notes are still expected (diagnostics and tests). */
+  get endingThreads(): number {
+    return this.endedThreads.size;
   }
 
   private receive(batch: Batch): void {
