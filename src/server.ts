@@ -129,6 +129,8 @@ export class GsfServer {
       }
       await dispatcher.start();
       server.reloader = new PluginReloader(thread, dispatcher, { counterService: manifest.listed.has('CounterService'), publishFlags: publish });
+      const reloader = server.reloader;
+      dispatcher.sourceCheck = () => reloader.checkLoadedSources();
       watchdog.start();
       const apiListed = manifest.listed.has('ApiService');
       if (apiListed) await api.listen();

@@ -135,6 +135,27 @@ export class PluginReloader {
     });
   }
 
+  /**
+   * Throws when a running managed plugin's files on disk differ from what runs (saved, not
+   * reloaded; `except`: the plugins a reload is loading): new event threads read them from
+   * disk, and would run other code than the other threads and the main thread.
+   */
+  checkLoadedSources(except: ReadonlySet<string> = new Set()): void {
+    for (const r of this.records.values()) {
+      if (r.source.kind !== 'managed' || except.has(r.name)) continue;
+      let same: boolean;
+      try {
+        same = hashSource(r.source).hash === r.hash;
+      } catch {
+        same = false;
+      }
+      if (!same) {
+        throw new Error(`plugin '${r.name}': its files changed on disk since version ${r.version} was loaded, and new event threads `
+          + 'would load them: reload it first (POST /v1/plugins/reload), or put the loaded files back');
+      }
+    }
+  }
+
   /** Where the running plugins' files are (`--watch`). */
   sources(): PluginSource[] {
     return [...this.records.values()].map((r) => r.source);
@@ -224,6 +245,8 @@ export class PluginReloader {
               throw new Error(`plugin '${a.record.name}': its files changed while the reload loaded them; reload again`);
             }
           }
+          // So would a plugin this reload leaves as it is, saved since it was loaded.
+          this.checkLoadedSources(new Set(attempts.map((a) => a.record.name)));
           Object.assign(progress, { stage: 'stop hook', waitingFor: "the running version's onStop hooks had not finished" });
           return this.runHooks(attempts, 'onStop', 'stop hook', warnings);
         },

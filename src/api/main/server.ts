@@ -51,6 +51,8 @@ export class ApiServer {
   private listening: Listening | null = null;
   /** The server stops: every request gets 503 (see `stopListening`). */
   private stopping = false;
+  /** Requests whose handler has not answered yet: `close` answers them 503. */
+  private readonly unanswered = new Set<() => void>();
   private readonly failureLog: LineLimiter;
   /** Route handlers whose GET and HEAD need no token (see `servePublicly`). */
   private readonly publicHandlers = new Set<RouteHandler>();
@@ -117,6 +119,9 @@ export class ApiServer {
 
   /** Stops listening and closes every connection (a stopped server serves nothing). */
   close(): void {
+    // A handler still running (a reload staging its new version) gets its client an answer,
+    // not a connection closed under the request.
+    for (const refuse of [...this.unanswered]) refuse();
     this.listening?.close();
     (this.app as uWS.TemplatedApp & { close(): void }).close(); // in uWebSockets.js 20.30, missing from its types
     this.failureLog.close();
@@ -214,29 +219,35 @@ export class ApiServer {
       result = this.failure(request, err);
     }
     const head = request.method === 'HEAD';
-    if (result instanceof LaterResponse) {
-      // The handler has read what it needs: no copy of the headers is kept.
-      request.detach(false);
-      const live = state ?? { aborted: false };
-      if (state === null) res.onAborted(() => { live.aborted = true; });
-      result.onAnswer((r) => { if (!live.aborted) res.cork(() => writeResponse(res, r, head)); });
-      return;
-    }
-    request.detach(result instanceof Promise);
-    if (!(result instanceof Promise)) {
+    if (!(result instanceof LaterResponse)) request.detach(result instanceof Promise);
+    else request.detach(false); // the handler has read what it needs: no copy of the headers is kept
+    if (!(result instanceof Promise) && !(result instanceof LaterResponse)) {
       if (state === null) writeResponse(res, result, head);
       else if (!state.aborted) res.cork(() => writeResponse(res, result, head));
       return;
     }
+    const answer = this.later(res, state, head);
+    if (result instanceof LaterResponse) {
+      result.onAnswer(answer);
+      return;
+    }
+    result.then(answer, (err: unknown) => answer(this.failure(request, err)));
+  }
+
+  /** The writer of an answer that comes later: once, unless the client went away or the server closed first. */
+  private later(res: uWS.HttpResponse, state: { aborted: boolean } | null, head: boolean): (r: ApiResponse) => void {
     const live = state ?? { aborted: false };
     if (state === null) res.onAborted(() => { live.aborted = true; });
-    result.then(
-      (r) => { if (!live.aborted) res.cork(() => writeResponse(res, r, head)); },
-      (err: unknown) => {
-        const r = this.failure(request, err);
-        if (!live.aborted) res.cork(() => writeResponse(res, r, head));
-      },
-    );
+    let answered = false;
+    const answer = (r: ApiResponse): void => {
+      if (answered) return;
+      answered = true;
+      this.unanswered.delete(refuse);
+      if (!live.aborted) res.cork(() => writeResponse(res, r, head));
+    };
+    const refuse = (): void => answer(errorResponse(gsfError('GSF_ERR_UNAVAILABLE', 'the server stopped before this request was answered')));
+    this.unanswered.add(refuse);
+    return answer;
   }
 
   /** A `GsfError` with an HTTP status answers as itself; anything else is a logged 500. */

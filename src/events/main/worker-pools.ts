@@ -80,6 +80,11 @@ export abstract class WorkerPools {
   protected readonly tasks = new Map<number, TaskEntry>();
   /** Set by the dispatcher's `close`: no replacement starts or completes from then on. */
   protected closing = false;
+  /**
+   * Throws when the plugin files new workers would read are not the running version's (a
+   * save not reloaded yet): a resize's new workers load the plugins from disk.
+   */
+  sourceCheck: (() => void) | null = null;
 
   constructor(protected readonly thread: ThreadContext, protected init: WorkerInit) {
     this.threads = thread.flags.get<number>('event_threads_size');
@@ -178,9 +183,11 @@ export abstract class WorkerPools {
         const ms = this.loadTimeoutMs;
         const limit = deadline(ms, () => new Error(`the ${threads} new event threads did not all load the plugins within `
           + `${ms} ms (EventDispatcher.plugin_reload_timeout_in_ms)`));
+        this.sourceCheck?.();
         let swapped: PoolSwap;
         try {
-          swapped = await this.replacePool(threads, this.init, {}, limit.signal);
+          // Checked again once they loaded: a save while they did would go unnoticed.
+          swapped = await this.replacePool(threads, this.init, { beforeSwap: () => this.sourceCheck?.() }, limit.signal);
         } finally {
           limit.clear();
         }
