@@ -24,11 +24,18 @@ export function encodePayload(payload: unknown): Uint8Array | null {
 /**
  * What an encoder's failure on a payload is thrown as: msgpackr (and plain-pack.ts) encode
  * recursively, so a payload nested thousands of levels deep, or one that refers to itself,
- * runs out of stack: GSF_ERR_BAD_ARGUMENT says so. Other errors are thrown as they are.
+ * runs out of stack, and a value msgpack has no type for (a symbol) is refused:
+ * GSF_ERR_BAD_ARGUMENT says so. Other errors are thrown as they are.
  */
 export function payloadError(err: unknown): unknown {
-  if (!(err instanceof RangeError)) return err;
-  return gsfError('GSF_ERR_BAD_ARGUMENT', `the payload cannot be encoded: it nests too deep or refers to itself (${err.message})`);
+  if (err instanceof RangeError) {
+    return gsfError('GSF_ERR_BAD_ARGUMENT', `the payload cannot be encoded: it nests too deep or refers to itself (${err.message})`);
+  }
+  // msgpackr's refusal of a value it has no type for (a symbol).
+  if (err instanceof Error && err.constructor === Error && err.message.startsWith('Unknown type')) {
+    return gsfError('GSF_ERR_BAD_ARGUMENT', `the payload cannot be encoded: ${err.message}`);
+  }
+  return err;
 }
 
 /**

@@ -54,7 +54,7 @@ export class HeldTimer {
 /**
  * The counter's value as the event sees it: the stored value with the event's held changes
  * made on top, in order (null when neither the store nor the event has the counter). An
- * integer counter adds amounts truncated, as the store does.
+ * integer counter adds amounts truncated and wraps past int64, as the store does.
  */
 export function pendingValue(held: readonly unknown[], category: string, name: string): number | null {
   let value: number | null = null;
@@ -63,7 +63,7 @@ export function pendingValue(held: readonly unknown[], category: string, name: s
   for (const h of held) {
     if (!(h instanceof HeldCounter) || h.name !== name || h.category !== category) continue;
     if (h.set) {
-      value = h.isDouble ? h.value : Math.trunc(h.value);
+      value = h.isDouble ? h.value : truncToInt64(h.value);
       isDouble = h.isDouble;
       read = true;
       continue;
@@ -74,7 +74,26 @@ export function pendingValue(held: readonly unknown[], category: string, name: s
       isDouble = stored?.type === 'double';
       read = true;
     }
-    value = (value ?? 0) + (isDouble ? h.value : Math.trunc(h.value));
+    value = isDouble ? (value ?? 0) + h.value : addInt64(value ?? 0, h.value);
   }
   return read ? value : native.counterValue(category, name);
+}
+
+const INT64_MAX = 2n ** 63n - 1n;
+const INT64_MIN = -(2n ** 63n);
+
+/** An amount or value as the store makes it an int64: truncated, saturated at the ends, NaN as 0. */
+function truncToInt64(v: number): number {
+  if (Number.isNaN(v)) return 0;
+  if (v >= 2 ** 63) return Number(INT64_MAX);
+  if (v <= -(2 ** 63)) return Number(INT64_MIN);
+  return Math.trunc(v);
+}
+
+/** `value + amount` on an integer counter as the store adds: the amount made an int64, the sum wrapping around. */
+function addInt64(value: number, amount: number): number {
+  const sum = value + Math.trunc(amount);
+  if (Number.isSafeInteger(sum)) return sum;
+  const delta = Number.isNaN(amount) ? 0n : amount >= 2 ** 63 ? INT64_MAX : amount <= -(2 ** 63) ? INT64_MIN : BigInt(Math.trunc(amount));
+  return Number(BigInt.asIntN(64, BigInt(value) + delta));
 }

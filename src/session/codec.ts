@@ -231,7 +231,9 @@ export function decodeFrame(bytes: Uint8Array, codec: CodecName): Envelope {
       if (err instanceof RangeError && err.message.includes('call stack')) {
         throw new DecodeError(ProtocolError.malformed, 'a message must not nest deeper than msgpack decoding can go (thousands of levels)', undefined, trailingId(bytes, true));
       }
-      throw new DecodeError(ProtocolError.badMsgpack, format(ErrorTable.GSF_ERR_MESSAGE_BAD_MSGPACK.message, [(err as Error).message]));
+      // The id, when it ends the frame as the SDK writes it, answers the request.
+      throw new DecodeError(ProtocolError.badMsgpack, format(ErrorTable.GSF_ERR_MESSAGE_BAD_MSGPACK.message, [(err as Error).message]),
+        undefined, trailingId(bytes, true));
     }
   }
   return checkEnvelope(value);

@@ -19,7 +19,9 @@ export function checkType(what: string, type: unknown): asserts type is string {
  * GSF_ERR_BAD_ARGUMENT, anything else as it is. Callers catch inline: no closure per send.
  */
 export function encodeFailure(what: string, err: unknown): unknown {
-  if (err instanceof TypeError || err instanceof RangeError) {
+  // msgpackr refuses a value it has no type for (a symbol) with a plain Error.
+  const unknownType = err instanceof Error && err.constructor === Error && err.message.startsWith('Unknown type');
+  if (err instanceof TypeError || err instanceof RangeError || unknownType) {
     return gsfError('GSF_ERR_BAD_ARGUMENT', `${what}: the body cannot be encoded (${err.message})`);
   }
   return err;

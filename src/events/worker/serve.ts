@@ -16,6 +16,7 @@ import {
 } from '../../native.ts';
 import type { ThreadContext } from '../../hooks/thread-context.ts';
 import { decodePayload } from '../codec.ts';
+import { describeError, gsfError } from '../../errors.ts';
 import { RunningEvent, nameOf, type HandlerEntry, type NativeEventHandler } from '../runtime.ts';
 import { currentEpoch, workReady } from '../wake.ts';
 import { AwaitCap } from './await-cap.ts';
@@ -162,6 +163,12 @@ function entryFor(handlerId: number): HandlerEntry | undefined {
   return entry;
 }
 
+/** Why an event's payload could not be decoded. */
+function undecodable(err: unknown): Error {
+  return gsfError('GSF_ERR_BAD_ARGUMENT', `the event's payload cannot be decoded (${describeError(err)}): `
+    + "a Map's keys must be strings, numbers or booleans");
+}
+
 /** The RunningEvent of claimed event `i`. */
 function eventAt(i: number): RunningEvent {
   const m = i * TAKE_N;
@@ -201,8 +208,15 @@ function runOne(i: number, queueMs: number, start: number, called: unknown): num
   } else if (entry.rawPayload) {
     // A native handler decodes the bytes itself: no decode here and encode again there.
     payload = length === 0 ? null : bytes.subarray(offset, offset + length);
-  } else {
-    payload = length === 0 ? undefined : decodeUserPayload(bytes, offset, length);
+  } else if (length > 0) {
+    try {
+      payload = decodeUserPayload(bytes, offset, length);
+    } catch (err) {
+      // msgpack carries what it cannot read back (a Map whose keys are objects): the event
+      // fails, logged as a failed handler is, and its thread serves on.
+      finishSync(ev, t, start, queueMs, entry, undecodable(err));
+      return 0;
+    }
   }
   runtime.running = ev;
   ev.payload = payload;
