@@ -56,6 +56,8 @@ type Handler = (body: unknown, envelope: Envelope) => void;
 
 const packr = new Packr({ useRecords: false });
 const unpackr = new Unpackr({ useRecords: false });
+/** Reads any msgpack map (keys of any kind) into a Map: a frame `unpackr` refuses still gives its id. */
+const lenient = new Unpackr({ useRecords: false, mapsAsObjects: false });
 /** The longest wait a timer can hold (2^31 - 1 ms); a longer request time limit is none. */
 const MAX_TIMER_MS = 0x7fffffff;
 
@@ -265,7 +267,8 @@ export class GsfClient {
     let envelope: Envelope;
     try {
       envelope = (typeof data === 'string' ? JSON.parse(data) : unpackr.unpack(new Uint8Array(data as ArrayBuffer))) as Envelope;
-    } catch {
+    } catch (err) {
+      if (typeof data !== 'string') this.undecodable(new Uint8Array(data as ArrayBuffer), err);
       return;
     }
     // A frame that is no envelope (not an object with a string type) is not the protocol: dropped.
@@ -297,6 +300,26 @@ export class GsfClient {
       this.backlog.push(envelope);
       if (this.backlog.length > 1000) this.backlog.shift();
     }
+  }
+
+  /**
+   * A msgpack frame this client cannot decode (a body's map keyed by a map, which msgpack allows
+   * and a JavaScript object cannot hold): the request it answers, when its id can be read,
+   * rejects with code `undecodable` rather than waiting out its time limit.
+   */
+  private undecodable(bytes: Uint8Array, err: unknown): void {
+    let id: unknown;
+    try {
+      const frame = lenient.unpack(bytes) as unknown;
+      if (frame instanceof Map) id = frame.get('id');
+    } catch {
+      return;
+    }
+    const p = typeof id === 'number' ? this.pending.get(id) : undefined;
+    if (p === undefined) return;
+    this.pending.delete(id as number);
+    if (p.timer !== null) clearTimeout(p.timer);
+    p.reject(new GsfRequestError('undecodable', `the reply to '${p.type}' cannot be decoded: ${err instanceof Error ? err.message : String(err)}`, p.type));
   }
 
   private ended(info: CloseInfo): void {

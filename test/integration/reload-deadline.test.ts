@@ -56,8 +56,8 @@ test.serial('a register that never finishes is refused at the deadline; the old 
     fs.writeFileSync(marker, 'workers');
     writePlugin(dir, { version: '2.0.0', raw: hangingPlugin('2.0.0') });
     const reload = post(s, '/v1/plugins/reload');
-    // A resize asked for meanwhile waits behind the reload, and its own threads load the same
-    // hanging code from disk: it answers an error, and the size stays 2.
+    // A resize asked for meanwhile waits behind the reload; its own threads would load the
+    // hanging code on disk, not the running version: it is refused, and the size stays 2.
     const resize = put(s, '/v1/configurations/event_threads_size/3/');
     const refused = await reload;
     t.is(refused.status, 422, JSON.stringify(refused.body));
@@ -71,7 +71,8 @@ test.serial('a register that never finishes is refused at the deadline; the old 
     const notApplied = await resize;
     t.is(notApplied.status, 409, JSON.stringify(notApplied.body));
     t.is(notApplied.body.error, 'GSF_ERR_CONFIG_NOT_APPLIED');
-    t.is(notApplied.body.message, `event_threads_size stays 2, it could not be set to 3: the 3 new event threads did not all load the plugins within ${TIMEOUT_MS} ms (EventDispatcher.plugin_reload_timeout_in_ms)`);
+    t.is(notApplied.body.message, `event_threads_size stays 2, it could not be set to 3: plugin '${PLUGIN}': its files changed on disk `
+      + 'since version 1.0.0 was loaded, and new event threads would load them: reload it first (POST /v1/plugins/reload), or put the loaded files back');
     t.is((await get(s, '/v1/status')).body.event_threads_size, 2);
     t.like((await get(s, '/v1/configurations/event_threads_size')).body, { event_threads_size: { value: '2' } });
     t.is(poolThreads(s), 2);

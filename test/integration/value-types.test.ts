@@ -146,3 +146,21 @@ test.serial('values that hold: int64 round trips in msgpack, BigInt to JSON is G
     await s.stop();
   }
 });
+
+test.serial('a msgpack reply the SDK cannot decode (a Map keyed by an object) rejects its request with code undecodable', async (t) => {
+  const s = await startSessionServer({}, [PLUGIN]);
+  try {
+    const c = await GsfClient.connect({ url: s.url, version: '1.0.0', codec: 'msgpack', requestTimeoutMs: 0 });
+    const err = await c.request('tryReply', { kind: 'mapObjKey' }).catch((e: unknown) => e);
+    t.true(err instanceof GsfRequestError);
+    t.like(err as GsfRequestError, {
+      code: 'undecodable', type: 'tryReply',
+      message: "the reply to 'tryReply' cannot be decoded: Invalid property type for record: object",
+    });
+    // The connection goes on.
+    t.is(await c.request('echo', 'after'), 'after');
+    await c.close();
+  } finally {
+    await s.stop();
+  }
+});
