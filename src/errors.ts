@@ -166,6 +166,15 @@ export class GsfError extends Error {
 }
 
 /**
+ * Whether `err` answers an HTTP request as itself: a GsfError whose status is an HTTP error
+ * status (an integer 400-599). One whose status a plugin set to anything else (1.5, 101, 204,
+ * 600) answers as a 500 GSF_ERR_INTERNAL, never as a status line a client cannot read.
+ */
+export function answersAsItself(err: unknown): err is GsfError {
+  return err instanceof GsfError && Number.isInteger(err.status) && err.status >= 400 && err.status <= 599;
+}
+
+/**
  * Plugin code that threw, at any stage: loading, `register`, start and stop hooks, event,
  * message, session and timeout handlers, monitors. Every such failure reads the same way:
  * `plugin '<plugin>' <stage> ['<subject>'] failed: <cause>`, and keeps the original error as

@@ -6,7 +6,7 @@
  * ignored and logged. The answer is turned into its HTTP status and JSON body here, on the
  * worker, so the main thread only writes bytes.
  */
-import { API_STATUS, ErrorTable, GsfError, describeError, format, gsfError } from '../errors.ts';
+import { API_STATUS, ErrorTable, GsfError, answersAsItself, describeError, format, gsfError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
 
 /** What a writer answers (`GSF_ANSWER_*` of gsf_plugin.h); routes and custom queries take several. */
@@ -54,7 +54,7 @@ export function nativeAnswer<B extends string | Buffer>(rid: number, status: num
 
 /** The answer of an error a handler threw: a `GsfError` with an HTTP status answers as itself. */
 export function thrownAnswer(rid: number, err: unknown): AnswerRecord {
-  if (err instanceof GsfError && err.status > 0) {
+  if (answersAsItself(err)) {
     try {
       return [rid, err.status, JSON.stringify(err.toBody())];
     } catch {
@@ -88,7 +88,8 @@ function statusOf(status: number | ApiStatusName): number {
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+  // A Map or a Set would be written as `{}`, its entries silently dropped.
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Map) && !(v instanceof Set);
 }
 
 /**

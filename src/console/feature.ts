@@ -13,7 +13,7 @@
  * query routes follow it: a plugin reload replaces the plugin's registrations at its switch
  * (registry-swap.ts), and the next request sees the new ones.
  */
-import { GsfError, gsfError } from '../errors.ts';
+import { answersAsItself, gsfError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { namedTag, randomTag } from '../events/tags.ts';
 import type { Feature, FeatureContext, RunningFeature } from '../features.ts';
@@ -151,7 +151,7 @@ function audited(log: Logger, trail: AuditTrail, handler: RouteHandler): RouteHa
   };
 }
 
-const statusOf = (err: unknown): number => (err instanceof GsfError && err.status > 0 ? err.status : 500);
+const statusOf = (err: unknown): number => (answersAsItself(err) ? err.status : 500);
 
 /** A change: audited like any request, and entered in the trail once its answer is known. */
 function change(log: Logger, trail: AuditTrail, handler: RouteHandler, req: ApiRequest, start: number): ReturnType<RouteHandler> {

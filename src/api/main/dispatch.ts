@@ -3,7 +3,7 @@
  * in the server's `PendingRequests` (its answer, deadline and audit line), then queued as an
  * `_gsf.api` event of kind `api` with the given tag and name.
  */
-import { GsfError, describeError, gsfError } from '../../errors.ts';
+import { answersAsItself, describeError, gsfError } from '../../errors.ts';
 import type { EventRuntime } from '../../events/runtime.ts';
 import type { Dispatcher } from '../../events/main/dispatcher.ts';
 import type { Logger } from '../../log/logger.ts';
@@ -67,7 +67,7 @@ export function handlerServices(rt: EventRuntime, dispatcher: Dispatcher, timeou
         const payload: ApiPayload = [rid, req.key, `${req.method} ${req.path}`, args];
         pending.bindEvent(rid, rt.invokeEngine('api', API_EVENT, payload, { tag: req.tag, name: req.name }));
       } catch (err) {
-        const e = err instanceof GsfError && err.status > 0 ? err : gsfError('GSF_ERR_UNAVAILABLE', describeError(err));
+        const e = answersAsItself(err) ? err : gsfError('GSF_ERR_UNAVAILABLE', describeError(err));
         pending.abandon(rid, errorResponse(e));
       }
       return answer;
@@ -130,9 +130,17 @@ const PROTO_KEY = '__proto__';
  * The JSON body of a request: undefined when empty; 400 when it is not JSON, nests deeper
  * than MAX_BODY_DEPTH, or has a key `__proto__`.
  */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
 export function jsonBody(req: ApiRequest): unknown {
   if (req.body.length === 0) return undefined;
-  const text = req.body.toString('utf8');
+  let text: string;
+  try {
+    text = utf8.decode(req.body);
+  } catch {
+    // RFC 8259 8.1: JSON text is UTF-8; a replacement character in the handler's strings would hide the fault.
+    throw gsfError('GSF_ERR_BAD_REQUEST', 'request body is not valid UTF-8');
+  }
   if (jsonDepth(text, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
     throw gsfError('GSF_ERR_BAD_REQUEST', `request body nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`);
   }

@@ -8,7 +8,7 @@
 import uWS from 'uWebSockets.js';
 import { timingSafeEqual } from 'node:crypto';
 import { listenUws, type Listening } from './listen.ts';
-import { GsfError, describeError, gsfError } from '../../errors.ts';
+import { GsfError, answersAsItself, describeError, gsfError } from '../../errors.ts';
 import type { Logger } from '../../log/logger.ts';
 import { createLineLimiter, type LineLimiter } from '../../log/rate-limit.ts';
 import { LaterResponse, Router, errorResponse, type ApiRequest, type ApiResponse, type RouteHandler, type RouteMatch } from './router.ts';
@@ -252,7 +252,7 @@ export class ApiServer {
 
   /** A `GsfError` with an HTTP status answers as itself; anything else is a logged 500. */
   private failure(request: Request, err: unknown): ApiResponse {
-    if (err instanceof GsfError && err.status > 0) return errorResponse(err);
+    if (answersAsItself(err)) return errorResponse(err);
     const where = `${request.method} ${request.path}`;
     this.failureLog.error(where, `GSF_ERR_INTERNAL: ${where} failed: ${describeError(err)}`);
     return errorResponse(gsfError('GSF_ERR_INTERNAL', describeError(err)));
@@ -260,6 +260,18 @@ export class ApiServer {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** Throws GSF_ERR_BAD_REQUEST unless every `%` of `query` starts an escape and the escapes spell UTF-8. */
+function checkPercentEncoding(query: string): void {
+  for (const part of query.split(/[&=]/)) {
+    if (!part.includes('%')) continue;
+    try {
+      decodeURIComponent(part);
+    } catch {
+      throw gsfError('GSF_ERR_BAD_REQUEST', `query part '${part.slice(0, 64)}' is not valid percent-encoding of UTF-8`);
+    }
+  }
+}
 const UNAUTHORIZED: ApiResponse = errorResponse(gsfError('GSF_ERR_UNAUTHORIZED'), { 'WWW-Authenticate': 'Bearer' });
 
 function tooBig(limit: number): ApiResponse {
@@ -287,8 +299,13 @@ class Request implements ApiRequest {
     this.source = headers instanceof Map ? null : headers;
   }
 
+  /** The query; throws GSF_ERR_BAD_REQUEST when it is not valid percent-encoding of UTF-8, as a path segment would be refused. */
   get query(): URLSearchParams {
-    this.parsedQuery ??= new URLSearchParams(this.rawQueryText());
+    if (this.parsedQuery === null) {
+      const raw = this.rawQueryText();
+      if (raw.includes('%')) checkPercentEncoding(raw);
+      this.parsedQuery = new URLSearchParams(raw);
+    }
     return this.parsedQuery;
   }
 
@@ -332,7 +349,8 @@ const STATUS_LINES = new Map<number, string>();
 function statusLine(status: number): string {
   let line = STATUS_LINES.get(status);
   if (line === undefined) {
-    line = `${status} ${STATUS_TEXT[status] ?? ''}`.trim();
+    // RFC 9112 4: status-code SP [reason-phrase]: the space stays when there is no phrase.
+    line = `${status} ${STATUS_TEXT[status] ?? ''}`;
     STATUS_LINES.set(status, line);
   }
   return line;
