@@ -5,7 +5,7 @@
  * methods do not.
  */
 import { Packr, Unpackr } from 'msgpackr';
-import { gsfError } from '../errors.ts';
+import { describeError, gsfError } from '../errors.ts';
 
 // Records (shared structures) would need every thread to agree on structure ids: keep them off.
 const packr = new Packr({ useRecords: false, moreTypes: true });
@@ -36,6 +36,12 @@ export function payloadError(err: unknown): unknown {
     return gsfError('GSF_ERR_BAD_ARGUMENT', `the payload cannot be encoded: ${err.message}`);
   }
   return err;
+}
+
+/** Why an event's payload could not be decoded: msgpack carries a Map keyed by objects, but cannot read it back. */
+export function undecodablePayload(err: unknown): Error {
+  return gsfError('GSF_ERR_BAD_ARGUMENT', `the event's payload cannot be decoded (${describeError(err)}): `
+    + "a Map's keys must be strings, numbers or booleans");
 }
 
 /**

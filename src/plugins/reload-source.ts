@@ -75,6 +75,22 @@ export function hashSource(source: PluginSource, copy?: string): SourceHash {
   return { hash: all.digest('hex'), objectsHash: objects.digest('hex') };
 }
 
+/**
+ * The first managed plugin whose files on disk are not the ones it runs (`hash`), or whose
+ * files cannot be read; `except`: names not looked at. Null when there is none.
+ */
+export function changedOnDisk<P extends { name: string; source: PluginSource; hash: string }>(plugins: Iterable<P>, except: ReadonlySet<string>): P | null {
+  for (const p of plugins) {
+    if (p.source.kind !== 'managed' || except.has(p.name)) continue;
+    try {
+      if (hashSource(p.source).hash !== p.hash) return p;
+    } catch {
+      return p;
+    }
+  }
+  return null;
+}
+
 /** The declaration files (`objects/*.json`) in the folder of a single-file plugin, sorted. */
 function declarationsBeside(file: string): string[] {
   const dir = path.join(path.dirname(file), 'objects');

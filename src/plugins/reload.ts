@@ -22,7 +22,7 @@ import { announcePluginSwap } from '../hooks/reload-hooks.ts';
 import { checkStaged } from './reload-checks.ts';
 import { isDeadline, reloadDeadline, type ReloadProgress } from './reload-deadline.ts';
 import {
-  copyLibrary, dropModules, hashSource, pluginSource, removeCopies, removeCopy, restoreModules,
+  changedOnDisk, copyLibrary, dropModules, hashSource, pluginSource, removeCopies, removeCopy, restoreModules,
   type PluginSource, type SavedModules, type SourceHash,
 } from './reload-source.ts';
 import { commitStaged, currentDeclarations, stagePlugin, stagingOwners, type StagedPlugin } from './reload-stage.ts';
@@ -141,18 +141,10 @@ export class PluginReloader {
    * disk, and would run other code than the other threads and the main thread.
    */
   checkLoadedSources(except: ReadonlySet<string> = new Set()): void {
-    for (const r of this.records.values()) {
-      if (r.source.kind !== 'managed' || except.has(r.name)) continue;
-      let same: boolean;
-      try {
-        same = hashSource(r.source).hash === r.hash;
-      } catch {
-        same = false;
-      }
-      if (!same) {
-        throw new Error(`plugin '${r.name}': its files changed on disk since version ${r.version} was loaded, and new event threads `
-          + 'would load them: reload it first (POST /v1/plugins/reload), or put the loaded files back');
-      }
+    const r = changedOnDisk(this.records.values(), except);
+    if (r !== null) {
+      throw new Error(`plugin '${r.name}': its files changed on disk since version ${r.version} was loaded, and new event threads `
+        + 'would load them: reload it first (POST /v1/plugins/reload), or put the loaded files back');
     }
   }
 

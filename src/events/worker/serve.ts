@@ -15,8 +15,7 @@ import {
   RunState, TAKE_STRIDE, TakeField,
 } from '../../native.ts';
 import type { ThreadContext } from '../../hooks/thread-context.ts';
-import { decodePayload } from '../codec.ts';
-import { describeError, gsfError } from '../../errors.ts';
+import { decodePayload, undecodablePayload } from '../codec.ts';
 import { RunningEvent, nameOf, type HandlerEntry, type NativeEventHandler } from '../runtime.ts';
 import { currentEpoch, workReady } from '../wake.ts';
 import { AwaitCap } from './await-cap.ts';
@@ -163,12 +162,6 @@ function entryFor(handlerId: number): HandlerEntry | undefined {
   return entry;
 }
 
-/** Why an event's payload could not be decoded. */
-function undecodable(err: unknown): Error {
-  return gsfError('GSF_ERR_BAD_ARGUMENT', `the event's payload cannot be decoded (${describeError(err)}): `
-    + "a Map's keys must be strings, numbers or booleans");
-}
-
 /** The RunningEvent of claimed event `i`. */
 function eventAt(i: number): RunningEvent {
   const m = i * TAKE_N;
@@ -214,7 +207,7 @@ function runOne(i: number, queueMs: number, start: number, called: unknown): num
     } catch (err) {
       // msgpack carries what it cannot read back (a Map whose keys are objects): the event
       // fails, logged as a failed handler is, and its thread serves on.
-      finishSync(ev, t, start, queueMs, entry, undecodable(err));
+      finishSync(ev, t, start, queueMs, entry, undecodablePayload(err));
       return 0;
     }
   }
