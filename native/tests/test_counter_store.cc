@@ -5,6 +5,8 @@
 #include "../core/counter_store.h"
 #include "check.h"
 
+namespace counter_store_test {
+
 using gsf::CounterStore;
 using gsf::CounterValue;
 
@@ -172,3 +174,5 @@ TEST(counter_handles_read_without_names_and_survive_removal) {
   CHECK(!c.ValueAt(-1, &v));
   CHECK(!c.ValueAt(1000, &v));
 }
+
+}  // namespace counter_store_test

@@ -6,6 +6,8 @@
 #include "../core/flush_mailbox.h"
 #include "check.h"
 
+namespace flush_mailbox_test {
+
 TEST(flush_mailbox_first_note_after_a_drain_wakes) {
   gsf::FlushMailbox m;
   CHECK(m.Post({1, 10, 0}));
@@ -52,3 +54,5 @@ TEST(flush_mailbox_concurrent_posts_are_all_taken_once_in_each_threads_order) {
   CHECK(wakes.load() >= 1);
   CHECK(wakes.load() <= kThreads * kNotes);
 }
+
+}  // namespace flush_mailbox_test

@@ -7,6 +7,8 @@
 #include "../core/json_msgpack.h"
 #include "check.h"
 
+namespace json_msgpack_test {
+
 namespace {
 
 std::string Hex(const std::string& bytes) {
@@ -140,3 +142,5 @@ TEST(json_round_trips_through_msgpack) {
   REQUIRE(gsf::MsgpackToJson(mp, &back, &error));
   CHECK_EQ(back, std::string("{\"9\":2,\"10\":1,\"4294967294\":5,\"x\":3,\"4294967295\":4}"));
 }
+
+}  // namespace json_msgpack_test

@@ -11,6 +11,8 @@
 #include "../core/wake_signal.h"
 #include "check.h"
 
+namespace misc_test {
+
 TEST(names_intern_is_stable_and_dense) {
   gsf::NameTable t;
   uint32_t a = t.Intern("login"), b = t.Intern("move"), a2 = t.Intern("login");
@@ -238,3 +240,5 @@ TEST(sparing_map_erase_while_iterating_and_its_cap) {
   CHECK_EQ(m.spare(), gsf::SparingMap<SpareState>::kKeep);
   CHECK_EQ(m.size(), 50u);
 }
+
+}  // namespace misc_test

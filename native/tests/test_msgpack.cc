@@ -7,6 +7,8 @@
 
 extern "C" int gsf_msgpack_c_selftest(char* error, size_t error_len);
 
+namespace msgpack_test {
+
 namespace {
 
 std::string Hex(const gsf_mp_writer& w) {
@@ -105,3 +107,5 @@ TEST(msgpack_skip_refuses_hostile_counts) {
   gsf_mp_reader_init(&r, nested.data(), nested.size());
   CHECK(gsf_mp_skip(&r) && gsf_mp_at_end(&r));
 }
+
+}  // namespace msgpack_test

@@ -6,6 +6,8 @@
 #include "../core/object_cache.h"
 #include "check.h"
 
+namespace object_cache_test {
+
 using gsf::CacheLookup;
 using gsf::HeldStamps;
 using gsf::ObjectCache;
@@ -254,3 +256,5 @@ TEST(object_cache_concurrent_writers_and_readers_keep_newest) {
     CHECK_EQ(bytes, std::to_string(kVersions));
   }
 }
+
+}  // namespace object_cache_test

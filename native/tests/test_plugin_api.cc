@@ -11,6 +11,8 @@
 #include "check.h"
 #include "plugin_helpers.h"
 
+namespace plugin_api_test {
+
 namespace {
 
 struct ApiCollected : Collected {
@@ -197,3 +199,5 @@ TEST(api_registration_only_during_init) {
   CHECK_EQ(p.reg->routes.size(), size_t{1});
   gsf::ProcessApiHost().Release(507);
 }
+
+}  // namespace plugin_api_test

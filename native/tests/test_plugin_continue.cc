@@ -10,6 +10,8 @@
 #include "check.h"
 #include "plugin_helpers.h"
 
+namespace plugin_continue_test {
+
 namespace {
 
 const std::string kPath = FixturePath("native_continue");
@@ -138,3 +140,5 @@ TEST(a_continuation_of_a_call_without_a_message_cannot_reply) {
   CHECK(!r.has_message_id);
   CHECK(later.sends.empty());
 }
+
+}  // namespace plugin_continue_test

@@ -11,6 +11,8 @@
 #include "check.h"
 #include "plugin_helpers.h"
 
+namespace plugin_host_test {
+
 namespace {
 
 bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
@@ -231,3 +233,5 @@ TEST(plugin_reply_after_timeout_is_refused) {
   REQUIRE(queued.size() == 1);  // the echo's child only: the late handler's invoke was refused
   CHECK_EQ(queued[0].name, std::string("native.echo_#1"));
 }
+
+}  // namespace plugin_host_test

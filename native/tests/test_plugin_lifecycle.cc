@@ -13,6 +13,8 @@
 #include "check.h"
 #include "plugin_helpers.h"
 
+namespace plugin_lifecycle_test {
+
 namespace {
 
 // A collector that also keeps the continuations of object requests.
@@ -263,3 +265,5 @@ TEST(plugin_output_pointers_are_checked) {
   CHECK_EQ(api->counter_increase(gsf_str("outputs"), gsf_str("c"), 1, nullptr), GSF_STATUS_OK);
   CHECK_EQ(api->invoke(gsf_no_call(), gsf_str("no.such.event"), gsf_bytes(nullptr, 0), nullptr, nullptr), GSF_STATUS_NOT_FOUND);
 }
+
+}  // namespace plugin_lifecycle_test

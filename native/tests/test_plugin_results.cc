@@ -8,6 +8,8 @@
 #include "check.h"
 #include "plugin_helpers.h"
 
+namespace plugin_results_test {
+
 namespace {
 
 struct Services : Collected {
@@ -183,3 +185,5 @@ TEST(results_declarations_are_made_in_init_only) {
   CHECK_EQ(drops, 1);
   CHECK_EQ(gsf::ProcessResultHost().ReadCallable(d->callables[0], &v, &error), 0);
 }
+
+}  // namespace plugin_results_test

@@ -7,6 +7,8 @@
 #include "check.h"
 #include "plugin_helpers.h"
 
+namespace plugin_services_test {
+
 namespace {
 
 std::string Mp(const std::string& json) {
@@ -280,3 +282,5 @@ TEST(example_native_greeter) {
   CHECK_EQ(q[0].handler, std::string("native_example.visit"));
   gsf::ProcessRuntime().config.Set("{}");
 }
+
+}  // namespace plugin_services_test

@@ -9,6 +9,8 @@
 #include "check.h"
 #include "plugin_helpers.h"
 
+namespace plugin_sessions_test {
+
 namespace {
 
 std::string Mp(const std::string& json) {
@@ -161,3 +163,5 @@ TEST(sessions_hooks_run_with_the_session_and_account_continuations_once) {
   gsf::ProcessRuntime().counters.Value("session_native", "drops", &now);
   CHECK_EQ(now, drops + 2);
 }
+
+}  // namespace plugin_sessions_test

@@ -8,6 +8,8 @@
 #include "check.h"
 #include "fake_clock.h"
 
+namespace profiler_test {
+
 using gsf::EventView;
 using gsf::Profiler;
 using gsf::ProfileSample;
@@ -243,3 +245,5 @@ TEST(profiler_enable_and_reset) {
   CHECK_EQ(p.Summary().all_time.count, 0u);
   CHECK_EQ(p.Summary().last1min.count, 0u);
 }
+
+}  // namespace profiler_test

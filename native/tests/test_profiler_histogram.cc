@@ -8,6 +8,8 @@
 #include "../core/profiler.h"
 #include "check.h"
 
+namespace profiler_histogram_test {
+
 using gsf::EventHistograms;
 using gsf::kHistogramBounds;
 using gsf::kHistogramBuckets;
@@ -135,3 +137,5 @@ TEST(histograms_leave_out_timeouts_and_unnamed_events_and_clear_on_reset) {
   p.Record(Sample(4, 0.001, 0.001, 0));
   CHECK(p.Histograms().empty());
 }
+
+}  // namespace profiler_histogram_test

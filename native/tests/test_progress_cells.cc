@@ -5,6 +5,8 @@
 #include "fake_clock.h"
 #include "queue_helpers.h"
 
+namespace progress_cells_test {
+
 namespace {
 
 /** What a worker does to start claimed event `i`: the start, then the swap from i - 1. */
@@ -112,3 +114,5 @@ TEST(progress_cells_a_released_thread_requeues_what_it_had_not_started) {
   (void)a1;
   (void)a2;
 }
+
+}  // namespace progress_cells_test

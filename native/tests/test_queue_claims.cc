@@ -6,6 +6,8 @@
 #include "check.h"
 #include "queue_helpers.h"
 
+namespace queue_claims_test {
+
 namespace {
 
 constexpr size_t kTags = 64;  // spread over every run queue by the tag hash
@@ -198,3 +200,5 @@ TEST(park_hint_ends_a_tags_run_in_a_claim) {
   REQUIRE(f.CompleteAll(s, 1));
   CHECK_EQ(f.queue.TagStateCount(), 0u);
 }
+
+}  // namespace queue_claims_test

@@ -9,6 +9,8 @@
 #include "check.h"
 #include "queue_helpers.h"
 
+namespace queue_concurrency_test {
+
 namespace {
 
 constexpr int kProducers = 8;
@@ -132,3 +134,5 @@ TEST(concurrent_producers_and_consumers_keep_tag_order_and_exclusivity) {
   CHECK_EQ(st.outstanding, 0u);
   CHECK_EQ(f.queue.TagStateCount(), 0u);
 }
+
+}  // namespace queue_concurrency_test

@@ -6,6 +6,8 @@
 #include "fake_clock.h"
 #include "queue_helpers.h"
 
+namespace queue_parked_test {
+
 namespace {
 
 std::vector<double> Timing(double handler_ms, double io_ms, double name_id, double start_ms) {
@@ -266,3 +268,5 @@ TEST(timing_out_a_running_event_abandons_the_slot_parked_events) {
   CHECK_EQ(f.queue.SlotReleaseThread(1), 0);
   CHECK_EQ(f.queue.TagStateCount(), 0u);
 }
+
+}  // namespace queue_parked_test

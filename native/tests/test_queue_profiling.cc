@@ -7,6 +7,8 @@
 #include "fake_clock.h"
 #include "queue_helpers.h"
 
+namespace queue_profiling_test {
+
 namespace {
 
 std::vector<double> Timings(size_t n) { return std::vector<double>(n * gsf::kCompleteStride, 0.0); }
@@ -160,3 +162,5 @@ TEST(wake_racing_pushes_fire_exactly_once) {
     CHECK_EQ(calls.load(), 1);
   }
 }
+
+}  // namespace queue_profiling_test

@@ -10,6 +10,8 @@
 #include "check.h"
 #include "queue_helpers.h"
 
+namespace queue_revoke_stress_test {
+
 namespace {
 
 constexpr int kProducers = 2;
@@ -134,3 +136,5 @@ TEST(stress_timeouts_racing_claims_over_run_queues_lose_and_repeat_nothing) {
   CHECK_EQ(ran, st.completed_total + static_cast<uint64_t>(timeouts.load()));
   CHECK_EQ(f.queue.TagStateCount(), 0u);
 }
+
+}  // namespace queue_revoke_stress_test

@@ -14,6 +14,8 @@
 #include "check.h"
 #include "queue_helpers.h"
 
+namespace queue_stress_test {
+
 namespace {
 
 constexpr int kProducers = 3;
@@ -71,7 +73,7 @@ TEST(stress_pushes_from_every_thread_keep_tag_order_exclusivity_and_exactly_once
   QueueFixture f(gsf::TagQueue::kRunQueues);
   std::unique_ptr<std::atomic<uint64_t>[]> last(new std::atomic<uint64_t>[kTotalTags * kSources]);
   std::unique_ptr<std::atomic<int>[]> in_use(new std::atomic<int>[kTotalTags]);
-  for (int i = 0; i < kTotalTags * kSources; ++i) last[i] = 0;
+  for (uint32_t i = 0; i < kTotalTags * kSources; ++i) last[i] = 0;
   for (int i = 0; i < kTotalTags; ++i) in_use[i] = 0;
   std::atomic<uint64_t> consumed{0}, side_pushed{0};
   std::atomic<int> order_errors{0}, exclusivity_errors{0}, payload_errors{0}, producers_done{0};
@@ -209,3 +211,5 @@ TEST(stress_pushes_from_every_thread_keep_tag_order_exclusivity_and_exactly_once
   CHECK_EQ(f.queue.ParkedCount(), 0u);
   CHECK_EQ(f.queue.TagStateCount(), 0u);
 }
+
+}  // namespace queue_stress_test

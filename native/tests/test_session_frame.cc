@@ -6,6 +6,8 @@
 #include "../core/session_frame.h"
 #include "check.h"
 
+namespace session_frame_test {
+
 namespace {
 
 std::string Mp(const std::string& json) {
@@ -97,3 +99,5 @@ TEST(frame_replies_encode_as_encode_frame) {
   CHECK(!gsf::EncodeFrame(false, "t", "", &fraction, &out, &error));
   CHECK(out.empty());
 }
+
+}  // namespace session_frame_test

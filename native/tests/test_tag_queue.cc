@@ -8,6 +8,8 @@
 #include "fake_clock.h"
 #include "queue_helpers.h"
 
+namespace tag_queue_test {
+
 using gsf::kFlagNotRun;
 
 TEST(queue_push_assigns_increasing_ids) {
@@ -339,3 +341,5 @@ TEST(batch_waits_in_inbox_counted_and_filed_before_later_pushes) {
   CHECK_EQ(f.queue.Stats().waiting, 0u);
   CHECK_EQ(f.queue.TagStateCount(), 0u);
 }
+
+}  // namespace tag_queue_test

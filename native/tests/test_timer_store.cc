@@ -7,6 +7,8 @@
 #include "fake_clock.h"
 #include "queue_helpers.h"
 
+namespace timer_store_test {
+
 namespace {
 
 struct TimerFixture : QueueFixture {
@@ -218,3 +220,5 @@ TEST(timer_repeating_skips_periods_behind_a_full_backlog) {
   CHECK_EQ(f.queue.TagWaiting(gsf::kTimerTag), 1u);
   CHECK_EQ(f.timers.SkippedTotal(), 51u);
 }
+
+}  // namespace timer_store_test

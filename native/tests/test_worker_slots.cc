@@ -6,6 +6,8 @@
 #include "fake_clock.h"
 #include "queue_helpers.h"
 
+namespace worker_slots_test {
+
 TEST(slots_register_takes_lowest_free_index) {
   QueueFixture f;
   CHECK_EQ(f.queue.SlotRegister(10), 0);
@@ -177,3 +179,5 @@ TEST(retired_thread_takes_nothing_new_and_finishes_its_claim) {
   uint64_t c1 = f.Push(300);
   CHECK(Ids(f.Take(again, 10)) == std::vector<uint64_t>{c1});
 }
+
+}  // namespace worker_slots_test
