@@ -31,7 +31,33 @@ async function npmChromium(): Promise<Candidate> {
   // Its flags keep GPU work in process and on software rendering, as a machine without a display needs.
   // `--single-process` is left out: a context with several tabs needs a renderer per tab.
   const args = sparticuz.args.filter((a) => a !== '--single-process' && !a.startsWith('--headless'));
-  return { name: '@sparticuz/chromium', executablePath: () => sparticuz.executablePath(), args: [...args, ...QUIET_ARGS] };
+  return { name: '@sparticuz/chromium', executablePath: () => unpackedOnce(() => sparticuz.executablePath()), args: [...args, ...QUIET_ARGS] };
+}
+
+/**
+ * Runs `unpack` under a lock shared by the test processes: `@sparticuz/chromium` unpacks its
+ * binary into the temp directory, and another process that looks meanwhile finds a part-written
+ * file and takes it as unpacked. The lock is a folder (mkdir is atomic); whoever waits for it
+ * then finds the files whole.
+ */
+async function unpackedOnce(unpack: () => Promise<string>): Promise<string> {
+  const lock = path.join(os.tmpdir(), 'gsf-chromium-unpack.lock');
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (Date.now() > deadline) throw new Error(`${lock} was held for 2 minutes: a test process unpacking Chromium died (remove the folder)`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  try {
+    return await unpack();
+  } finally {
+    fs.rmdirSync(lock);
+  }
 }
 
 function systemChromiums(): Candidate[] {

@@ -16,7 +16,7 @@ test.serial('configuration REST: list, one flag, unknown flag, PUT, invalid valu
     const list = await api.get('/v1/configurations/');
     t.is(list.status, 200);
     t.deepEqual(Object.keys(list.body as object), MUTABLE);
-    // The test server's one event thread (the default of 4 is test/unit/manifest.test.ts's).
+    // The test server's one event thread (the default of 4 is test/unit/config/manifest.ts's).
     t.deepEqual((list.body as Record<string, unknown>).event_threads_size,
       { type: 'uint64', desc: 'Number of main event threads', value: '1' });
 
