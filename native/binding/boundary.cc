@@ -43,6 +43,12 @@ bool BoolArg(const Napi::CallbackInfo& info, size_t i, const char* what) {
   return v;
 }
 
+std::string OptionalString(const Napi::CallbackInfo& info, size_t i, const char* what) {
+  if (i >= info.Length() || info[i].IsNull() || info[i].IsUndefined()) return std::string();
+  if (!info[i].IsString()) ThrowCoded(info.Env(), ErrorKind::kTypeError, kErrArgument, std::string(what) + " must be a string or null");
+  return info[i].As<Napi::String>().Utf8Value();
+}
+
 Utf8Arg::Utf8Arg(const Napi::CallbackInfo& info, size_t i, const char* what) {
   napi_env env = info.Env();
   napi_value value = info[i];

@@ -35,6 +35,8 @@ inline uint32_t IdArg(const Napi::CallbackInfo& info, size_t i, const char* what
   return static_cast<uint32_t>(IntegerArg(info, i, what, 0, 4294967295.0));
 }
 bool BoolArg(const Napi::CallbackInfo& info, size_t i, const char* what);
+/** A string argument, or "" for null or undefined (or a missing argument). */
+std::string OptionalString(const Napi::CallbackInfo& info, size_t i, const char* what);
 
 /** A UTF-8 copy of a string argument; short strings avoid the heap. */
 class Utf8Arg {

@@ -14,12 +14,6 @@ namespace gsf::binding {
 
 namespace {
 
-std::string OptionalString(const Napi::CallbackInfo& info, size_t i, const char* what) {
-  if (i >= info.Length() || info[i].IsNull() || info[i].IsUndefined()) return std::string();
-  if (!info[i].IsString()) ThrowCoded(info.Env(), ErrorKind::kTypeError, kErrArgument, std::string(what) + " must be a string or null");
-  return info[i].As<Napi::String>().Utf8Value();
-}
-
 // pluginDeclarations(path): {flags: [[name, type, default (msgpack), description]...],
 // callables: [[index, category, name, description]...], monitors: [[category, name, threshold]...]}.
 Napi::Value PluginDeclarations(const Napi::CallbackInfo& info) {

@@ -29,13 +29,6 @@ Napi::Value PluginSessionHooks(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// A string argument, or "" for null / undefined.
-std::string OptionalString(const Napi::CallbackInfo& info, size_t i, const char* what) {
-  if (i >= info.Length() || info[i].IsNull() || info[i].IsUndefined()) return std::string();
-  if (!info[i].IsString()) ThrowCoded(info.Env(), ErrorKind::kTypeError, kErrArgument, std::string(what) + " must be a string or null");
-  return info[i].As<Napi::String>().Utf8Value();
-}
-
 // pluginCallSession(hook, closeCode, a, b, c): opened (version, codec, address), closed (reason, account | null).
 Napi::Value PluginCallSession(const Napi::CallbackInfo& info) {
   uint32_t hook = IdArg(info, 0, "hook");

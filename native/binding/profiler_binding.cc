@@ -1,7 +1,6 @@
 // Profile figures become REST output verbatim, so the keys below are part of
 // the public API (SPEC 2.6) and follow native.ts exactly.
 #include <algorithm>
-#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -66,12 +65,6 @@ Napi::Value ProfilerReset(const Napi::CallbackInfo& info) {
 
 Napi::Value ProfilerResetting(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), ProcessRuntime().profiler.Resetting());
-}
-
-double FiniteArg(const Napi::CallbackInfo& info, size_t i, const char* what) {
-  double v = NumberArg(info, i, what);
-  if (!std::isfinite(v)) ThrowCoded(info.Env(), ErrorKind::kRangeError, kErrArgument, std::string(what) + " must be finite");
-  return v;
 }
 
 Napi::Value ProfilerSummary(const Napi::CallbackInfo& info) {
