@@ -12,7 +12,7 @@
 import { native } from '../native.ts';
 import { onObjectCommits } from '../objects/store.ts';
 import { publishedConfig } from '../objects/config.ts';
-import type { CommittedObjects } from '../objects/writer/thread.ts';
+import type { CommittedObjects } from '../objects/writer/messages.ts';
 import type { Outbox } from './outbox.ts';
 import { Coord, type ClusterStats } from './stats.ts';
 

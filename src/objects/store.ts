@@ -20,7 +20,7 @@ import { syncPostgresSchema } from './postgres-store.ts';
 import { defineStoredCounters } from './stats.ts';
 import { registerObjectCounters } from './counters.ts';
 import { closeThreadStore } from './thread-store.ts';
-import type { CommittedObjects, WriterCommand, WriterEvent, WriterInit } from './writer/thread.ts';
+import type { CommittedObjects, WriterCommand, WriterEvent, WriterInit } from './writer/messages.ts';
 
 const WRITER_FILE = fileURLToPath(new URL('./writer/thread.ts', import.meta.url));
 const WRITER_BOOT = fileURLToPath(new URL('./writer/boot.mjs', import.meta.url));

@@ -8,8 +8,8 @@ import { native } from '../../native.ts';
 import { describeError } from '../../errors.ts';
 import { buildFlags } from '../../config/flag-setup.ts';
 import { createLogger } from '../../log/logger.ts';
-import type { ArgValue, ComponentArgs } from '../../config/manifest.ts';
-import { databaseLabel, type StoreConfig } from '../config.ts';
+import type { ArgValue } from '../../config/manifest.ts';
+import { databaseLabel } from '../config.ts';
 import { Model, type TypeInfo } from '../model.ts';
 import { channelNamePrefix, helloChannelName, type HelloMessage } from '../channel.ts';
 import { OpKind, Status, type CommitOp, type CommitReply, type CommitRequest, type GroupWriter, type Outcome } from '../storage.ts';
@@ -17,24 +17,7 @@ import { SqliteWriter } from '../sqlite-store.ts';
 import { PostgresWriter } from '../postgres-store.ts';
 import { GroupStats } from '../stats.ts';
 import { ObjectTurns, type Waiting } from './turns.ts';
-
-/** workerData of the writer thread. */
-export interface WriterInit {
-  /** This file (loaded by boot.mjs). */
-  entry: string;
-  config: StoreConfig;
-  components: Record<string, ComponentArgs>;
-  logFile: string;
-  logFormat: 'text' | 'json';
-}
-
-/** Main → writer. */
-/** Main → writer: stop, or an event thread ended (its channels are let go). */
-export type WriterCommand = { stop: true } | { threadEnded: number };
-/** Objects a durable group changed: type name, id, new version (only with `announceCommits`). */
-export type CommittedObjects = Array<[type: string, id: string, version: number]>;
-/** Writer → main. */
-export type WriterEvent = { ready: true } | { failed: string } | { stopped: true } | { committed: CommittedObjects };
+import type { WriterInit, WriterCommand, WriterEvent, CommittedObjects } from './messages.ts';
 
 interface Pending {
   request: CommitRequest;
