@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "json_msgpack.h"
 #include "plugin_api.h"
 #include "plugin_hooks.h"
 #include "plugin_results.h"
@@ -48,10 +49,40 @@ std::atomic<bool> log_json{false};
 std::atomic<int> log_min{0};
 std::atomic<bool> log_also_stderr{false};
 
+// The bytes of a maximal subpart of a UTF-8 sequence at `p` that is not valid (at least 1): what
+// TextDecoder replaces with one U+FFFD (WHATWG Encoding, "UTF-8 decode").
+size_t InvalidUtf8Run(const unsigned char* p, const unsigned char* end) {
+  const unsigned char c = p[0];
+  size_t need = 0;
+  unsigned char lo = 0x80, hi = 0xbf;
+  if (c >= 0xc2 && c <= 0xdf) {
+    need = 1;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    need = 2;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    need = 3;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+  }
+  size_t n = 1;
+  while (n <= need && p + n < end && p[n] >= lo && p[n] <= hi) {
+    lo = 0x80;
+    hi = 0xbf;
+    ++n;
+  }
+  return n;
+}
+
 // Appends `text` with what could end or disguise a line escaped, as escapeLogText in
 // src/log/logger.ts does: C0 controls, DEL, C1 controls and U+2028/U+2029 (UTF-8). In JSON mode
-// quotes and backslashes too, so the text is a JSON string's content.
+// quotes and backslashes too, so the text is a JSON string's content. Bytes that are not UTF-8
+// become U+FFFD, as the lines of a call do when the JavaScript logger decodes them: the log stays
+// UTF-8 whatever a plugin writes.
 void AppendEscaped(std::string* out, std::string_view text, bool json) {
+  const unsigned char* const begin = reinterpret_cast<const unsigned char*>(text.data());
+  const unsigned char* const end = begin + text.size();
   char u[8];
   for (size_t i = 0; i < text.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(text[i]);
@@ -73,7 +104,18 @@ void AppendEscaped(std::string* out, std::string_view text, bool json) {
       continue;
     }
     if (code == 0x110000) {
-      out->push_back(static_cast<char>(c));
+      if (c < 0x80) {
+        out->push_back(static_cast<char>(c));
+        continue;
+      }
+      const int len = Utf8SequenceLength(begin + i, end);
+      if (len == 0) {
+        out->append("\xef\xbf\xbd");
+        i += InvalidUtf8Run(begin + i, end) - 1;
+      } else {
+        out->append(text.data() + i, static_cast<size_t>(len));
+        i += static_cast<size_t>(len) - 1;
+      }
       continue;
     }
     i += skip;

@@ -11,6 +11,7 @@
 #include "../include/gsf_msgpack.h"
 #include "event_tags.h"
 #include "json_msgpack.h"
+#include "name_table.h"
 #include "plugin_api.h"
 #include "plugin_host.h"
 #include "plugin_lifecycle.h"
@@ -140,6 +141,12 @@ gsf_type_status RegisterHandler(gsf_type_call init, bool message, gsf_type_borro
     std::string_view n = View(name);
     const char* what = message ? "register_message" : "register_event";
     if (!ValidName(n)) return Note(&s, GSF_STATUS_INVALID_ARGUMENT, std::string(what) + ": the name must be non-empty UTF-8");
+    // The name becomes the name of every event it handles, which is at most kMaxEventNameBytes.
+    if (n.size() > kMaxEventNameBytes) {
+      return Note(&s, GSF_STATUS_INVALID_ARGUMENT,
+                  std::string(what) + ": the name must be at most " + std::to_string(kMaxEventNameBytes) + " bytes (" +
+                      std::to_string(n.size()) + " given)");
+    }
     if (message && n[0] == '_') {
       return Note(&s, GSF_STATUS_INVALID_ARGUMENT, "register_message: types starting with '_' are reserved ('" + std::string(n) + "')");
     }

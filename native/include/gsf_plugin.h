@@ -622,13 +622,17 @@ typedef struct gsf_type_host_api {
   void (*log)(gsf_type_call call, int32_t level, gsf_type_borrowed_str text);
 
   /**
-   * Registers the handler of event `name` (init only). Another handler of that name, in any
-   * plugin, is GSF_STATUS_CONFLICT and stops the start naming both plugins. @since 1.0
+   * Registers the handler of event `name` (init only; UTF-8, 1 to 256 bytes, else
+   * GSF_STATUS_INVALID_ARGUMENT). Another handler of that name, in any plugin, is
+   * GSF_STATUS_CONFLICT and stops the start naming both plugins. @since 1.0
    */
   gsf_type_status (*register_event)(gsf_type_call init, gsf_type_borrowed_str name, gsf_on_event fn,
                                     void* user_data);
 
-  /** Registers the handler of client messages of `type` (init only; not starting with '_'). @since 1.0 */
+  /**
+   * Registers the handler of client messages of `type` (init only; UTF-8, 1 to 256 bytes, not
+   * starting with '_', else GSF_STATUS_INVALID_ARGUMENT). @since 1.0
+   */
   gsf_type_status (*register_message)(gsf_type_call init, gsf_type_borrowed_str type, gsf_on_message fn,
                                       void* user_data);
 

@@ -12,13 +12,14 @@
  * conflicts (`routeClash`), and at the switch puts them in the list in place of the old ones;
  * the feature then mounts what was added and unmounts what was removed.
  */
-import { gsfError } from '../errors.ts';
+import { answersAsItself, gsfError } from '../errors.ts';
 import type { EventRuntime } from '../events/runtime.ts';
 import { randomTag } from '../events/tags.ts';
 import type { Feature, RunningFeature } from '../features.ts';
 import { onPluginSwap } from '../hooks/reload-hooks.ts';
 import { apiTargets, type ApiTarget } from './api-event.ts';
 import { handlerServices, jsonBody, queryObject, releaseHandlerServices, type HandlerServices } from './main/dispatch.ts';
+import { Router } from './main/router.ts';
 import { overlaps, parsePattern, routeLabel, ROUTE_METHODS, segmentsOf, type RouteMethod } from './route-patterns.ts';
 import { AnswerKind } from './writer.ts';
 import type { EventContext } from '../events/types.ts';
@@ -136,6 +137,10 @@ export function routeClash(rt: EventRuntime, staged: ReadonlyArray<{ name: strin
   return null;
 }
 
+const NEVER_CALLED = (): never => {
+  throw new Error('the routes kept to audit refusals are never served');
+};
+
 /** Mounts the plugins' routes on the API router (main thread), after gsf's own routes, and follows plugin reloads. */
 export const pluginRoutesFeature: Feature = {
   name: 'plugin-routes',
@@ -153,27 +158,49 @@ export const pluginRoutesFeature: Feature = {
     let services: HandlerServices | null = null;
     /** Routes on the router, by `METHOD pattern`. */
     const mounted = new Map<string, RouteEntry>();
+    /**
+     * The mounted routes alone: a request the server refuses before any handler (a wrong token,
+     * a method the route does not take, a body over the limit, a bad path segment) is audited
+     * when its path is a plugin route's, as one its handler answered is (api/main/pending.ts).
+     */
+    const own = new Router();
+    const audit = (method: string, path: string, status: number, ms: number): void =>
+      thread.log.info(`api audit: method=${method}, path=${path}, status=${status}, duration_in_ms=${ms.toFixed(3)}`);
     const sync = (): void => {
       const wanted = new Map(routesOf(rt).map((r) => [`${r.method} ${r.pattern}`, r]));
       for (const [key, r] of [...mounted]) {
         if (wanted.get(key) === r) continue;
         api.router.remove(r.method, r.pattern);
+        own.remove(r.method, r.pattern);
         mounted.delete(key);
       }
       for (const [key, r] of wanted) {
         if (mounted.has(key)) continue;
         const s = services ??= handlerServices(rt, dispatcher, timeout, thread.log);
-        api.router.add(r.method, r.pattern, (req) => s.dispatch({
-          key: r.key, tag: randomTag(), name: r.name, method: req.method, path: req.path, audit: 'api', native: r.native,
-          args: { method: req.method, path: req.path, params: req.params, query: queryObject(req), body: jsonBody(req) },
-        }));
+        api.router.add(r.method, r.pattern, (req) => {
+          const start = performance.now();
+          let args: Record<string, unknown>;
+          try {
+            args = { method: req.method, path: req.path, params: req.params, query: queryObject(req), body: jsonBody(req) };
+          } catch (err) {
+            // A query or body the route refuses (400) never reaches the handler: audited here.
+            audit(req.method, req.path, answersAsItself(err) ? err.status : 500, performance.now() - start);
+            throw err;
+          }
+          return s.dispatch({ key: r.key, tag: randomTag(), name: r.name, method: req.method, path: req.path, audit: 'api', native: r.native, args });
+        });
+        own.add(r.method, r.pattern, NEVER_CALLED);
         mounted.set(key, r);
       }
     };
     sync();
     const unsubscribe = onPluginSwap(sync);
+    const unwatch = api.router.watchRefusals('/', (method, path, status) => {
+      if (own.match(method, path).kind !== 'none') audit(method, path, status, 0);
+    });
     return {
       stop() {
+        unwatch();
         unsubscribe();
         if (services !== null) releaseHandlerServices(dispatcher);
       },

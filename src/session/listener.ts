@@ -120,7 +120,7 @@ export class SessionListener implements LocalSessions {
   }
 
   async listen(port = this.options.port): Promise<number> {
-    this.listening = await listenUws(this.app, this.options.address, port, 'SessionService');
+    this.listening = await listenUws(this.app, this.options.address, port, 'SessionService', this.io !== null);
     return this.listening.port;
   }
 

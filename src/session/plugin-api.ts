@@ -2,7 +2,7 @@
 import type { EventRuntime } from '../events/runtime.ts';
 import { gsfError } from '../errors.ts';
 import { hasLoneSurrogate } from '../text.ts';
-import { checkSessionId, checkType, encodeFailure } from './plugin-checks.ts';
+import { checkGroup, checkHandledType, checkSessionId, checkType, encodeFailure } from './plugin-checks.ts';
 import { messageEntry, sessionHandlers } from './worker/message-event.ts';
 import { sessionOps } from './ops.ts';
 import { CloseCode } from './protocol.ts';
@@ -13,7 +13,7 @@ export function createSessionApi(plugin: string, rt: EventRuntime): SessionApi {
   const ops = sessionOps(rt);
   return {
     onMessage(type, handler) {
-      checkType('sessions.onMessage', type);
+      checkHandledType('sessions.onMessage', type);
       if (type.startsWith('_')) throw gsfError('GSF_ERR_BAD_ARGUMENT', `sessions.onMessage: message types starting with '_' are reserved ('${type}')`);
       if (typeof handler !== 'function') throw gsfError('GSF_ERR_BAD_ARGUMENT', `sessions.onMessage('${type}'): handler must be a function`);
       const owner = handlers.messages.get(type);
@@ -52,16 +52,16 @@ export function createSessionApi(plugin: string, rt: EventRuntime): SessionApi {
     },
     join(sessionId, group) {
       checkSessionId('sessions.join', sessionId);
-      checkType('sessions.join (group)', group);
+      checkGroup('sessions.join', group);
       ops.join(sessionId, group, true);
     },
     leave(sessionId, group) {
       checkSessionId('sessions.leave', sessionId);
-      checkType('sessions.leave (group)', group);
+      checkGroup('sessions.leave', group);
       ops.join(sessionId, group, false);
     },
     publish(group, type, body) {
-      checkType('sessions.publish (group)', group);
+      checkGroup('sessions.publish', group);
       checkType('sessions.publish', type);
       try {
         ops.publish(group, type, body);

@@ -1,6 +1,10 @@
-/** Binds a uWebSockets.js app; port 0 picks a free port. Shared by every gsf listener. */
+/** Binds a uWebSockets.js app; port 0 picks a free port. Used by every gsf listener. */
 import net from 'node:net';
 import uWS from 'uWebSockets.js';
+
+/** uWebSockets.js's ListenOptions; its typings lack the listen(host, port, options, cb) form it has. */
+const LISTEN_DEFAULT = 0, LISTEN_EXCLUSIVE_PORT = 1;
+type ListenWithOptions = (host: string, port: number, options: number, cb: (socket: uWS.us_listen_socket | false) => void) => unknown;
 
 export interface Listening {
   /** The port actually bound. */
@@ -9,9 +13,15 @@ export interface Listening {
   close(): void;
 }
 
-export function listenUws(app: uWS.TemplatedApp, address: string, port: number, label: string): Promise<Listening> {
+/**
+ * Listens on `address:port` alone (LIBUS_LISTEN_EXCLUSIVE_PORT): uWebSockets.js would otherwise
+ * set SO_REUSEPORT, and a second server started on a port in use would start all the same and
+ * take half of its connections. `shared`: the port is bound by each of the session service's I/O
+ * threads, after the main thread has checked with a bind of its own that nobody else holds it.
+ */
+export function listenUws(app: uWS.TemplatedApp, address: string, port: number, label: string, shared = false): Promise<Listening> {
   return new Promise((resolve, reject) => {
-    app.listen(address, port, (socket) => {
+    (app as unknown as { listen: ListenWithOptions }).listen(address, port, shared ? LISTEN_DEFAULT : LISTEN_EXCLUSIVE_PORT, (socket) => {
       if (!socket) {
         // uWS does not say why: a bind of our own on the same address does (EADDRINUSE, EACCES, …).
         void whyNoListen(address, port).then((why) => reject(new Error(`${label}: cannot listen on ${address}:${port}${why}`)));

@@ -106,13 +106,12 @@ export class IoSessions implements LocalSessions {
 
   /** Starts the threads, each listening on the same port (SO_REUSEPORT). */
   async listen(manifest: Pick<Manifest, 'dir' | 'components'> = { dir: '.', components: this.thread.manifest.components }): Promise<number> {
-    let port = this.options.port;
-    if (port === 0) {
-      // A port bound as 0 cannot be shared: take a free one, let it go, and have every thread bind it.
-      const probe = await listenUws(uWS.App(), this.options.address, 0, 'SessionService');
-      port = probe.port;
-      probe.close();
-    }
+    // A bind of its own first, alone on the port: a port another process listens on (even one that
+    // shares it the same way) stops the start with the reason. A port bound as 0 cannot be shared:
+    // this takes a free one, lets it go, and every thread binds it.
+    const probe = await listenUws(uWS.App(), this.options.address, this.options.port, 'SessionService');
+    const port = probe.port;
+    probe.close();
     const listening: Array<Promise<void>> = [];
     for (let i = 0; i < this.count; i++) listening.push(this.start(i, port, manifest));
     const results = await Promise.allSettled(listening);
