@@ -18,11 +18,19 @@ namespace {
 
 using namespace services;
 
-// Releases user data outside any lock; a destructor that throws is stopped here.
+// Releases user data outside any lock; a destructor that throws is stopped here, with a line.
 void Release(const std::vector<std::pair<gsf_on_drop, void*>>& drops) {
   for (const auto& [drop, data] : drops) {
+    std::string why;
     try {
       drop(data);
+      continue;
+    } catch (const std::exception& e) {
+      why = std::string(": ") + e.what();
+    } catch (...) {
+    }
+    try {
+      Host().fallback().Log(2, "native plugin destructor (gsf_on_drop) threw; the exception was stopped" + why);
     } catch (...) {
     }
   }
@@ -296,10 +304,15 @@ bool RetireCopy(const NativePlugin* plugin, PluginEffects* effects) {
     EventContext none = NoEvent();
     CallScope scope(plugin, effects, &none, false);
     const gsf_type_host_api* host = Host().Api();
-    RunHook(scope, [&] {
+    const gsf_type_status status = RunHook(scope, [&] {
       plugin->on_unload(host, scope.call());
       return GSF_STATUS_OK;
     });
+    if (status != GSF_STATUS_OK) {
+      const std::string line = plugin->name + ": on_unload failed: " + scope.state().error;
+      if (effects != nullptr) effects->Log(2, line);
+      else Host().fallback().Log(2, line);
+    }
   }
   return true;
 }

@@ -3,6 +3,8 @@
 // user data released exactly once through destructors: continuations that ran, failed, were
 // dropped or whose event timed out, and timer_start timers cancelled or ended with their copy.
 // The probe (test/fixtures/native-plugins/native-lifecycle) counts boxes made and dropped.
+#include <unistd.h>
+
 #include <ctime>
 #include <fstream>
 #include <string>
@@ -246,6 +248,30 @@ TEST(plugin_retiring_a_copy_releases_its_handlers_and_calls_on_unload) {
   CHECK(!gsf::RetireCopy(p, &fx));  // once
   CHECK_EQ(Count("unloaded"), 1.0);
   CHECK_EQ(Count("made"), Count("dropped"));  // every box made was released
+}
+
+TEST(plugin_a_throwing_destructor_or_on_unload_is_stopped_with_a_line) {
+  const std::string path = FixturePath("drop_throws");
+  const gsf::NativePlugin* p = TryLoad(path);
+  REQUIRE(p != nullptr);
+  uint64_t* timer = PluginGlobal<uint64_t>(path, "drop_throws_timer");
+  REQUIRE(timer != nullptr && *timer != 0);
+  // Lines outside a call go to the log target: a pipe here.
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  gsf::SetLogTarget(fds[1], false, 0, false);
+  CHECK(gsf::ProcessNativeTimers().Cancel(*timer));  // its destructor throws
+  gsf::SetLogTarget(2, false, 0, false);
+  close(fds[1]);
+  std::string out;
+  char buf[512];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  CHECK(out.find("native] native plugin destructor (gsf_on_drop) threw; the exception was stopped: the destructor threw\n") !=
+        std::string::npos);
+  Collected fx;
+  CHECK(gsf::RetireCopy(p, &fx));  // on_unload throws
+  CHECK_EQ(fx.logs, std::vector<std::string>{"2|drop-throws: on_unload failed: an exception crossed the plugin boundary: on_unload threw"});
 }
 
 TEST(plugin_output_pointers_are_checked) {

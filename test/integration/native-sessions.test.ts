@@ -177,3 +177,15 @@ test.serial('every refused argument fails the call with its status and set_error
   t.deepEqual(await a.c.request('whoami').then((w) => typeof (w as { sessionId: number }).sessionId), 'number', 'the session stays open');
   await a.c.close();
 });
+
+test.serial('a failing opened hook is logged once, naming the plugin, the hook and the session', async (t) => {
+  const asker = await s.connect();
+  await asker.request('sn.fail_next_open');
+  const c = await s.connect();
+  const { sessionId } = await c.request<{ sessionId: number }>('whoami');
+  const line = await waitFor(() => s.logs().find((l) => l.includes(`'session ${sessionId}' failed`)), 10000, 'the hook failure line');
+  t.is(line.slice(line.indexOf('] ') + 2), `GSF_ERR_HANDLER_FAILED: plugin 'session-native' session-opened hook 'session ${sessionId}' failed: `
+    + `PERMISSION_DENIED: the opened hook was asked to fail {"event_name":"_session_opened","event_id":${/"event_id":(\d+)/.exec(line)![1]},"event_tag":${sessionId}}`);
+  asker.close();
+  c.close();
+});

@@ -220,6 +220,8 @@ async function finishAsync<I>(rt: EventRuntime, list: Handlers<I>, from: number,
 }
 
 function handlerFailure<I>(plugin: string, what: string, info: I, err: unknown): PluginError {
+  // A native hook's failure already names the plugin, the hook and the session.
+  if (err instanceof PluginError && err.plugin === plugin) return err;
   return new PluginError(plugin, `session-${what} handler`, err, { subject: `session ${String((info as { sessionId?: number }).sessionId)}` });
 }
 
