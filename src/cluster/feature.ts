@@ -5,10 +5,9 @@
  * the server once its ports are known, and serves `/v1/cluster/…`. Not listed, nothing here
  * runs and no Redis client is loaded; `api.cluster` then answers for this one server.
  */
-import { ManifestError } from '../config/manifest.ts';
 import { gsfError } from '../errors.ts';
 import type { Feature } from '../features.ts';
-import { publishedConfig } from '../objects/config.ts';
+import { clusterNeedsPostgres, publishedConfig } from '../objects/config.ts';
 import { encodeFrame, sessionCodec } from '../session/codec.ts';
 import { activeSessions } from '../session/main/feature.ts';
 import type { ThreadContext } from '../hooks/thread-context.ts';
@@ -77,8 +76,7 @@ export const clusterFeature: Feature = {
     const cfg = clusterConfig(manifest);
     const store = publishedConfig();
     if (store !== null && store.backend !== 'postgresql') {
-      throw new ManifestError(`${manifest.file}: Cluster needs ObjectStore.database_url (PostgreSQL) when object types are declared: ` +
-        "every server must see the same objects, and each server's SQLite file would be a game of its own");
+      throw clusterNeedsPostgres(manifest.file);
     }
     const cluster = await Cluster.connect(cfg, thread);
     activeCluster = cluster;

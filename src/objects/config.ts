@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { native } from '../native.ts';
-import type { ComponentArgs } from '../config/manifest.ts';
+import { ManifestError, type ComponentArgs } from '../config/manifest.ts';
 import type { ObjectSchema } from './schema.ts';
 
 export type BackendKind = 'sqlite' | 'postgresql';
@@ -58,6 +58,12 @@ export function storeConfig(components: Record<string, ComponentArgs>, dir: stri
 }
 
 /** Publishes the settings for every thread (null: no store in this process). */
+/** The start error of a cluster whose game declares object types on SQLite. */
+export function clusterNeedsPostgres(manifestFile: string): ManifestError {
+  return new ManifestError(`${manifestFile}: Cluster needs ObjectStore.database_url (PostgreSQL) when object types are declared: `
+    + "every server must see the same objects, and each server's SQLite file would be a game of its own");
+}
+
 export function publishConfig(config: StoreConfig | null): void {
   native.objConfigSet(JSON.stringify(config));
 }

@@ -14,7 +14,7 @@ import { logFileOf } from '../log/log-file.ts';
 import { workerExecArgv } from '../events/main/dispatcher.ts';
 import { counterRegistry } from '../counters/registry.ts';
 import { declarationFiles, loadSchema } from './schema.ts';
-import { databaseLabel, publishConfig, storeConfig, type StoreConfig } from './config.ts';
+import { clusterNeedsPostgres, databaseLabel, publishConfig, storeConfig, type StoreConfig } from './config.ts';
 import { syncSqliteSchema } from './sqlite-store.ts';
 import { syncPostgresSchema } from './postgres-store.ts';
 import { defineStoredCounters } from './stats.ts';
@@ -79,6 +79,8 @@ export async function startObjectStore(manifest: Manifest, pluginFiles: readonly
   publishConfig(null);
   if (schema.types.length === 0) return null;
   const config = { ...storeConfig(manifest.components, manifest.dir, schema, randomUUID()), announceCommits: manifest.listed.has('Cluster') };
+  // Refused before the database file is made (src/cluster/feature.ts checks it too).
+  if (manifest.listed.has('Cluster') && config.backend !== 'postgresql') throw clusterNeedsPostgres(manifest.file);
   try {
     if (config.backend === 'sqlite') syncSqliteSchema(config);
     else await syncPostgresSchema(config);

@@ -6,6 +6,8 @@
  * PostgreSQL going away fails commits with an error frame until it is back.
  */
 import { testWithPostgres as test } from './_redis-test.ts';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -181,7 +183,9 @@ test.serial('PostgreSQL going away fails commits with an error frame and a log l
   await Promise.all([zoe.close(), kim.close()]);
 });
 
-test('a cluster with object types needs PostgreSQL: the start says so', async (t) => {
-  const err = await startGsf({ Cluster: { redis_url: redis.url } }, [ARENA]).catch((e: Error) => e.message);
+test('a cluster with object types needs PostgreSQL: the start says so, before it makes a SQLite file', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-cluster-'));
+  const err = await startGsf({ Cluster: { redis_url: redis.url } }, [ARENA], dir).catch((e: Error) => e.message);
   t.regex(String(err), /Cluster needs ObjectStore\.database_url \(PostgreSQL\) when object types are declared/);
+  t.false(fs.existsSync(path.join(dir, 'data', 'gsf.sqlite')), 'the refused start made a SQLite database');
 });
