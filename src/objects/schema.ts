@@ -209,11 +209,24 @@ function parseField(file: string, type: string, name: string, spec: unknown): Fi
   return field;
 }
 
+/**
+ * An ISO-8601 date (and time) as a Date; an invalid Date for text that is not one, or that names
+ * a day the month does not have: Date would take 2030-02-30 as March 2nd.
+ */
+function isoDate(text: string): Date {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:$|T)/.exec(text);
+  const date = new Date(text);
+  if (m === null || Number.isNaN(date.getTime())) return new Date(NaN);
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month >= 1 && month <= 12 && day >= 1 && day <= days ? date : new Date(NaN);
+}
+
 /** The field's value for a declared JSON default (datetimes are ISO-8601 strings in JSON). */
 export function fromJsonDefault(field: FieldDef, value: JsonDefault): unknown {
   const el = field.type === 'array' || field.type === 'map' ? field.of : field.type;
   if (el !== 'datetime') return value;
-  const toDate = (v: JsonDefault): unknown => (typeof v === 'string' ? new Date(v) : v);
+  const toDate = (v: JsonDefault): unknown => (typeof v === 'string' ? isoDate(v) : v);
   if (field.type === 'array') return Array.isArray(value) ? value.map(toDate) : value;
   if (field.type === 'map') return isPlainObject(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toDate(v)])) : value;
   return toDate(value);

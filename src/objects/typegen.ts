@@ -46,6 +46,9 @@ function comment(f: FieldDef): string {
   return notes.length ? ` // ${notes.join('; ')}` : '';
 }
 
+/** Names every object literal has a member of (from Object.prototype). */
+const OBJECT_MEMBERS = new Set(Object.getOwnPropertyNames(Object.prototype));
+
 /** The declaration text for some types (`sources`: the JSON files, as named in the header). */
 export function declarationsFor(types: readonly TypeDef[], sources: readonly string[]): string {
   const out: string[] = [
@@ -64,7 +67,12 @@ export function declarationsFor(types: readonly TypeDef[], sources: readonly str
   out.push('  }', '  interface ObjectCreateFields {');
   for (const t of types) {
     out.push(`    ${t.name}: {`);
-    for (const f of t.fields) out.push(`      ${f.name}${f.default === undefined ? '' : '?'}: ${tsType(f)};`);
+    for (const f of t.fields) {
+      // An object literal has every member of Object (`constructor`, `toString`, …): TypeScript
+      // checks those against an optional field of that name, so leaving the field out would not compile.
+      const inherited = f.default !== undefined && OBJECT_MEMBERS.has(f.name) ? ` | ObjectConstructor['prototype']['${f.name}']` : '';
+      out.push(`      ${f.name}${f.default === undefined ? '' : '?'}: ${tsType(f)}${inherited};`);
+    }
     out.push('    };');
   }
   out.push('  }');
