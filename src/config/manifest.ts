@@ -32,14 +32,12 @@ export class ManifestError extends TypeError {
   }
 }
 
-function shownPath(file: string): string {
-  const rel = path.relative(process.cwd(), file);
-  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
-}
-
-/** Reads a manifest file's JSON; `shown` is its path as messages name it, `dir` its folder. */
+/**
+ * Reads a manifest file's JSON; `shown` is its path as messages name it (the full path, so a
+ * log line says which manifest wherever it is read), `dir` its folder.
+ */
 export function readManifestJson(file: string): { json: unknown; shown: string; dir: string } {
-  const shown = shownPath(path.resolve(file));
+  const shown = path.resolve(file);
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -140,6 +138,11 @@ export function secretProblem(value: string): string | null {
     return 'must not be white space only: no request could present it, so every one would get 401 (leave it empty to turn authentication off)';
   }
   if (value !== value.trim()) return 'must not start or end with white space: HTTP drops it from the Authorization header, so no request would match';
+  const other = /[^\x20-\x7e]/u.exec(value);
+  if (other !== null) {
+    const code = other[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    return `must hold printable ASCII characters only (it holds U+${code}): an Authorization header cannot carry others as typed, so no request could present it`;
+  }
   return null;
 }
 

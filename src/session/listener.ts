@@ -4,9 +4,11 @@
  * through `main/io-sessions.ts`).
  *
  * Per message the listener's thread does little: the maintenance gate, the size and frame-kind
- * checks, a peek at the type of canonical frames (to name the event and refuse unknown types
- * at once), and a copy of the raw bytes into the push stage, which queues the turn's messages
- * as network events on their sessions' tags in one native call (`push-stage.ts`).
+ * checks, a peek at the type of canonical frames (to name the event and refuse unknown types),
+ * and a copy of the raw bytes into the push stage, which queues the turn's messages as network
+ * events on their sessions' tags in one native call (`push-stage.ts`). A refused frame's error
+ * frame is queued the same way (`_session.refused`), so it leaves after the replies to the
+ * session's earlier messages, not before them.
  * Decoding, handlers and encoding run on event workers (`message-event.ts`); their outbound
  * operations come back through the workers' rings (`main/outbound-reader.ts`) and are written
  * to the sockets here.
@@ -25,7 +27,7 @@ import type { ThreadContext } from '../hooks/thread-context.ts';
 import type { IoRole } from './io/io-role.ts';
 import { encodeFrame, peekTypeSpan, trailingId, TYPE_SPAN } from './codec.ts';
 import { logSessionMessage } from './message-log.ts';
-import { MESSAGE_EVENT } from './worker/message-event.ts';
+import { MESSAGE_EVENT, REFUSED_EVENT } from './worker/message-event.ts';
 import type { LocalSessions } from './main/local-sessions.ts';
 import type { HandlerView, RemoteSessions, SessionServiceOptions, SessionStats } from './listener-types.ts';
 import { PushStage } from './push-stage.ts';
@@ -37,6 +39,7 @@ import { answerWithoutWorker, unknownTypeAnswer } from './listener-errors.ts';
 
 // A local copy: module exports are getters under the CommonJS transform (read per message).
 const SPAN = TYPE_SPAN;
+const encoder = new TextEncoder();
 
 /** Why a frame was not sent (counter `engine/dropped_sends_<reason>`). */
 type DropReason = 'no_session' | 'backpressure';
@@ -51,6 +54,7 @@ export class SessionListener implements LocalSessions {
   private readonly messageHandlerId: number;
   private readonly stage: PushStage;
   private readonly messageNameId: number;
+  private readonly refusedNameId: number;
   /** Upgrades, opens and closes (`listener-lifecycle.ts`). */
   private readonly lifecycle: SessionLifecycle;
   /** The event name id of each message type plugins handle. */
@@ -82,6 +86,7 @@ export class SessionListener implements LocalSessions {
     this.types = new MessageTypes((type) => this.handlers.messages.has(type));
     this.messageHandlerId = intern(MESSAGE_EVENT);
     this.messageNameId = intern(MESSAGE_EVENT);
+    this.refusedNameId = intern(REFUSED_EVENT);
     this.stage = new PushStage(this.messageHandlerId);
     this.lifecycle = new SessionLifecycle({
       thread, handlers, io, stats: this.stats, sessions: this.sessions, groups: this.groups, stage: this.stage,
@@ -145,11 +150,11 @@ export class SessionListener implements LocalSessions {
     }
     const length = message.byteLength;
     if (length > this.options.maxMessageBytes) {
-      this.protocolError(ws, d, protocolErrorBody(ProtocolError.tooBig, [length, this.options.maxMessageBytes]), trailingId(new Uint8Array(message), isBinary));
+      this.refuse(ws, d, protocolErrorBody(ProtocolError.tooBig, [length, this.options.maxMessageBytes]), trailingId(new Uint8Array(message), isBinary));
       return;
     }
     if (isBinary !== (d.codec === 'msgpack')) {
-      this.protocolError(ws, d, {
+      this.refuse(ws, d, {
         code: ProtocolError.wrongFrame,
         message: `${isBinary ? 'binary' : 'text'} frame on a ${d.codec} session (json uses text frames, msgpack binary frames)`,
       });
@@ -175,7 +180,22 @@ export class SessionListener implements LocalSessions {
 
   private unknownType(ws: Socket, d: SessionData, bytes: Uint8Array, type: string): void {
     const { body, id } = unknownTypeAnswer(bytes, d.codec, type);
-    this.protocolError(ws, d, body, id);
+    this.refuse(ws, d, body, id);
+  }
+
+  /**
+   * Answers a frame this thread refuses. While plugins handle message types, the error frame
+   * is queued as an event on the session's tag, which only sends it: the session's earlier
+   * messages may still be running (an awaiting handler), and their replies go first.
+   */
+  private refuse(ws: Socket, d: SessionData, body: ProtocolErrorBody, id?: number): void {
+    if (this.handlers.messages.size === 0) {
+      this.protocolError(ws, d, body, id);
+      return;
+    }
+    this.stats.protocolErrors++;
+    const frame = encodeFrame(d.codec, EngineType.error, body, id);
+    this.stage.add(d.id, this.refusedNameId, typeof frame === 'string' ? encoder.encode(frame) : frame);
   }
 
   /** No plugin handles any message type: every frame gets its error frame from here. */

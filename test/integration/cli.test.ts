@@ -15,8 +15,8 @@ function writeManifest(components: unknown[]): string {
   return file;
 }
 
-function run(args: string[]) {
-  const child = spawn(process.execPath, [gsf, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+function run(args: string[], cwd = root) {
+  const child = spawn(process.execPath, [gsf, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
@@ -72,6 +72,18 @@ test('gsf start refuses a bad manifest with the exact message and exit 1', async
   const p = run(['start', '--manifest', manifest]);
   t.is(await p.exited, 1);
   t.is(p.err(), `gsf: TypeError: ${manifest}: EventDispatcher.event_threads_size must be a positive integer\n`);
+});
+
+test('a manifest given by a relative path, or the default one, is named by its full path', async (t) => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-cli-')));
+  fs.mkdirSync(path.join(dir, 'sub'));
+  fs.writeFileSync(path.join(dir, 'sub', 'M.json'), JSON.stringify({ components: [{ name: 'EventDispatcher', arguments: { event_threads_size: 0 } }] }));
+  const relative = run(['start', '--manifest', 'sub/M.json'], dir);
+  t.is(await relative.exited, 1);
+  t.is(relative.err(), `gsf: TypeError: ${path.join(dir, 'sub', 'M.json')}: EventDispatcher.event_threads_size must be a positive integer\n`);
+  const missing = run(['start'], dir);
+  t.is(await missing.exited, 1);
+  t.is(missing.err(), `gsf: TypeError: ${path.join(dir, 'MANIFEST.json')}: cannot be read (ENOENT)\n`);
 });
 
 test('gsf start refuses a log file it cannot open, naming the manifest argument', async (t) => {

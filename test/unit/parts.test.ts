@@ -1,6 +1,6 @@
 /**
  * Small parts: route patterns and the router, answer records, the await cap, the audit trail, the
- * logger and its rate limit, tags, the arena's rules, and the SDK client's settling.
+ * logger and its rate limit, tags, the watchdog's period, the arena's rules, and the SDK client's settling.
  * One test process runs the modules of test/unit/parts/ (`npx ava test/unit/parts.test.ts --match
  * '*words*'` runs some).
  */
@@ -13,3 +13,4 @@ import './parts/rate-limit.ts';
 import './parts/router.ts';
 import './parts/sdk-client-settling.ts';
 import './parts/tags.ts';
+import './parts/watchdog-period.ts';

@@ -26,6 +26,15 @@ export interface OutstandingEvents {
   }>;
 }
 
+/**
+ * How often the watchdog looks at the running events: once per second (SPEC 6.4), more often for
+ * shorter limits, and twice per `hangReportIntervalMs`, so that a hang line due every interval
+ * is written within half an interval of its time.
+ */
+export function checkPeriodMs(s: Pick<WatchdogSettings, 'timeoutMs' | 'checker' | 'hangThresholdMs' | 'hangReportIntervalMs'>): number {
+  return Math.max(10, Math.min(1000, s.timeoutMs / 4, s.checker ? Math.min(s.hangThresholdMs / 4, s.hangReportIntervalMs / 2) : 1000));
+}
+
 export class Watchdog {
   private handle: NodeJS.Timeout | null = null;
   /** Last hang report per running event, keyed `slot:eventId`. */
@@ -41,10 +50,7 @@ export class Watchdog {
   ) {}
 
   start(): void {
-    const s = this.settings;
-    // The checker runs once per second (SPEC 6.4); shorter limits make it look more often.
-    const period = Math.max(10, Math.min(1000, s.timeoutMs / 4, s.checker ? s.hangThresholdMs / 4 : 1000));
-    this.handle = setInterval(() => this.check(), period);
+    this.handle = setInterval(() => this.check(), checkPeriodMs(this.settings));
     this.handle.unref();
   }
 

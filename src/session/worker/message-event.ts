@@ -3,6 +3,9 @@
  * opened and closed handlers, and the three engine events that run them on event workers:
  * - `_session.message` (network events, session tag): decodes the raw frame, checks the
  *   envelope, runs the handler for its type; bad input is answered with an `_error` frame;
+ * - `_session.refused` (network events, session tag, the same handler): the error frame the
+ *   listener's thread made for a frame it refused (too big, wrong kind, unknown type), sent
+ *   in its turn among the session's replies;
  * - `_session.opened` / `_session.closed` (engine events, session tag): run every plugin's
  *   opened or closed handler, in plugin order.
  */
@@ -21,8 +24,10 @@ import { dropSent } from '../../events/drop-sent.ts';
 const decode = decodeFrame, decodeCanonical = decodeCanonicalJson, decodeMsgpack = decodeMsgpackFrame;
 const decodeCanonicalPacked = decodeCanonicalMsgpack;
 const codecOf = sessionCodec, DecodeFailure = DecodeError;
+const textDecoder = new TextDecoder();
 
 export const MESSAGE_EVENT = '_session.message';
+export const REFUSED_EVENT = '_session.refused';
 export const OPENED_EVENT = '_session.opened';
 export const CLOSED_EVENT = '_session.closed';
 
@@ -74,6 +79,9 @@ export function addRawMessageHandler(rt: EventRuntime, plugin: string, type: str
 
 /** The message a handler receives besides its body: who sent it and how to answer. */
 class Message implements SessionMessage {
+  /** A reply was sent: a failure after it is logged, not answered a second time. */
+  replied = false;
+
   constructor(private readonly ops: SessionOps, private readonly event: RunningEvent, readonly sessionId: number,
     readonly type: string, readonly id: number | undefined) {}
 
@@ -84,6 +92,7 @@ class Message implements SessionMessage {
     } catch (err) {
       throw encodeFailure('reply', err);
     }
+    this.replied = true;
   }
 }
 
@@ -101,6 +110,11 @@ function runMessage(rt: EventRuntime, handlers: SessionHandlers, ops: SessionOps
   // A raw handler decodes the frame itself; the main thread named the event after its type.
   const raw = ctx.name !== MESSAGE_EVENT ? handlers.messages.get(ctx.name)?.raw : undefined;
   if (raw !== undefined) return raw(frame, ctx);
+  if (ctx.name === REFUSED_EVENT) {
+    const bytes = frame.bytes.subarray(frame.start, frame.end);
+    ops.sendFrame(sessionId, codecOf(sessionId) === 'json' ? textDecoder.decode(bytes) : bytes.slice());
+    return undefined;
+  }
   let envelope;
   try {
     // The frame is in the worker's claim buffer: decode before anything else. An event named
@@ -147,7 +161,7 @@ function runMessage(rt: EventRuntime, handlers: SessionHandlers, ops: SessionOps
       dropSent(rt, ctx);
       sendFailure(ops, ctx, type, id);
     }
-    return handlerFailed(ops, ctx, entry.plugin, type, id, err);
+    return handlerFailed(ops, ctx, entry.plugin, message, err);
   }
   const rerunnable = result instanceof Promise || ctx.tx !== undefined;
   if (rerunnable) {
@@ -156,15 +170,17 @@ function runMessage(rt: EventRuntime, handlers: SessionHandlers, ops: SessionOps
     const body = envelope.body;
     ctx.failureReply = () => sendFailure(ops, ctx, type, id);
     ctx.rerun = () => {
+      // The first run's replies were discarded with its changes.
+      message.replied = false;
       try {
         const again = rt.call(entry.async, ctx, entry.fn, body, message, ctx);
-        return again instanceof Promise ? again.catch((err: unknown) => handlerFailed(ops, ctx, entry.plugin, type, id, err)) : again;
+        return again instanceof Promise ? again.catch((err: unknown) => handlerFailed(ops, ctx, entry.plugin, message, err)) : again;
       } catch (err) {
-        return handlerFailed(ops, ctx, entry.plugin, type, id, err);
+        return handlerFailed(ops, ctx, entry.plugin, message, err);
       }
     };
   }
-  if (result instanceof Promise) return result.catch((err: unknown) => handlerFailed(ops, ctx, entry.plugin, type, id, err));
+  if (result instanceof Promise) return result.catch((err: unknown) => handlerFailed(ops, ctx, entry.plugin, message, err));
   return undefined;
 }
 
@@ -173,12 +189,13 @@ function sendFailure(ops: SessionOps, ctx: RunningEvent, type: string, id: numbe
 }
 
 /**
- * Tells the client its request failed, then throws for the worker to log (naming the plugin,
- * with its stack). An event with object changes answers once they are discarded (`failureReply`).
+ * Tells the client its request failed, unless the handler had replied (each request gets one
+ * answer), then throws for the worker to log (naming the plugin, with its stack). An event with
+ * object changes answers once they are discarded (`failureReply`), its replies with them.
  */
-function handlerFailed(ops: SessionOps, ctx: RunningEvent, plugin: string, type: string, id: number | undefined, err: unknown): never {
-  if (ctx.tx === undefined) sendFailure(ops, ctx, type, id);
-  throw new PluginError(plugin, 'message handler', err, { subject: type });
+function handlerFailed(ops: SessionOps, ctx: RunningEvent, plugin: string, message: Message, err: unknown): never {
+  if (ctx.tx === undefined && !message.replied) sendFailure(ops, ctx, message.type, message.id);
+  throw new PluginError(plugin, 'message handler', err, { subject: message.type });
 }
 
 type Handlers<I> = ReadonlyArray<{ plugin: string; fn: SessionHandler<I> }>;

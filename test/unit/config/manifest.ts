@@ -76,6 +76,15 @@ test('bad manifests name the file, the component and the argument', (t) => {
   t.is(messageOf(one('ApiService', { api_service_token: 's3cret\n' })),
     'MANIFEST.json: ApiService.api_service_token must not start or end with white space: HTTP drops it from the Authorization header, '
     + 'so no request would match');
+  // A header carries printable ASCII as typed: a token beyond it could never be presented.
+  t.is(messageOf(one('ApiService', { api_service_token: 'pässwort-€' })),
+    'MANIFEST.json: ApiService.api_service_token must hold printable ASCII characters only (it holds U+00E4): '
+    + 'an Authorization header cannot carry others as typed, so no request could present it');
+  t.is(messageOf(one('ApiService', { api_service_token: 'a\tb' })),
+    'MANIFEST.json: ApiService.api_service_token must hold printable ASCII characters only (it holds U+0009): '
+    + 'an Authorization header cannot carry others as typed, so no request could present it');
+  t.is(parseManifest(one('ApiService', { api_service_token: 'A-z_0.9~+/= !' }), 'MANIFEST.json', dir).components.ApiService?.api_service_token,
+    'A-z_0.9~+/= !');
   t.is(messageOf(one('Logging', { log_format: 'xml' })),
     'MANIFEST.json: Logging.log_format must be one of "text", "json"');
   t.is(messageOf(one('Logging', { v: 2 ** 40 })), 'MANIFEST.json: Logging.v must be a 32-bit integer');

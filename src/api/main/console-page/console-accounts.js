@@ -5,7 +5,7 @@
  */
 /* global URLSearchParams */
 import { V1, call, choices, get, path } from './console-api.js';
-import { $, attempt, change, clearError, el, fieldList, paged, say, show, words } from './console-ui.js';
+import { $, attempt, change, clearError, el, fieldList, latest, paged, say, show, valueGiven, words } from './console-ui.js';
 import { renderCharacters } from './console-characters.js';
 
 /** Fills the search conditions and wires the search form. */
@@ -62,15 +62,19 @@ const flag = (label, v, yes, no) => el('span', { class: `flag ${v === true ? 'on
 export async function openAccount(id) {
   const box = $('account');
   clearError();
+  // The account asked for last is the one shown, whichever answer comes last.
+  const mine = latest(box);
   await attempt(async () => {
     const [user, loggedIn, banned] = await Promise.all([
       get(path('account', id)), settle(get(path('account', id, 'connection'))), settle(get(path('account', id, 'ban'))),
     ]);
+    if (!mine()) return;
     const reopen = () => openAccount(id);
     const post = (what, question, done) => async () => {
       if (await change(question, () => call('POST', path('account', id, what)), done)) await reopen();
     };
     const save = async (field, value) => {
+      if (!valueGiven(field, value)) return;
       if (await change(words`Set ${field} of account ${id} to '${value}'?`, () => call('PUT', path('account', id, field, value)), words`Saved ${field} of account ${id}.`)) {
         await reopen();
       }

@@ -8,6 +8,7 @@
 export const V1 = '/cs-api/v1';
 const TOKEN_KEY = 'gsf-console-token';
 const OPERATOR_KEY = 'gsf-console-operator';
+const PRINTABLE = /^[\x20-\x7e]+$/;
 
 export const session = {
   get token() { return sessionStorage.getItem(TOKEN_KEY) ?? ''; },
@@ -47,7 +48,9 @@ export function path(...segments) {
  */
 export async function call(method, url, body) {
   const headers = {};
-  if (session.token) headers.Authorization = `Bearer ${session.token}`;
+  // A token an HTTP header cannot carry as typed (beyond printable ASCII) is not sent: the API
+  // then answers as it does a wrong token, and the page asks for the token again.
+  if (session.token && PRINTABLE.test(session.token)) headers.Authorization = `Bearer ${session.token}`;
   if (session.operator && method !== 'GET') headers['X-Gsf-Operator'] = encodeURIComponent(session.operator);
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(url, {

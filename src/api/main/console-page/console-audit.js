@@ -13,7 +13,8 @@ let view = null;
 export async function showAudit() {
   view = paged($('audit-table'), 'the audit trail', async (pageNo, pageSize) => {
     const q = new URLSearchParams({ page_no: String(pageNo), page_size: String(pageSize) });
-    return (await get(`${V1}/audit/?${q}`)).entries;
+    const { entries, total } = await get(`${V1}/audit/?${q}`);
+    return { rows: entries, total };
   }, (rows) => (rows.length === 0
     ? el('p', { class: 'muted', text: 'No change has been made yet.' })
     : table(rows, { caption: 'Changes, newest first', columns: COLUMNS })));

@@ -4,7 +4,7 @@
  */
 /* global URLSearchParams */
 import { V1, call, choices, get, path } from './console-api.js';
-import { attempt, change, el, fieldList, paged, show, table, words } from './console-ui.js';
+import { attempt, change, el, fieldList, paged, show, table, valueGiven, words } from './console-ui.js';
 
 const today = () => new Date().toISOString().slice(0, 10);
 const option = (v, text = v) => el('option', { value: v, text });
@@ -25,6 +25,7 @@ async function renderCharacter(section, cid) {
   const character = await get(path('character', cid));
   const name = show(character.nickname ?? character.name ?? cid);
   const save = async (field, value) => {
+    if (!valueGiven(field, value)) return;
     if (await change(words`Set ${field} of character ${name} to '${value}'?`, () => call('PUT', path('character', cid, field, value)), words`Saved ${field} of ${name}.`)) {
       await attempt(() => renderCharacter(section, cid));
     }

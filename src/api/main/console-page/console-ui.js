@@ -65,6 +65,16 @@ export async function attempt(fn) {
   }
 }
 
+/**
+ * Whether a field's new value can be sent: the value travels as a path segment, and an empty
+ * one would name another route. Says so when it cannot.
+ */
+export function valueGiven(field, value) {
+  if (value !== '') return true;
+  showError({ message: words`Type a value for ${field}: an empty value cannot be saved.` });
+  return false;
+}
+
 /** Asks the operator to confirm `text`; resolves to true for Confirm, false for Cancel or Escape. */
 export function confirmChange(text) {
   const dialog = $('confirm');
@@ -142,21 +152,37 @@ export function fieldList(what, obj, editable, save) {
 }
 
 /**
- * A paged view in `box`: `load(pageNo, pageSize)` resolves to the page's rows, `render(rows)`
- * to its node. Previous and Next move a page; Next is off once a page comes back short.
- * Resolves once the first page is shown; `reload()` shows the current page again.
+ * A paged view in `box`: `load(pageNo, pageSize)` resolves to the page's rows, or to
+ * `{ rows, total }` where the API counts them; `render(rows)` to its node. Previous and Next move
+ * a page; Next is off on the last page (by `total`, else once a page comes back short). Only the
+ * latest load of a box is shown: an answer that comes after a newer one (another page, another
+ * search in the same box) is dropped. Resolves once the first page is shown; `reload()` shows
+ * the current page again.
  */
 export function paged(box, label, load, render, pageSize = 20) {
   let pageNo = 0;
   const show1 = async () => {
-    let rows;
-    const ok = await attempt(async () => { rows = await load(pageNo, pageSize); });
-    if (!ok) return;
+    const mine = latest(box);
+    let answer;
+    const ok = await attempt(async () => { answer = await load(pageNo, pageSize); });
+    if (!ok || !mine()) return;
+    const rows = Array.isArray(answer) ? answer : answer.rows;
+    const last = Array.isArray(answer) || typeof answer.total !== 'number'
+      ? rows.length < pageSize
+      : (pageNo + 1) * pageSize >= answer.total;
     const prev = el('button', { type: 'button', text: 'Previous page', 'aria-label': `Previous page of ${label}`, disabled: pageNo === 0,
       on: { click: () => { pageNo--; void show1(); } } });
-    const next = el('button', { type: 'button', text: 'Next page', 'aria-label': `Next page of ${label}`, disabled: rows.length < pageSize,
+    const next = el('button', { type: 'button', text: 'Next page', 'aria-label': `Next page of ${label}`, disabled: last,
       on: { click: () => { pageNo++; void show1(); } } });
     box.replaceChildren(render(rows), el('div', { class: 'pager row' }, prev, el('span', { class: 'muted', text: `page ${pageNo + 1}` }), next));
   };
   return { ready: show1(), reload: show1 };
+}
+
+/** Load numbers per box: `latest(box)` starts a load and returns whether it is still the box's latest. */
+const loads = new WeakMap();
+export function latest(box) {
+  const n = (loads.get(box) ?? 0) + 1;
+  loads.set(box, n);
+  return () => loads.get(box) === n;
 }
