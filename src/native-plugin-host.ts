@@ -103,6 +103,8 @@ export const ContextCell = {
    * at, the last started index and how it ended (RunState) out.
    */
   runSlot: 12, runFrom: 13, runTo: 14, runStarted: 15, runStartMs: 16, runNext: 17, runState: 18,
+  /** Set to 1 by a call that replied to its message; read and cleared after the call (`countCachedReads`). */
+  replied: 19,
 } as const;
 
 /**

@@ -48,7 +48,7 @@ Napi::Value EnumLayout(const Napi::CallbackInfo& info) {
                                   {"readsNone", kReadsNone}, {"accountReads", kAccountReads},
                                   {"runSlot", kRunSlot}, {"runFrom", kRunFrom}, {"runTo", kRunTo},
                                   {"runStarted", kRunStarted}, {"runStartMs", kRunStartMs}, {"runNext", kRunNext},
-                                  {"runState", kRunState}}));
+                                  {"runState", kRunState}, {"replied", kReplied}}));
   o.Set("runState", Enum(env, {{"all", kRunAll}, {"stopped", kRunStopped}, {"revoked", kRunRevoked}}));
   o.Set("contextCells", static_cast<double>(kContextCells));
   return o;

@@ -300,6 +300,7 @@ EventContext EventFromCells(const double* c) {
 }
 
 Napi::Value ResultToJs(Napi::Env env, const CallResult& r, CollectingEffects& fx, uint64_t session) {
+  if (r.replied) ContextCells()[kReplied] = 1;
   if (r.expired) {
     DropHeld(fx);
     fx.used = 0;  // a timed-out call's effects are dropped

@@ -95,6 +95,9 @@ enum ContextCell {
   // index and the first event's start (ms after the claim) in; the next index, the last started
   // index and how the run ended (kRunAll, kRunStopped, kRunRevoked) out.
   kRunSlot, kRunFrom, kRunTo, kRunStarted, kRunStartMs, kRunNext, kRunState,
+  // Set to 1 by a call that replied to its message (JavaScript reads and clears it after the
+  // call): a later failure of that message's handler or continuations is then not answered.
+  kReplied,
 };
 /** How pluginRunEvents ended, in kRunState. */
 enum RunState { kRunAll = 0, kRunStopped = 1, kRunRevoked = 2 };

@@ -91,7 +91,7 @@ Napi::Value PluginCallEvent(const Napi::CallbackInfo& info) {
 Napi::Value PluginCallMessage(const Napi::CallbackInfo& info) {
   uint32_t handler = IdArg(info, 0, "handler");
   ByteView bytes = BytesArg(info, 1, "bytes", false);
-  const double* cells = ContextCells();
+  double* cells = ContextCells();
   double start = cells[kFrameStart], end = cells[kFrameEnd];
   if (!(start >= 0 && start <= end && end <= static_cast<double>(bytes.length))) {
     ThrowCoded(info.Env(), ErrorKind::kRangeError, kErrArgument, "the frame's start and end lie outside bytes");
@@ -110,6 +110,7 @@ Napi::Value PluginCallMessage(const Napi::CallbackInfo& info) {
   CallResult r = ProcessPluginHost().CallMessage(handler, ev, frame, &fx);
   AnswerInCall(r, fx, ev);
   if (ring.data != nullptr && r.status == GSF_STATUS_OK && !r.expired && fx.used > 0) {
+    if (r.replied) cells[kReplied] = 1;
     double end = WriteSendsToRing(ring.data, ring.length, static_cast<uint32_t>(ring_write), fx);
     if (end >= 0) return Napi::Number::New(info.Env(), end);
   }

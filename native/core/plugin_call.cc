@@ -80,6 +80,7 @@ CallScope::CallScope(const NativePlugin* plugin, PluginEffects* effects, const E
   state_.message_type = state_.message ? std::string_view(origin->type) : std::string_view();
   state_.has_message_id = state_.message && origin->has_id;
   state_.message_id = state_.message ? origin->id : 0;
+  state_.replied = false;
   state_.error.clear();
   state_.expires_at_ms = 0;
   state_.event_id.store(state_.event.event_id, std::memory_order_relaxed);

@@ -49,6 +49,7 @@ struct CallState {
   std::string_view message_type;
   bool has_message_id = false;
   double message_id = 0;
+  bool replied = false;  // `reply` succeeded in this call
   std::string error;     // set_error's message, or a service's own
   // A call with a deadline (on_stop's, ms since the Unix epoch; 0: none): past it, the call
   // is expired as a revoked one is. Read and written by the owner only.

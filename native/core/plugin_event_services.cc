@@ -194,7 +194,10 @@ gsf_type_status Reply(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_b
     std::string* frame;
     bool msgpack = IsMsgpackSession(s->event.session_id);
     status = Frame(s, "reply", msgpack, t, View(body), s->has_message_id ? &id : nullptr, &frame);
-    if (status == GSF_STATUS_OK) s->effects->Send(s->event.session_id, *frame, msgpack);
+    if (status == GSF_STATUS_OK) {
+      s->effects->Send(s->event.session_id, *frame, msgpack);
+      s->replied = true;
+    }
     return status;
   });
 }

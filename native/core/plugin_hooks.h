@@ -34,6 +34,7 @@ inline CallResult Finish(CallState& state, gsf_type_status status) {
     return result;
   }
   result.status = status;
+  result.replied = state.replied;
   if (status != GSF_STATUS_OK) result.error = state.error;
   return result;
 }

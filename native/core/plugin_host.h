@@ -92,6 +92,8 @@ struct CallResult {
   /** The request id of the message the handler ran for (failure frames carry it). */
   bool has_message_id = false;
   double message_id = 0;
+  /** The call replied to its message: a failure is then logged, not answered a second time. */
+  bool replied = false;
 };
 
 /** A continuation's result carries the request id of the message its origin answers (failure frames carry it). */

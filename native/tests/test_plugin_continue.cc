@@ -62,6 +62,7 @@ TEST(continuations_reply_to_the_message_with_its_type_and_id) {
   REQUIRE(first.object != 0);
   gsf::CallResult r = gsf::ProcessApiHost().Continue(first.object, Later(801, "nc.fetch"), false, "", "", &later);
   CHECK_EQ(r.status, GSF_STATUS_OK);
+  CHECK(r.replied);
   REQUIRE(later.sends.size() == 1);
   CHECK_EQ(later.sends[0].frame, std::string("{\"type\":\"nc.fetch\",\"body\":{\"found\":false},\"id\":7}"));
   CHECK_EQ(later.sends[0].session, kSession);
@@ -99,7 +100,9 @@ TEST(continuations_keep_the_message_across_kinds_and_without_an_id) {
   REQUIRE(chain.account != 0);
   CHECK_EQ(gsf::ProcessSessionHost().Continue(chain.account, Later(804, "nc.chain"), Account("bo"), &a).status, GSF_STATUS_OK);
   REQUIRE(a.object != 0);
-  CHECK_EQ(gsf::ProcessApiHost().Continue(a.object, Later(804, "nc.chain"), false, "", "", &b).status, GSF_STATUS_OK);
+  gsf::CallResult middle = gsf::ProcessApiHost().Continue(a.object, Later(804, "nc.chain"), false, "", "", &b);
+  CHECK_EQ(middle.status, GSF_STATUS_OK);
+  CHECK(!middle.replied);  // it asked for the next step; the last one replies
   REQUIRE(b.result != 0);
   gsf::ResultAnswer ok;
   ok.id = "p-2";

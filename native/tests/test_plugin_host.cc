@@ -152,11 +152,14 @@ TEST(plugin_handler_error_status_and_message) {
   r = host.CallEvent(HandlerOf(*p, "fails.without_message"), Event(2, 1ull << 40, 0, 0, "x"), "", &fx);
   CHECK_EQ(r.status, GSF_STATUS_NOT_FOUND);
   CHECK_EQ(r.error, std::string());
-  // A message handler that replied before failing: the reply stays, the status says it failed.
+  CHECK(!r.replied);
+  // A message handler that replied before failing: the reply stays, the status says it failed,
+  // and the result says it replied (gsf then logs the failure without answering it again).
   std::string frame = "{\"type\":\"fails.after_reply\",\"body\":[1],\"id\":3}";
   r = host.CallMessage(HandlerOf(*p, "fails.after_reply"), Event(3, 1ull << 41, 1, 1ull << 41, "fails.after_reply"), frame, &fx);
   CHECK_EQ(r.status, GSF_STATUS_CONFLICT);
   CHECK_EQ(r.error, std::string("failed after replying"));
+  CHECK(r.replied);
   REQUIRE(fx.sends.size() == 1);
   CHECK_EQ(fx.sends[0].frame, std::string("{\"type\":\"fails.after_reply\",\"body\":[1],\"id\":3}"));
   // A handler index of the wrong kind is refused, not called.

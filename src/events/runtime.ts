@@ -100,13 +100,15 @@ export class RunningEvent implements EventContext, HeldEffects {
    * the event: a short-lived key makes every young-generation collection trace the map.
    * `call`: the request an API or console event answers, and `heldAnswers` the answers that
    * wait for the event to finish (src/api/worker/answer-sink.ts).
-   * `nativeObjects`: the objects a native handler fetched, and `nativeAccountCalls` its account
-   * calls on their way (src/plugins/native-calls.ts).
+   * `nativeObjects`: the objects a native handler fetched, `nativeAccountCalls` its account
+   * calls on their way, and `nativeReplied` whether one of its calls replied to the event's
+   * message (src/plugins/native-calls.ts).
    */
   call: unknown = undefined;
   heldAnswers: unknown[] | undefined = undefined;
   nativeObjects: unknown = undefined;
   nativeAccountCalls = 0;
+  nativeReplied = false;
   /**
    * Events it invoked that are not queued yet, and counter changes not made yet, in order:
    * they are let go when its synchronous run ends, or, when it has objects, once its changes

@@ -57,6 +57,7 @@ let cells: Float64Array | null = null;
 // used per call are read once.
 const { eventId: C_EVENT_ID, tag: C_TAG, kind: C_KIND, sessionId: C_SESSION_ID, nameId: C_NAME_ID } = ContextCell;
 const { objectReads: C_OBJECT_READS, readsAnswered: C_READS_ANSWERED, readsNone: C_READS_NONE, accountReads: C_ACCOUNT_READS } = ContextCell;
+const C_REPLIED = ContextCell.replied;
 const internName = intern;
 
 /** Writes the event's fields into this thread's context cells before a native call. */
@@ -76,10 +77,17 @@ export function contextCells(ev: RunningEvent): Float64Array {
   return c;
 }
 
-/** Counts, in the event's object figures, the reads the last native call had answered from the cache in native code. */
+/**
+ * Counts, in the event's object figures, the reads the last native call had answered from the
+ * cache in native code; and notes whether the call replied to the event's message.
+ */
 export function countCachedReads(ev: RunningEvent): void {
   // The worker may have run the call itself (pluginRunEvents), before any contextCells here.
   const c = cells ??= new Float64Array(native.pluginContextView());
+  if (c[C_REPLIED] !== 0) {
+    c[C_REPLIED] = 0;
+    ev.nativeReplied = true;
+  }
   const answered = c[C_READS_ANSWERED]!;
   if (answered === 0) return;
   const none = c[C_READS_NONE]!;

@@ -162,6 +162,8 @@ function messageHandler(rt: EventRuntime, plugin: string, type: string, handler:
 
 /** Runs a native message handler again on its frame (a copy); its frames are held with the event's. */
 function rerunMessage(handler: number, frame: NetworkFrame, env: NativeCallEnv): void | Promise<void> {
+  // The first run's replies were discarded with its changes.
+  env.ev.nativeReplied = false;
   const c = contextCells(env.ev);
   c[C_FRAME_START] = frame.start;
   c[C_FRAME_END] = frame.end;
@@ -201,6 +203,8 @@ function settleMessageCall(r: NativeCallResult | unknown[], frame: NetworkFrame,
     }
     // Failing in its synchronous run with object changes: what it sent goes with them.
     if (ev.tx !== undefined) dropSent(env.rt, ev);
+    // Without objects a reply it made stays sent: each request gets one answer (the failure is logged).
+    else if (ev.nativeReplied) return;
     env.ops.sendTo(sessionId, EngineType.error, body, id);
   };
   return settleNativeCall(r, env);

@@ -91,6 +91,22 @@ for (const codec of ['json', 'msgpack'] as const) {
     }
   });
 
+  test.serial(`a handler or continuation that fails after its reply is logged, and its request keeps the one answer (${codec})`, async (t) => {
+    const c = await rawClient(codec);
+    try {
+      for (const [type, id] of [['nc.reply-fail', 41], ['nc.reply-then-fail', 42]] as const) {
+        c.send({ type, id });
+        c.send({ type: 'nc.fetch', id: id + 100, body: { id: 'nc-none' } });
+        t.deepEqual(await c.nextFrames(2), [{ type, id, body: {} }, { type: 'nc.fetch', id: id + 100, body: { found: false } }]);
+        const line = await waitFor(() => s.logs().find((l) => l.includes(`${type} gave up after its reply`)), 10000, 'the failure line');
+        t.true(line.includes(`plugin 'native-continue' message handler '${type}' failed: INTERNAL`), line);
+      }
+      t.is(c.frames.length, 4);
+    } finally {
+      c.ws.close();
+    }
+  });
+
   test.serial(`an event invoked from a continuation after an account answer runs without another client message (${codec})`, async (t) => {
     const c = await rawClient(codec);
     try {
