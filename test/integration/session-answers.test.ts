@@ -6,6 +6,7 @@
 import test from 'ava';
 import path from 'node:path';
 import WebSocket from 'ws';
+import { Packr } from 'msgpackr';
 import { fixtures, waitFor } from './_server.ts';
 import { startSessionServer, type SessionServer } from './_session.ts';
 
@@ -44,6 +45,27 @@ test.serial('error frames of the listener keep their place behind the reply of a
       [4, '_error', 'GSF_ERR_MESSAGE_TOO_BIG'],
       [undefined, '_error', 'GSF_ERR_MESSAGE_WRONG_FRAME'],
       [6, 'echo', null],
+    ]);
+  } finally {
+    ws.close();
+  }
+});
+
+test.serial('on a msgpack session too, a refused frame is answered in its turn, as a binary frame', async (t) => {
+  const packr = new Packr({ useRecords: false });
+  const ws = new WebSocket(`${s.url}/?version=1.0.0&codec=msgpack`);
+  const frames: Array<{ binary: boolean; frame: Frame }> = [];
+  ws.on('message', (data: Buffer, binary: boolean) => frames.push({ binary, frame: packr.unpack(data) as Frame }));
+  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  try {
+    ws.send(packr.pack({ type: 'answers.wait', body: { ms: 100 }, id: 1 }));
+    ws.send(packr.pack({ type: 'nope', body: 1, id: 2 }));
+    ws.send(packr.pack({ type: 'echo', body: 3, id: 3 }));
+    await waitFor(() => frames.length === 3, 5000, 'three answers');
+    t.deepEqual(frames.map(({ binary, frame }) => [binary, frame.id, frame.type, frame.body.code ?? null]), [
+      [true, 1, 'answers.wait', null],
+      [true, 2, '_error', 'GSF_ERR_MESSAGE_UNKNOWN_TYPE'],
+      [true, 3, 'echo', null],
     ]);
   } finally {
     ws.close();
