@@ -85,6 +85,7 @@ function runApiEvent(rt: EventRuntime, reg: Registry, sink: AnswerSink, payload:
     sink.settle(call);
     return undefined;
   }
+  ev.owner = { plugin: target.plugin, stage: target.stage, subject: label };
   const res = new ResponseWriter(call, target.kind, sink, rt.log);
   const c = call;
   let result: unknown;

@@ -124,6 +124,12 @@ export class RunningEvent implements EventContext, HeldEffects {
    * frame to its client, which must go out while everything else the event did is dropped).
    */
   failureReply: (() => void) | null = null;
+  /**
+   * The plugin handler an engine event runs for (a session message's, a REST route's): its
+   * failures that are no handler's throw (a commit that kept conflicting) are logged under it,
+   * not under gsf's engine event. Set where a commit can follow.
+   */
+  owner: { plugin: string; stage: string; subject: string } | null = null;
 
   constructor(
     private readonly rt: EventRuntime,

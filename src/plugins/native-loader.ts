@@ -156,6 +156,7 @@ function messageHandler(rt: EventRuntime, plugin: string, type: string, handler:
     // the decoded message.
     const copy: NetworkFrame = { bytes: frame.bytes.slice(frame.start, frame.end), start: 0, end: frame.end - frame.start, claim: -1, claimEnd: 0 };
     ev.rerun = () => rerunMessage(handler, copy, { rt, ev, ops, log: rt.log, plugin, what: 'message handler', name: type });
+    ev.owner = { plugin, stage: 'message handler', subject: type };
     return settleMessageCall(r, frame, { rt, ev, ops, log: rt.log, plugin, what: 'message handler', name: type });
   };
 }

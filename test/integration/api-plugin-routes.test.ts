@@ -100,6 +100,12 @@ test.serial('an answer leaves once the event is durable; a failure after answeri
     [500, error('GSF_ERR_INTERNAL', 'internal error: broken after answering')]);
   t.deepEqual(await http.get('/game/notes/n1').then((r) => r.body), { id: 'n1', text: 'hello', count: 0 });
   t.deepEqual(await http.get('/game/notes/n2').then((r) => [r.status, r.body]), [404, error('GSF_ERR_RESOURCE_NOT_FOUND', "no note 'n2'")]);
+  // A note of a taken id: the commit conflicts at every rerun; the failure is the route's, not gsf's engine event's.
+  const taken = await http.post('/game/notes/n1', '{"text":"again"}');
+  t.is(taken.status, 500);
+  const line = await waitFor(() => s.logs().find((l) => l.includes('still conflicted')), 10000, 'the conflict line');
+  t.true(line.includes("GSF_ERR_HANDLER_FAILED: plugin 'route-probe' route handler 'POST /game/notes/n1' failed: object changes still "
+    + "conflicted after 5 reruns (RouteNote 'n1' already exists); they are discarded"), line);
 });
 
 test.serial('native routes: the request as C sees it, answers from a thread, once only, a failing status', async (t) => {

@@ -157,6 +157,12 @@ for (const backend of BACKENDS) {
         t.is((err as GsfRequestError).code, ProtocolError.handlerFailed);
         t.deepEqual(await c.request('objp.coins_now', { name: 'cached' }), { coins: 7 });
         t.deepEqual(notes, [], 'what it sent went with its discarded changes');
+        // A commit that keeps conflicting is the failure of the plugin's message handler, not of gsf's engine event.
+        const taken = await t.throwsAsync(c.request('objp.create_taken', { name: 'cached' }, 10000));
+        t.is((taken as GsfRequestError).code, ProtocolError.handlerFailed);
+        const line = await waitFor(() => s.logs().find((l) => l.includes('objp.create_taken')), 10000, 'the failure line');
+        t.true(line.includes("GSF_ERR_HANDLER_FAILED: plugin 'objects-probe' message handler 'objp.create_taken' failed: object changes still "
+          + 'conflicted after 5 reruns (a unique key is taken (ProbeAccount.name="cached")); they are discarded'), line);
       } finally {
         await c.close();
       }

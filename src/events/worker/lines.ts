@@ -31,7 +31,9 @@ export class EventLines {
   report(ev: RunningEvent, entry: HandlerEntry, err: unknown, queueMs: number, handlerMs: number, ioMs: number,
     awaitedMs = 0): void {
     if (err !== undefined) {
-      const failure = pluginFailure(entry.plugin, 'event', entry.event, err);
+      const owner = ev.owner;
+      const failure = owner === null ? pluginFailure(entry.plugin, 'event', entry.event, err)
+        : pluginFailure(owner.plugin, owner.stage, owner.subject, err);
       this.failures.error(ev.name, `${failure.code}: ${failure.message}`,
         { event_name: ev.name, event_id: ev.id, event_tag: ev.tag, stack: pluginStack(failure) });
     }

@@ -168,6 +168,7 @@ function runMessage(rt: EventRuntime, handlers: SessionHandlers, ops: SessionOps
     // An object conflict runs the plugin's handler again with the decoded message (the frame's
     // bytes are gone by then), and a failure of the rerun is answered like the first run's.
     const body = envelope.body;
+    ctx.owner = { plugin: entry.plugin, stage: 'message handler', subject: type };
     ctx.failureReply = () => sendFailure(ops, ctx, type, id);
     ctx.rerun = () => {
       // The first run's replies were discarded with its changes.
