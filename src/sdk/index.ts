@@ -55,6 +55,36 @@ export class GsfRequestError extends Error {
 type Handler = (body: unknown, envelope: Envelope) => void;
 
 const packr = new Packr({ useRecords: false });
+
+/**
+ * A msgpack body with every typed array other than Uint8Array (Float32Array, Int16Array, …, and
+ * DataView) replaced by a Uint8Array over its bytes, inside arrays and plain objects: msgpackr
+ * would write such an array's elements one per byte into a `bin` of its byte length. The body is
+ * copied only where it holds one.
+ */
+function typedArraysAsBytes(v: unknown, depth: number): unknown {
+  if (typeof v !== 'object' || v === null || depth > 256) return v;
+  if (ArrayBuffer.isView(v)) return v instanceof Uint8Array ? v : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  if (Array.isArray(v)) {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < v.length; i++) {
+      const item = typedArraysAsBytes(v[i], depth + 1);
+      if (item !== v[i]) (out ??= v.slice())[i] = item;
+    }
+    return out ?? v;
+  }
+  const proto = Object.getPrototypeOf(v) as unknown;
+  if (proto !== Object.prototype && proto !== null) return v;
+  let out: Record<string, unknown> | null = null;
+  for (const [k, item] of Object.entries(v)) {
+    const bytes = typedArraysAsBytes(item, depth + 1);
+    if (bytes !== item) {
+      out ??= { ...(v as Record<string, unknown>) };
+      Object.defineProperty(out, k, { value: bytes, enumerable: true, writable: true, configurable: true });
+    }
+  }
+  return out ?? v;
+}
 const unpackr = new Unpackr({ useRecords: false });
 /** Reads any msgpack map (keys of any kind) into a Map: a frame `unpackr` refuses still gives its id. */
 const lenient = new Unpackr({ useRecords: false, mapsAsObjects: false });
@@ -107,6 +137,11 @@ export class GsfClient {
   private readonly expired = new Set<number>();
   /** Pushed messages nobody was waiting for or handling yet (`next` looks here first). */
   private readonly backlog: Envelope[] = [];
+  /**
+   * Per type, handlers `on` gave kept pushes to that they have not run yet: a push arriving
+   * meanwhile queues behind them, so each handler sees its type's pushes in arrival order.
+   */
+  private readonly catchingUp = new Map<string, Map<Handler, Envelope[]>>();
   private readonly errorHandlers = new Set<(e: ProtocolErrorBody) => void>();
   /** The last maintenance notice, while maintenance is on. */
   maintenance: MaintenanceNotice | null = null;
@@ -203,13 +238,40 @@ export class GsfClient {
   on<B = unknown>(type: string, handler: (body: B, envelope: Envelope<B>) => void): () => void {
     let set = this.handlers.get(type);
     if (!set) this.handlers.set(type, set = new Set());
-    set.add(handler as Handler);
+    const fn = handler as Handler;
+    set.add(fn);
     const early = this.backlog.filter((e) => e.type === type);
     if (early.length > 0) {
       for (let i = this.backlog.length - 1; i >= 0; i--) if (this.backlog[i]!.type === type) this.backlog.splice(i, 1);
-      queueMicrotask(() => { for (const e of early) if (set.has(handler as Handler)) (handler as Handler)(e.body, e); });
+      let queues = this.catchingUp.get(type);
+      if (!queues) this.catchingUp.set(type, queues = new Map());
+      queues.set(fn, early);
+      queueMicrotask(() => this.catchUp(type, fn, early));
     }
-    return () => set.delete(handler as Handler);
+    return () => {
+      if (!set.delete(fn)) return;
+      // Kept pushes it had not run yet are kept again, for `next` or the next `on`, if no
+      // other handler of the type is left to have them.
+      const queues = this.catchingUp.get(type);
+      const left = queues?.get(fn);
+      if (left === undefined) return;
+      queues!.delete(fn);
+      if (set.size === 0) this.backlog.unshift(...left);
+    };
+  }
+
+  /** Runs the kept pushes `on` gave `fn`, and those that arrived meanwhile, in order. */
+  private catchUp(type: string, fn: Handler, queue: Envelope[]): void {
+    const queues = this.catchingUp.get(type);
+    try {
+      // Stops when the handler is removed (its `off` keeps what is left).
+      while (queues?.get(fn) === queue && queue.length > 0) {
+        const e = queue.shift()!;
+        fn(e.body, e);
+      }
+    } finally {
+      if (queues?.get(fn) === queue && queue.length === 0) queues.delete(fn);
+    }
   }
 
   /**
@@ -241,10 +303,14 @@ export class GsfClient {
 
   /**
    * Closes the connection and resolves when it has ended. A reason is cut to the 123 bytes a close
-   * frame holds; a code the WebSocket API refuses (1006, 1005, under 3000 but 1000) rejects.
+   * frame holds; a code the WebSocket API refuses (any but 1000 and 3000–4999) rejects, and the
+   * connection stays open, whichever WebSocket the client runs on.
    */
   close(code = 1000, reason = ''): Promise<CloseInfo> {
     if (!this.closeInfo) {
+      if (code !== 1000 && !(Number.isInteger(code) && code >= 3000 && code <= 4999)) {
+        return Promise.reject(new RangeError(`close code must be 1000 or from 3000 to 4999 (got ${String(code)})`));
+      }
       try {
         this.ws.close(code, fitReason(String(reason)));
       } catch (err) {
@@ -260,7 +326,8 @@ export class GsfClient {
   }
 
   private write(envelope: Envelope): void {
-    this.ws.send(this.codec === 'json' ? JSON.stringify(envelope) : packr.pack(envelope));
+    if (this.codec === 'json') this.ws.send(JSON.stringify(envelope));
+    else this.ws.send(packr.pack({ ...envelope, body: typedArraysAsBytes(envelope.body, 0) }));
   }
 
   private receive(data: unknown): void {
@@ -295,7 +362,14 @@ export class GsfClient {
     const i = this.waiters.findIndex((w) => w.type === envelope.type);
     if (i >= 0) this.waiters.splice(i, 1)[0]!.resolve(envelope);
     const handlers = this.handlers.get(envelope.type);
-    if (handlers && handlers.size > 0) for (const fn of handlers) fn(envelope.body, envelope);
+    if (handlers && handlers.size > 0) {
+      const queues = this.catchingUp.get(envelope.type);
+      for (const fn of handlers) {
+        const queue = queues?.get(fn);
+        if (queue !== undefined) queue.push(envelope);
+        else fn(envelope.body, envelope);
+      }
+    }
     else if (i < 0 && (envelope.type !== EngineType.error || this.errorHandlers.size === 0)) {
       this.backlog.push(envelope);
       if (this.backlog.length > 1000) this.backlog.shift();

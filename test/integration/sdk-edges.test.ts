@@ -1,14 +1,17 @@
 /**
  * The client SDK at its edges: error frames answer the request they refuse (too big, malformed),
- * requests pending at a close carry their type, close reasons are cut to fit, a connect with no
- * handshake times out, and a time limit already passed times out at once.
+ * requests pending at a close carry their type, close reasons are cut to fit and close codes the
+ * WebSocket API refuses are refused, a connect with no handshake times out, a time limit already
+ * passed times out at once, kept pushes reach a handler set later in arrival order (or stay
+ * kept), and typed arrays travel as their bytes in msgpack.
  */
 import test from 'ava';
 import net from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { WebSocketServer } from 'ws';
+import type { AddressInfo, Socket } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { GsfClient, GsfRequestError } from '../../src/sdk/index.ts';
 import { startSessionServer, type SessionServer } from './_session.ts';
+import { waitFor } from './_server.ts';
 
 /** A ws server on loopback that accepts connections and never answers a message. */
 async function silentServer(): Promise<{ url: string; stop(): Promise<void> }> {
@@ -108,5 +111,99 @@ test.serial('a request with a negative time limit (a deadline already passed) ti
     await c.close();
   } finally {
     await srv.stop();
+  }
+});
+
+test.serial('close() with a code the WebSocket API refuses rejects, whatever the WebSocket, and the connection stays open', async (t) => {
+  const server = await silentServer();
+  const c = await GsfClient.connect({ url: server.url, version: '1' });
+  try {
+    // The ws package would send 1001–1014; a browser refuses all but 1000 and 3000–4999.
+    for (const code of [1001, 1003, 1014, 2999, 5000, 3000.5]) {
+      await t.throwsAsync(c.close(code, 'odd code'), { instanceOf: RangeError, message: `close code must be 1000 or from 3000 to 4999 (got ${code})` });
+    }
+    t.true(c.open);
+    t.deepEqual(await c.close(4000, 'done'), { code: 4000, reason: 'done' });
+  } finally {
+    await server.stop();
+  }
+});
+
+/** An unmasked server text frame (payload under 126 bytes). */
+function textFrame(envelope: unknown): Buffer {
+  const payload = Buffer.from(JSON.stringify(envelope));
+  return Buffer.concat([Buffer.from([0x81, payload.length]), payload]);
+}
+
+/** A ws server that, on the client's n-th message, writes `batches[n]` in one socket write (one read on the client). */
+async function pushServer(...batches: Buffer[][]): Promise<{ url: string; stop(): Promise<void> }> {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  await new Promise<void>((r) => wss.once('listening', () => r()));
+  wss.on('connection', (ws: WebSocket) => {
+    ws.on('error', () => {});
+    let n = 0;
+    ws.on('message', () => { (ws as unknown as { _socket: Socket })._socket.write(Buffer.concat(batches[n++] ?? [])); });
+  });
+  return {
+    url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
+    stop: async () => { for (const c of wss.clients) c.terminate(); await new Promise<void>((r) => wss.close(() => r())); },
+  };
+}
+
+test.serial('on(type) set from another push\'s handler gets the kept push of its type before a later one', async (t) => {
+  // 'tick' 1 arrives while nothing handles 'tick' (kept), then 'start', whose handler subscribes
+  // to 'tick', then 'tick' 2, all in one read: the kept one comes first.
+  const server = await pushServer([textFrame({ type: 'tick', body: 1 }), textFrame({ type: 'start', body: null }), textFrame({ type: 'tick', body: 2 })]);
+  const c = await GsfClient.connect({ url: server.url, version: '1' });
+  try {
+    const ticks: unknown[] = [];
+    c.on('start', () => { c.on('tick', (n) => ticks.push(n)); });
+    c.send('go');
+    await waitFor(() => ticks.length === 2, 5000, 'two ticks');
+    t.deepEqual(ticks, [1, 2]);
+  } finally {
+    await c.close();
+    await server.stop();
+  }
+});
+
+test.serial('a kept push stays kept when on(type) is undone before it ran: next(type) gets it', async (t) => {
+  const server = await pushServer(
+    [textFrame({ type: 'welcome', body: { motd: 'hi' } }), textFrame({ type: 'sync', body: null })],
+    [textFrame({ type: 'welcome', body: { motd: 'later' } })],
+  );
+  const c = await GsfClient.connect({ url: server.url, version: '1' });
+  try {
+    c.send('go');
+    await c.next('sync');
+    const got: unknown[] = [];
+    const off = c.on('welcome', (b) => got.push(b));
+    off();
+    await new Promise<void>((r) => setImmediate(r)); // past the microtask that would have run it
+    c.send('go again');
+    t.deepEqual((await c.next('welcome')).body, { motd: 'hi' });
+    t.deepEqual((await c.next('welcome')).body, { motd: 'later' });
+    t.deepEqual(got, []);
+  } finally {
+    await c.close();
+    await server.stop();
+  }
+});
+
+test.serial('msgpack: a typed array in a body reaches the server as its bytes', async (t) => {
+  const c = await s.connect('msgpack');
+  try {
+    // An earlier message leaves its bytes in the encoder's buffer: none of them may travel again.
+    await c.request('echo', { token: 'an-earlier-message-0123456789abcdef' });
+    for (const array of [new Float32Array([1.5, -2.25, 3.75]), new Int16Array([300, -2, 7]), new Float64Array([0.1])]) {
+      const sent = Array.from(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+      const echoed = await c.request('echo', { at: [array], n: 1 }) as { at: Uint8Array[]; n: number };
+      t.deepEqual(Array.from(echoed.at[0]!), sent, array.constructor.name);
+      t.is(echoed.n, 1);
+    }
+    const back = await c.request('echo', new Float32Array([1.5, -2.25])) as Uint8Array;
+    t.deepEqual(Array.from(new Float32Array(back.slice().buffer)), [1.5, -2.25]);
+  } finally {
+    await c.close();
   }
 });
