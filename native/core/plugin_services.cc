@@ -44,7 +44,11 @@ bool ValidName(std::string_view s) {
 
 bool Text(gsf_type_borrowed_str s) { return s.ptr != nullptr && ValidName(View(s)); }
 
-bool CounterNames(gsf_type_borrowed_str category, gsf_type_borrowed_str name) { return Text(category) && Text(name); }
+bool CounterNames(gsf_type_borrowed_str category, gsf_type_borrowed_str name) {
+  // '.' and '..' are no URL path segment (clients fold them away): REST could not read the counter.
+  const auto segment = [](gsf_type_borrowed_str s) { return Text(s) && View(s) != "." && View(s) != ".."; };
+  return segment(category) && segment(name);
+}
 
 std::string Named(const CallState* s, const char* what) {
   return std::string(what) + " of plugin '" + (s != nullptr && s->plugin != nullptr ? s->plugin->name : std::string("?")) + "'";

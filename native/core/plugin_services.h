@@ -22,7 +22,7 @@ std::string_view View(gsf_type_borrowed_bytes b);
 bool ValidName(std::string_view s);
 /** A borrowed string that is non-empty, valid UTF-8 (false for a null pointer). */
 bool Text(gsf_type_borrowed_str s);
-/** A counter's category and name: both non-empty, valid UTF-8. */
+/** A counter's category and name: both non-empty, valid UTF-8, and neither '.' nor '..'. */
 bool CounterNames(gsf_type_borrowed_str category, gsf_type_borrowed_str name);
 /** "<what> of plugin '<name>'": how a message names a plugin's request. */
 std::string Named(const CallState* s, const char* what);

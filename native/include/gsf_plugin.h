@@ -659,7 +659,11 @@ typedef struct gsf_type_host_api {
   gsf_type_status (*publish)(gsf_type_call call, gsf_type_borrowed_str group, gsf_type_borrowed_str type,
                              gsf_type_borrowed_bytes body);
 
-  /** Creates a counter with a description unless it exists. @since 1.0 */
+  /**
+   * Creates a counter with a description unless it exists. For every counter call, the category
+   * and the name are non-empty UTF-8 and neither "." nor ".." (no URL could read such a counter):
+   * GSF_STATUS_INVALID_ARGUMENT otherwise. @since 1.0
+   */
   gsf_type_status (*counter_define)(gsf_type_borrowed_str category, gsf_type_borrowed_str name,
                                     gsf_type_borrowed_str description, double initial, int32_t is_double);
   /** Sets a counter (created if missing). @since 1.0 */

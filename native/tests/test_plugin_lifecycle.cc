@@ -289,6 +289,13 @@ TEST(plugin_output_pointers_are_checked) {
   CHECK_EQ(v, 3.0);
   // Outputs documented as "may be NULL" are optional.
   CHECK_EQ(api->counter_increase(gsf_str("outputs"), gsf_str("c"), 1, nullptr), GSF_STATUS_OK);
+  // '.' and '..' are no URL path segment: REST could not read such a counter.
+  for (const char* dots : {".", ".."}) {
+    CHECK_EQ(api->counter_increase(gsf_str(dots), gsf_str("c"), 1, nullptr), GSF_STATUS_INVALID_ARGUMENT);
+    CHECK_EQ(api->counter_update(gsf_str("outputs"), gsf_str(dots), 1, 0), GSF_STATUS_INVALID_ARGUMENT);
+    CHECK_EQ(api->counter_define(gsf_str(dots), gsf_str("d"), gsf_str(""), 0, 0), GSF_STATUS_INVALID_ARGUMENT);
+  }
+  CHECK_EQ(api->counter_update(gsf_str("a/."), gsf_str("..b"), 1, 0), GSF_STATUS_OK);
   CHECK_EQ(api->invoke(gsf_no_call(), gsf_str("no.such.event"), gsf_bytes(nullptr, 0), nullptr, nullptr), GSF_STATUS_NOT_FOUND);
 }
 

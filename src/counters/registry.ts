@@ -27,6 +27,18 @@ export interface LayoutStamp {
   readonly local: number;
 }
 
+/**
+ * What a callable counter's callback returned, as a reading: a finite number or a string as it
+ * is, a BigInt (a 64-bit count from a database driver) as the nearest number, and anything else
+ * (NaN, Infinity, null, an object) as no value.
+ */
+function callableValue(v: unknown): CounterReading {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+  if (typeof v === 'string') return v;
+  if (typeof v === 'bigint') return Number(v);
+  return undefined;
+}
+
 interface Callable {
   description: string;
   fn: CounterCallback;
@@ -173,10 +185,7 @@ export class CounterRegistry {
       if (provided !== null) return provided;
     }
     const callable = this.callables.get(category)?.get(name);
-    if (callable) {
-      const v = callable.fn(category, name);
-      return typeof v === 'number' && !Number.isFinite(v) ? undefined : v;
-    }
+    if (callable) return callableValue(callable.fn(category, name));
     return native.counterValue(category, name);
   }
 

@@ -64,6 +64,18 @@ function checkName(what: string, value: unknown): asserts value is string {
   if (typeof value !== 'string' || value === '') throw gsfError('GSF_ERR_BAD_ARGUMENT', `${what} must be a non-empty string`);
 }
 
+/**
+ * A counter's category and name: non-empty strings, and neither `.` nor `..`, which no URL can
+ * carry as a path segment (clients fold them away), so REST and the dashboard could not read them.
+ */
+function checkCounter(category: unknown, name: unknown): void {
+  checkName('counter category', category);
+  checkName('counter name', name);
+  for (const [what, v] of [['category', category], ['name', name]] as const) {
+    if (v === '.' || v === '..') throw gsfError('GSF_ERR_BAD_ARGUMENT', `counter ${what} must not be '${v}': a URL cannot carry it as a path segment`);
+  }
+}
+
 function checkAmount(value: number): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) throw gsfError('GSF_ERR_BAD_ARGUMENT', `counter amount must be a finite number, got ${String(value)}`);
   return value;
@@ -85,8 +97,7 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
     return rt.addTimer(delayMs, intervalMs, event, payload, options?.name);
   };
   const update = (category: string, name: string, value: number, isDouble: boolean, description?: string): void => {
-    checkName('counter category', category);
-    checkName('counter name', name);
+    checkCounter(category, name);
     checkAmount(value);
     rt.counterUpdate(category, name, value, isDouble, description);
   };
@@ -117,21 +128,25 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
       // An integer JavaScript cannot hold exactly (past ±2^53) is kept as the double it is, not cut to int64.
       update: (c, n, v, d) => update(c, n, v, !Number.isSafeInteger(v), d),
       updateDouble: (c, n, v, d) => update(c, n, v, true, d),
-      increase: (c, n, amount = 1) => rt.counterIncrease(c, n, checkAmount(amount)),
-      decrease: (c, n, amount = 1) => rt.counterIncrease(c, n, -checkAmount(amount)),
+      increase: (c, n, amount = 1) => {
+        checkCounter(c, n);
+        return rt.counterIncrease(c, n, checkAmount(amount));
+      },
+      decrease: (c, n, amount = 1) => {
+        checkCounter(c, n);
+        return rt.counterIncrease(c, n, -checkAmount(amount));
+      },
       readInt: (c, n) => rt.counterRead(c, n),
       list: (c) => native.counterList(c) ?? [],
       registerCallable(category, name, description, fn) {
-        checkName('counter category', category);
-        checkName('counter name', name);
+        checkCounter(category, name);
         // The callback runs where the counter is read: the main thread's API service.
         if (!isMain) return;
         if (reg.registering) reg.declarations.callables.push({ plugin, category, name, description, fn });
         if (!reg.staged) counterRegistry.registerCallable(category, name, description, fn);
       },
       monitor(category, name, threshold) {
-        checkName('counter category', category);
-        checkName('counter name', name);
+        checkCounter(category, name);
         if (reg.registering) reg.declarations.monitors.push({ plugin, category, name, threshold });
         else if (isMain) {
           const monitor = activeMonitor();
@@ -140,8 +155,7 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
         } else throw gsfError('GSF_ERR_NOT_ON_WORKER', 'counters.monitor');
       },
       define(category, name, description, initial = 0) {
-        checkName('counter category', category);
-        checkName('counter name', name);
+        checkCounter(category, name);
         // Checked here, at registration: a start or a reload refuses a bad one before anything switches.
         checkAmount(initial);
         if (reg.registering) reg.declarations.counters.push({ plugin, category, name, description, initial });

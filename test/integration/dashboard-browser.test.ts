@@ -2,7 +2,8 @@
  * The dashboard in a real headless Chromium (the `@sparticuz/chromium` devDependency, or a system
  * Chromium; see _chromium.ts), driven by playwright-core:
  * the page and its assets come from gsf, charts fill from the counters REST group, the
- * profiling table follows the chosen ordering, and the API token is passed along.
+ * profiling table follows the chosen ordering, and the API token is passed along; the status
+ * line shows a stopping server's 503s, and the page goes on charting when the server comes back.
  */
 import test from 'ava';
 import fs from 'node:fs';
@@ -11,6 +12,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { native } from '../../src/native.ts';
 import { startTestServer, waitFor, type TestServer } from './_server.ts';
+import { holdPort } from './_ports.ts';
 import { chromiumForFile } from './_chromium.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -204,5 +206,49 @@ test.serial('with an API token the page loads only with ?token=, and shows why t
   } finally {
     await page.close();
     await s.stop();
+  }
+});
+
+test.serial('while the server stops (every read answered 503) the status line says so, not "live"', async (t) => {
+  const s = await startTestServer();
+  const { page } = await openTab();
+  let stopping: Promise<void> | null = null;
+  try {
+    await page.goto(`http://127.0.0.1:${s.server.api.port}/dashboard/`);
+    await page.waitForFunction(() => gsfDashboard.ticks >= 2 && gsfDashboard.error === null);
+    // An event that holds the stop in its drain; the API answers 503 meanwhile.
+    s.server.invoke('probe.note', { file: '', label: '', sleepSyncMs: 4000 });
+    await waitFor(() => native.queueStats().outstanding > 0, 5000, 'the event to run');
+    stopping = s.stop();
+    await page.waitForFunction(() => gsfDashboard.error === 'the server is stopping', undefined, { timeout: 5000 });
+    t.is(await page.locator('#status').textContent(), 'the server is stopping');
+  } finally {
+    await page.close();
+    await (stopping ?? s.stop());
+  }
+});
+
+test.serial('a server that stops and comes back on its port: the page says unreachable, then goes on charting', async (t) => {
+  const held = await holdPort();
+  const port = held.port;
+  held.release();
+  const first = await startTestServer({ ApiService: { api_service_port: port } });
+  const { page } = await openTab();
+  let second: TestServer | null = null;
+  try {
+    await page.goto(`http://127.0.0.1:${port}/dashboard/`);
+    await page.waitForFunction(() => gsfDashboard.ticks >= 2 && gsfDashboard.error === null);
+    await first.stop();
+    await page.waitForFunction(() => gsfDashboard.error !== null && /unreachable/.test(gsfDashboard.error), undefined, { timeout: 10000 });
+    second = await startTestServer({ ApiService: { api_service_port: port } });
+    await page.waitForFunction(() => gsfDashboard.error === null, undefined, { timeout: 10000 });
+    const before = await page.evaluate(() => (gsfDashboard.series('process', 'maxrss') ?? []).length);
+    await page.waitForFunction((n) => (gsfDashboard.series('process', 'maxrss') ?? []).slice(n).some((v) => typeof v === 'number'), before, { timeout: 10000 });
+    const after = await page.evaluate((n) => (gsfDashboard.series('process', 'maxrss') ?? []).slice(n), before);
+    t.true(after.some((v) => typeof v === 'number' && v > 0), JSON.stringify(after));
+    t.is(await page.evaluate(() => gsfDashboard.error), null);
+  } finally {
+    await page.close();
+    await second?.stop();
   }
 });

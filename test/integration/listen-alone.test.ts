@@ -88,3 +88,23 @@ function joins(port: number, options: number): Promise<boolean> {
     resolve(!!socket);
   }));
 }
+
+test.serial('a server restarted at once on its ports listens again, while the connections the stop closed are in TIME_WAIT', async (t) => {
+  const api = await holdPort();
+  const ws = await holdPort();
+  const [apiPort, wsPort] = [api.port, ws.port];
+  api.release();
+  ws.release();
+  const first = await startOn(apiPort, wsPort);
+  // A keep-alive read (a dashboard's, a scraper's), closed by the stopping server.
+  const r = await fetch(`http://127.0.0.1:${apiPort}/v1/counters/process/cpu/`);
+  t.is(r.status, 200);
+  await r.text();
+  await first.stop();
+  const second = await startOn(apiPort, wsPort);
+  try {
+    t.is((await fetch(`http://127.0.0.1:${apiPort}/v1/counters/process/cpu/`)).status, 200);
+  } finally {
+    await second.stop();
+  }
+});

@@ -1,6 +1,6 @@
 /**
  * `/metrics` and the dashboard's feeds at their edges: which routes take `?token=`, a plugin
- * callback that throws, a whole profiler category read at once, histogram sums, and timeouts.
+ * callback that throws or returns what JSON cannot hold (a BigInt), a whole profiler category read at once, histogram sums, and timeouts.
  */
 import test from 'ava';
 import fs from 'node:fs';
@@ -28,6 +28,19 @@ export default definePlugin({
     api.http.route('POST', '/{player}/ban', (req, res) => res.json({ banned: req.params.player }));
     api.counters.registerCallable('edge', 'ok', 'always 7', () => 7);
     api.counters.registerCallable('edge', 'boom', 'its backend is down', () => { throw new Error('backend unreachable'); });
+    // Values a callback may return against its type: a driver's 64-bit integer, an object.
+    api.counters.registerCallable('odd', 'big', 'a BigInt', () => 12345678901234567890n as unknown as number);
+    api.counters.registerCallable('odd', 'obj', 'an object', () => ({ n: 1 }) as unknown as number);
+    api.counters.registerCallable('odd', 'nan', 'NaN', () => NaN);
+    // '.' and '..' cannot be a URL path segment: refused as a category or a name.
+    const refusals: string[] = [];
+    for (const [c, n] of [['.', 'x'], ['..', 'x'], ['dots', '.'], ['dots', '..']]) {
+      for (const call of [() => api.counters.define(c, n, ''), () => api.counters.increase(c, n), () => api.counters.registerCallable(c, n, '', () => 1)]) {
+        try { call(); refusals.push('accepted'); } catch (err) { refusals.push((err as Error).message); }
+      }
+    }
+    (globalThis as { dotRefusals?: string[] }).dotRefusals = refusals;
+    api.counters.update('a/.', '..b', 3);
     api.event('edge.io', async (p: { ms: number }, ctx) => {
       if (p.ms > 0) await ctx.io(new Promise((resolve) => setTimeout(resolve, p.ms)));
     });
@@ -78,6 +91,25 @@ test.serial('a plugin callback that throws leaves the rest of /metrics and of it
     const feed = await api.get('/v1/counters/edge/?values=true');
     t.deepEqual([feed.status, feed.body], [200, { category: 'edge', counters: ['boom', 'ok'], values: { boom: null, ok: 7 } }]);
     t.true(s.logs().some((l) => l.includes('counter edge/boom: its callback failed (left out of the reading): backend unreachable')));
+    // A BigInt reads as the nearest number; an object or NaN as no value. The category read the
+    // dashboard makes every second answers, and the server goes on.
+    const odd = await api.get('/v1/counters/odd/?values=true');
+    t.deepEqual([odd.status, odd.body], [200, { category: 'odd', counters: ['big', 'nan', 'obj'], values: { big: 12345678901234567000, nan: null, obj: null } }]);
+    t.is((await api.get('/v1/counters/odd/big/')).status, 200);
+    t.is((await api.get('/v1/counters/odd/obj/')).status, 204);
+    t.is(sample((await api.get('/metrics')).text, 'gsf_plugin_value{category="odd",name="big"}'), 12345678901234567000);
+    t.is((await api.get('/v1/counters/edge/ok/')).status, 200);
+    const refusals = (globalThis as { dotRefusals?: string[] }).dotRefusals!;
+    t.is(refusals.length, 12);
+    t.deepEqual([...new Set(refusals)], [
+      "counter category must not be '.': a URL cannot carry it as a path segment",
+      "counter category must not be '..': a URL cannot carry it as a path segment",
+      "counter name must not be '.': a URL cannot carry it as a path segment",
+      "counter name must not be '..': a URL cannot carry it as a path segment",
+    ]);
+    t.false((await api.get('/v1/counters/')).text.includes('"dots"'));
+    // Dots inside a longer name are fine: the category 'a/.' is one segment, written a%2F.
+    t.deepEqual((await api.get('/v1/counters/a%2F./..b/')).body, { category: 'a/.', counter: '..b', value: 3 });
   } finally {
     await s.stop();
   }

@@ -361,13 +361,32 @@ function statusLine(status: number): string {
  * carries the GET answer's status and headers, Content-Length included, but no body.
  */
 function writeResponse(res: uWS.HttpResponse, r: ApiResponse, head = false): void {
-  res.writeStatus(statusLine(r.status));
+  let body: string | Buffer | undefined;
+  let contentType = r.contentType;
+  let status = r.status;
+  if (status !== 204 && status !== 304 && r.body !== undefined) {
+    if (typeof r.body === 'string' || Buffer.isBuffer(r.body)) {
+      body = r.body;
+      contentType ??= 'text/plain; charset=utf-8';
+    } else {
+      contentType ??= 'application/json';
+      // Encoded before anything is written: a body JSON cannot hold (a BigInt, a cycle) is a 500, not a crash.
+      try {
+        body = JSON.stringify(r.body);
+      } catch (err) {
+        status = 500;
+        contentType = 'application/json';
+        body = JSON.stringify({ error: 'GSF_ERR_INTERNAL', message: `internal error: the answer could not be encoded as JSON (${(err as Error).message})` });
+      }
+    }
+  }
+  res.writeStatus(statusLine(status));
   if (r.headers !== undefined) for (const k in r.headers) res.writeHeader(k, r.headers[k]!);
-  if (r.status === 204 || r.status === 304) {
+  if (status === 204 || status === 304) {
     res.endWithoutBody();
     return;
   }
-  if (r.body === undefined) {
+  if (body === undefined) {
     if (head) {
       res.writeHeader('Content-Length', '0');
       res.endWithoutBody();
@@ -376,14 +395,7 @@ function writeResponse(res: uWS.HttpResponse, r: ApiResponse, head = false): voi
     }
     return;
   }
-  let body: string | Buffer;
-  if (typeof r.body === 'string' || Buffer.isBuffer(r.body)) {
-    res.writeHeader('Content-Type', r.contentType ?? 'text/plain; charset=utf-8');
-    body = r.body;
-  } else {
-    res.writeHeader('Content-Type', r.contentType ?? 'application/json');
-    body = JSON.stringify(r.body);
-  }
+  res.writeHeader('Content-Type', contentType!);
   if (!head) {
     res.end(body);
     return;

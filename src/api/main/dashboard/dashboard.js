@@ -188,7 +188,10 @@
     for (const chart of state.charts) {
       const r = byCategory.get(chart.def.category);
       const ok = r && r.status === 200 && r.body && typeof r.body.values === 'object' && r.body.values !== null;
+      // A category missing (404) is the chart's own note; a refused token or a failing server
+      // (401, 5xx: e.g. 503 while it stops) is the whole page's status too.
       if (r && !ok && r.status === 401) failure = describeFailure(r);
+      else if (r && !ok && r.status >= 500 && failure === null) failure = describeFailure(r);
       const values = ok ? r.body.values : {};
       chart.x.push(now);
       chart.def.counters.forEach((name, i) => {
