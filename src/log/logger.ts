@@ -168,9 +168,11 @@ function fieldsJson(value: unknown): string {
   try {
     return JSON.stringify(value, replacer) ?? 'null';
   } catch (err) {
-    return JSON.stringify(`[fields not written: ${(err as Error).message}]`);
+    return JSON.stringify(notWritten(err));
   }
 }
+
+const notWritten = (err: unknown): string => `[fields not written: ${err instanceof Error ? err.message : String(err)}]`;
 
 function textLine(level: number, thread: string, msg: string, fields?: LogFields): string {
   const stamp = stampNow();
@@ -181,19 +183,29 @@ function textLine(level: number, thread: string, msg: string, fields?: LogFields
 const RESERVED = ['time', 'level', 'thread', 'msg'];
 
 function jsonLine(level: number, thread: string, msg: string, fields?: LogFields): string {
-  // No prototype: a field named `__proto__` is a key like any other.
-  const record: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  Object.assign(record, { time: new Date().toISOString(), level: LEVEL_NAMES[level], thread, msg });
+  const head = JSON.stringify({ time: new Date().toISOString(), level: LEVEL_NAMES[level], thread, msg });
+  let rest = '{}';
   if (fields) {
-    for (const k of Object.keys(fields)) {
-      // A field never overwrites the record's own keys: a clashing one is kept as
-      // `field_<name>` (`field_field_<name>` when that is a field too, and so on).
-      let key = k;
-      while (RESERVED.includes(key) || (key !== k && Object.prototype.hasOwnProperty.call(fields, key))) key = `field_${key}`;
-      record[key] = fields[k];
+    // The fields apart from the record's own keys: a field that throws when read (a getter, a
+    // toJSON) costs the fields, never the line or the caller.
+    try {
+      // No prototype: a field named `__proto__` is a key like any other.
+      const record: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+      for (const k of Object.keys(fields)) {
+        // A field never overwrites the record's own keys: a clashing one is kept as
+        // `field_<name>` (`field_field_<name>` when that is a field too, and so on).
+        let key = k;
+        while (RESERVED.includes(key) || (key !== k && Object.prototype.hasOwnProperty.call(fields, key))) key = `field_${key}`;
+        record[key] = fields[k];
+      }
+      rest = fieldsJson(record);
+    } catch (err) {
+      rest = JSON.stringify({ fields_error: notWritten(err) });
     }
+    if (!rest.startsWith('{')) rest = JSON.stringify({ fields_error: JSON.parse(rest) as unknown });
   }
-  return fieldsJson(record).replace(/[\u2028\u2029]/g, escapeChar) + '\n';
+  const line = rest === '{}' ? head : `${head.slice(0, -1)},${rest.slice(1)}`;
+  return line.replace(/[\u2028\u2029]/g, escapeChar) + '\n';
 }
 
 /** Creates a logger for this thread. */

@@ -53,6 +53,29 @@ test('JSON lines: one record per line, the original text round-trips, fields can
   t.is((JSON.parse(lines[1]!) as { msg: string }).msg, 'next');
 });
 
+test('fields that throw when read cost the fields, never the line or the caller, in both formats', (t) => {
+  const getter = { get bad(): unknown { throw new Error('getter'); } };
+  const toJson = { t: { toJSON(): unknown { throw new Error('tojson'); } } };
+  const json = logTo('json');
+  t.notThrows(() => json.log.warn('first', getter));
+  json.log.warn('second', toJson);
+  json.log.info('third', { ok: 1 });
+  const records = json.read().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  t.deepEqual(records.map((r) => [r.level, r.msg, r.thread, r.fields_error, r.ok]), [
+    ['WARNING', 'first', 'main', '[fields not written: getter]', undefined],
+    ['WARNING', 'second', 'main', '[fields not written: tojson]', undefined],
+    ['INFO', 'third', 'main', undefined, 1],
+  ]);
+  t.true(records.every((r) => typeof r.time === 'string' && !Number.isNaN(Date.parse(r.time))));
+  const text = logTo('text');
+  t.notThrows(() => text.log.warn('first', getter));
+  text.log.warn('second', toJson);
+  t.deepEqual(text.read().trim().split('\n').map((l) => l.slice(l.indexOf('] ') + 2)), [
+    'first "[fields not written: getter]"',
+    'second "[fields not written: tojson]"',
+  ]);
+});
+
 test('groupLines writes a burst of lines together when it ends, whole and in order, even when it throws', (t) => {
   const { log, read } = logTo('text');
   const writes: number[] = [];
