@@ -161,6 +161,8 @@ gsf_type_status Invoke(gsf_type_call call, gsf_type_borrowed_str event, gsf_type
       return Note(s, GSF_STATUS_INVALID_ARGUMENT, "invoke: options.name is not valid UTF-8");
     } else if (event_name.size() > kMaxEventNameBytes) {
       return Note(s, GSF_STATUS_INVALID_ARGUMENT, "invoke: options.name is longer than " + std::to_string(kMaxEventNameBytes) + " bytes");
+    } else if (in_event) {
+      ++s->children;  // a child given a name still counts in its parent's creation order
     }
     EventInput in;
     in.tag = tag;

@@ -82,6 +82,20 @@ TEST(services_invoke_follows_spec_tag_rules) {
   CHECK_EQ(q[7].name, std::string("probe.tick_#1"));
 }
 
+TEST(services_invoke_counts_every_child_it_creates) {
+  Probe p;
+  REQUIRE(p.ok());
+  DrainQueue();
+  gsf::ProcessRuntime().config.Set("{}");
+  gsf::EventContext net = Event(60, kSessionTag, GSF_EVENT_NETWORK, kSessionTag, "probe.parent");
+  CHECK_EQ(p.Run("[\"invoke_named_then_default\",\"probe.target\"]", net), 0);
+  std::vector<QueuedEvent> q = DrainQueue();
+  REQUIRE(q.size() == 2);
+  // The refused invoke created nothing; the named child is the first, the unnamed one the second.
+  CHECK_EQ(q[0].name, std::string("custom.name"));
+  CHECK_EQ(q[1].name, std::string("probe.parent_#2"));
+}
+
 TEST(services_invoke_bounds_event_names) {
   Probe p;
   REQUIRE(p.ok());

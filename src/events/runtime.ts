@@ -252,18 +252,30 @@ export class EventRuntime {
     // An event that timed out while it awaited was cancelled: what it does when it resumes is dropped.
     if (parent !== null && parent !== this.running && parent.timedOut) return reserveHeldId();
     const tag = options.tag ?? resolveTag(parent, this.switches());
-    const nameId = options.name !== undefined ? internEventName(options.name) : parent !== null ? childNameId(parent) : handlerId;
+    // The main thread stages its invokes and hands them over in batches (invoke-stage.ts).
+    if (parent === null && this.role === 'main') {
+      return invokeStage.addValue(tag, options.name !== undefined ? internEventName(options.name) : handlerId, handlerId, 0, EventKind.user, payload);
+    }
+    // Encoded first: a payload that cannot be encoded creates no event, and takes no child number.
+    const bytes = encodePayload(payload);
+    // Every child counts in its parent's creation order (SPEC 6.3), one given a name too.
+    let nameId: number;
+    if (options.name !== undefined) {
+      nameId = internEventName(options.name);
+      if (parent !== null) parent.children++;
+    } else {
+      nameId = parent !== null ? childNameId(parent) : handlerId;
+    }
     // Inside an event's synchronous run, or while it has object changes, the child waits for it.
     if (parent !== null && (parent === this.running || parent.tx !== undefined)) {
       const id = reserveHeldId();
-      (parent.heldInvokes ??= []).push([tag, nameId, handlerId, parent.session, EventKind.user, encodePayload(payload), id]);
+      (parent.heldInvokes ??= []).push([tag, nameId, handlerId, parent.session, EventKind.user, bytes, id]);
       return id;
     }
-    // The main thread stages its invokes and hands them over in batches (invoke-stage.ts).
-    if (this.role === 'main') return invokeStage.addValue(tag, nameId, handlerId, parent?.session ?? 0, EventKind.user, payload);
+    if (this.role === 'main') return invokeStage.add(tag, nameId, handlerId, parent?.session ?? 0, EventKind.user, bytes);
     // An id from this thread's block too, so ids keep increasing in the thread's invoke order.
     const id = reserveHeldId();
-    native.push(tag, nameId, handlerId, parent?.session ?? 0, EventKind.user, encodePayload(payload), id);
+    native.push(tag, nameId, handlerId, parent?.session ?? 0, EventKind.user, bytes, id);
     workReady();
     return id;
   }

@@ -1,4 +1,6 @@
 import test from 'ava';
+import fs from 'node:fs';
+import path from 'node:path';
 import { TIMER_TAG, NULL_TAG } from '../../src/index.ts';
 import { namedTag } from '../../src/events/tags.ts';
 import { startTestServer, waitFor, type TestServer } from './_server.ts';
@@ -125,6 +127,25 @@ test.serial('invoke rejects unknown events and bad tags', async (t) => {
     t.throws(() => s.server.invoke('probe.note', {}, { tag: -1 }), { message: 'invoke: tag must be a non-negative safe integer, got -1' });
     t.throws(() => s.server.invoke('probe.note', {}, { tag: 1.5 }), { code: 'GSF_ERR_BAD_ARGUMENT' } as never);
     t.throws(() => s.server.invoke('probe.note', {}, { name: '' }), { message: 'invoke: name must be a non-empty string' });
+  } finally {
+    await s.stop();
+  }
+});
+
+test.serial('a child is numbered by creation order: a refused invoke creates none, a named child counts', async (t) => {
+  const s = await startTestServer({}, ['probe', 'child-names']);
+  try {
+    const file = path.join(s.dir, 'children.jsonl');
+    const read = (): Array<Record<string, unknown>> =>
+      (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []);
+    s.server.invoke('names.refusedThenChild', { file }, { name: 'my_event1' });
+    s.server.invoke('names.namedThenDefault', { file }, { name: 'my_event2' });
+    await waitFor(() => read().length === 4, 10000, 'four records');
+    const by = Object.fromEntries(read().map((r) => [r.label, r]));
+    t.deepEqual(by.refused!.errors, ['GSF_ERR_BAD_ARGUMENT', 'GSF_ERR_BAD_ARGUMENT']);
+    t.is(by.after!.name, 'my_event1_#1');
+    t.is(by.named!.name, 'explicit');
+    t.is(by.unnamed!.name, 'my_event2_#2');
   } finally {
     await s.stop();
   }
