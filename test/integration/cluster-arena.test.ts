@@ -77,6 +77,9 @@ test.serial('players chat across servers', async (t) => {
     return r.length === 2;
   }, 5000, 'the duel room on two servers');
   await linus.request('say', { room: 'duel', text: 'linus is not in the duel' });
+  // A publish reaches Redis just after its reply: lines from two servers keep no order between
+  // them, so grace speaks once linus's line is in.
+  await waitFor(() => adaHears.some((l) => l.room === 'duel'), 5000, "linus's line on A");
   t.deepEqual(await grace.request('say', { room: 'duel', text: 'go!' }), { room: 'duel' });
   await waitFor(() => adaHears.filter((l) => l.room === 'duel').length === 2, 5000, 'the duel lines on A');
   t.deepEqual(adaHears.filter((l) => l.room === 'duel'), [{ room: 'duel', from: 'linus', text: 'linus is not in the duel' }, { room: 'duel', from: 'grace', text: 'go!' }]);
