@@ -1,6 +1,6 @@
 /**
- * The per-thread event runtime: the running event, `invoke`, naming, io-wait accounting and
- * timers. The main thread and every worker have one; they share the native queue.
+ * The per-thread event runtime: the running event (running-event.ts), `invoke`, naming, held
+ * counter changes and timers. The main thread and every worker have one; they share the native queue.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { native, EventKind } from '../native.ts';
@@ -13,10 +13,12 @@ import { workReady } from './wake.ts';
 import { invokeStage } from './main/invoke-stage.ts';
 import { isValidTag, randomTag, resolveTag, type TagSwitches } from './tags.ts';
 import { HeldCounter, HeldTimer, pendingValue } from './held-counters.ts';
-import type { EventContext, EventHandler, EventKindName, EventObjects, HeldEffects, InvokeOptions, WorkerEffects } from './types.ts';
+import { RunningEvent } from './running-event.ts';
+import type { EventHandler, EventKindName, EventObjects, InvokeOptions, WorkerEffects } from './types.ts';
 
-// Other features import these from here (names.ts holds them).
+// Other features import these from here (names.ts and running-event.ts hold them).
 export { intern, nameOf };
+export { RunningEvent, trackIo, type HeldInvoke } from './running-event.ts';
 
 /** A registered named event. */
 export interface HandlerEntry {
@@ -73,107 +75,6 @@ export function isAsyncFunction(fn: unknown): boolean {
  * so synchronous handlers (the common, fast case) pay nothing for it.
  */
 const asyncEvent = new AsyncLocalStorage<RunningEvent>();
-
-/** An invoked event waiting for its parent (see `RunningEvent.heldInvokes`). */
-export type HeldInvoke = [tag: number, nameId: number, handlerId: number, sessionId: number, kind: number,
-  payload: Uint8Array | null, id: number, revokeOnDrop?: boolean];
-
-const KIND_NAMES: readonly EventKindName[] = ['user', 'network', 'timer', 'engine', 'api'];
-
-/**
- * The event running on this thread; it is also the context its handler receives. A class
- * (methods on the prototype) rather than closures, because one is made per event.
- */
-export class RunningEvent implements EventContext, HeldEffects {
-  /** Events created so far by this one (for `{parent}_#{n}` names). */
-  children = 0;
-  ioWaitMs = 0;
-  /** The handler awaits: the event keeps its tag while its worker runs other events. */
-  parked = false;
-  private expired = false;
-  /** Effects produced while parked, held until the event finishes (see `WorkerEffects`). */
-  held: unknown[] | null = null;
-  /** The event's object transaction, made on first use (src/objects/current.ts). */
-  tx?: unknown;
-  /**
-   * Per-event state of the features built on events, kept here rather than in WeakMaps keyed by
-   * the event: a short-lived key makes every young-generation collection trace the map.
-   * `call`: the request an API or console event answers, and `heldAnswers` the answers that
-   * wait for the event to finish (src/api/worker/answer-sink.ts).
-   * `nativeObjects`: the objects a native handler fetched, `nativeAccountCalls` its account
-   * calls on their way, and `nativeReplied` whether one of its calls replied to the event's
-   * message (src/plugins/native-calls.ts).
-   */
-  call: unknown = undefined;
-  heldAnswers: unknown[] | undefined = undefined;
-  nativeObjects: unknown = undefined;
-  nativeAccountCalls = 0;
-  nativeReplied = false;
-  /**
-   * Events it invoked that are not queued yet, and counter changes not made yet, in order:
-   * they are let go when its synchronous run ends, or, when it has objects, once its changes
-   * are durable (src/events/held-counters.ts).
-   */
-  heldInvokes: Array<HeldInvoke | HeldCounter | HeldTimer> | null = null;
-  /** Runs the plugin's handler again (an object conflict); set by whoever calls the plugin. */
-  rerun: (() => unknown) | null = null;
-  /** The payload the handler got (a rerun gets it again). */
-  payload: unknown = undefined;
-  /**
-   * Answers the event's failure when its object changes are discarded (a network event's error
-   * frame to its client, which must go out while everything else the event did is dropped).
-   */
-  failureReply: (() => void) | null = null;
-  /**
-   * The plugin handler an engine event runs for (a session message's, a REST route's): its
-   * failures that are no handler's throw (a commit that kept conflicting) are logged under it,
-   * not under gsf's engine event. Set where a commit can follow.
-   */
-  owner: { plugin: string; stage: string; subject: string } | null = null;
-
-  constructor(
-    private readonly rt: EventRuntime,
-    readonly id: number,
-    readonly tag: number,
-    /** The kind as `EventKind` numbers it (`kind` names it). */
-    readonly kindIndex: number,
-    /** Session id, 0 for none. */
-    readonly session: number,
-    public name: string,
-    public nameId: number,
-  ) {}
-
-  /**
-   * It timed out while it awaited: it may not commit or run again (its result is dropped).
-   * Asked before each commit and rerun, so it looks at the thread's timeout notices first: a
-   * rerun's backoff timer may fire before the worker's loop has seen them.
-   */
-  get timedOut(): boolean {
-    if (!this.expired && this.parked) this.rt.noticeTimeouts?.();
-    return this.expired;
-  }
-
-  set timedOut(value: boolean) {
-    this.expired = value;
-  }
-
-  get kind(): EventKindName {
-    return KIND_NAMES[this.kindIndex] ?? 'user';
-  }
-
-  get sessionId(): number | null {
-    return this.session === 0 ? null : this.session;
-  }
-
-  setEventName(name: string): void {
-    if (this.rt.current() !== this) throw gsfError('GSF_ERR_BAD_ARGUMENT', 'setEventName must be called while its event runs');
-    this.rt.setEventName(name);
-  }
-
-  io<T>(work: Promise<T>): Promise<T> {
-    return trackIo(this, work);
-  }
-}
 
 export class EventRuntime {
   readonly handlers = new Map<string, HandlerEntry>();
@@ -403,15 +304,5 @@ export class EventRuntime {
     ev.name = name;
     ev.nameId = internEventName(name);
     this.onRename?.(ev);
-  }
-}
-
-/** Awaits `work`, adding the wait to the event's io-wait time. */
-export async function trackIo<T>(ev: RunningEvent, work: Promise<T>): Promise<T> {
-  const start = performance.now();
-  try {
-    return await work;
-  } finally {
-    ev.ioWaitMs += performance.now() - start;
   }
 }
