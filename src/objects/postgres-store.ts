@@ -10,7 +10,7 @@ import type { StoreConfig } from './config.ts';
 import { applyBatch, batchable } from './postgres-batch.ts';
 import type { TypeDef } from './schema.ts';
 import {
-  changed, conflict, duplicateKeyError, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
+  changed, conflict, duplicateKeyError, keyMoveOrder, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
   type CommitOp, type CommitRequest, type GroupWriter, type Outcome, type Reader, type Row,
 } from './storage.ts';
 
@@ -139,6 +139,8 @@ interface TypeQueries {
   update: string;
   /** An update that leaves the unique-key columns alone. */
   updateFields: string;
+  /** Clears an object's unique-key columns (empty: the type has none); see keyMoveOrder. */
+  releaseKeys: string;
   remove: string;
   version: string;
 }
@@ -165,6 +167,7 @@ export class PostgresWriter implements GroupWriter {
         insert: `INSERT INTO ${tableOf(t)} (id, version, data${u.map((c) => `, ${c}`).join('')}) VALUES ($1, $2, $3${u.map((_, i) => `, $${4 + i}`).join('')})`,
         update: `UPDATE ${tableOf(t)} SET version = $1, data = $2${u.map((c, i) => `, ${c} = $${3 + i}`).join('')} WHERE id = $${3 + n} AND version = $${4 + n}`,
         updateFields: `UPDATE ${tableOf(t)} SET version = $1, data = $2 WHERE id = $3 AND version = $4`,
+        releaseKeys: n === 0 ? '' : `UPDATE ${tableOf(t)} SET ${u.map((c) => `${c} = NULL`).join(', ')} WHERE id = $1 AND version = $2`,
         remove: `DELETE FROM ${tableOf(t)} WHERE id = $1 AND version = $2`,
         version: `SELECT version FROM ${tableOf(t)} WHERE id = $1`,
       };
@@ -269,7 +272,15 @@ export class PostgresWriter implements GroupWriter {
     if (guarded) await q.query('SAVEPOINT gsf_event');
     let outcome = OK;
     try {
-      for (const op of req.ops) {
+      const order = keyMoveOrder(req.ops);
+      for (const op of order.release) {
+        const r = await q.query(this.queries[op[1]]!.releaseKeys, [op[2], op[3]]);
+        if (r.rowCount !== 1) {
+          outcome = changed(types[op[1]]!, op);
+          break;
+        }
+      }
+      for (const op of outcome === OK ? order.ops : []) {
         const failed = await this.apply(op, types[op[1]]!);
         if (failed) {
           outcome = failed;

@@ -11,7 +11,7 @@ import { storedKeyValue, type FieldInfo, type TypeInfo } from './model.ts';
 import type { StoreConfig } from './config.ts';
 import type { ObjectSchema, TypeDef } from './schema.ts';
 import {
-  changed, conflict, duplicateKeyError, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
+  changed, conflict, duplicateKeyError, keyMoveOrder, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
   type CommitOp, type CommitRequest, type GroupWriter, type Outcome, type Reader, type Row,
 } from './storage.ts';
 
@@ -130,6 +130,8 @@ interface TypeStatements {
   update: Statement;
   /** An update that leaves the unique-key columns (and their indexes) alone. */
   updateFields: Statement;
+  /** Clears an object's unique-key columns (null: the type has none); see keyMoveOrder. */
+  releaseKeys: Statement | null;
   remove: Statement;
   version: Statement;
 }
@@ -159,6 +161,7 @@ export class SqliteWriter implements GroupWriter {
         insert: this.db.prepare(`INSERT INTO ${tableOf(t)} (id, version, data${u.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?${u.map(() => ', ?').join('')})`),
         update: this.db.prepare(`UPDATE ${tableOf(t)} SET version = ?, data = ?${u.map((c) => `, ${c} = ?`).join('')} WHERE id = ? AND version = ?`),
         updateFields: this.db.prepare(`UPDATE ${tableOf(t)} SET version = ?, data = ? WHERE id = ? AND version = ?`),
+        releaseKeys: u.length === 0 ? null : this.db.prepare(`UPDATE ${tableOf(t)} SET ${u.map((c) => `${c} = NULL`).join(', ')} WHERE id = ? AND version = ?`),
         remove: this.db.prepare(`DELETE FROM ${tableOf(t)} WHERE id = ? AND version = ?`),
         version: this.db.prepare(`SELECT version FROM ${tableOf(t)} WHERE id = ?`).pluck(true),
       };
@@ -180,7 +183,15 @@ export class SqliteWriter implements GroupWriter {
         if (guarded) this.savepoint.run();
         let outcome = OK;
         try {
-          for (const op of req.ops) {
+          const order = keyMoveOrder(req.ops);
+          for (const op of order.release) {
+            const failed = this.stmts[op[1]]!.releaseKeys!.run(op[2], op[3]).changes === 1 ? null : changed(types[op[1]]!, op);
+            if (failed) {
+              outcome = failed;
+              break;
+            }
+          }
+          for (const op of outcome === OK ? order.ops : []) {
             const failed = this.apply(op, types[op[1]]!);
             if (failed) {
               outcome = failed;

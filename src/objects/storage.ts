@@ -20,6 +20,27 @@ export type OpKindValue = (typeof OpKind)[keyof typeof OpKind];
  */
 export type CommitOp = [OpKindValue, number, string, number, Uint8Array | null, Array<string | number | null> | null];
 
+/** The operation writes unique-key columns (a create, or an update that changed a key). */
+function setsKeys(op: CommitOp): boolean {
+  return (op[0] === OpKind.create || op[0] === OpKind.update) && op[5] !== null && op[5].length > 0;
+}
+
+/**
+ * The order a commit's operations are written in, so that unique keys can move between the
+ * commit's own objects (two objects swap names; a new object takes the name another gives up or
+ * loses with its delete), whatever the order of the handler's calls: both databases check a
+ * unique index after each statement, not at the commit. `release`: the updates that set keys,
+ * whose key columns are cleared first (NULL, which no unique index counts); `ops`: the deletes,
+ * then the others as given. Operations that set no key keep their order.
+ */
+export function keyMoveOrder(ops: readonly CommitOp[]): { release: CommitOp[]; ops: readonly CommitOp[] } {
+  if (ops.length < 2 || !ops.some(setsKeys)) return { release: [], ops };
+  return {
+    release: ops.filter((op) => op[0] === OpKind.update && setsKeys(op)),
+    ops: [...ops.filter((op) => op[0] === OpKind.delete), ...ops.filter((op) => op[0] !== OpKind.delete)],
+  };
+}
+
 /** Event thread → writer: one event's changes. */
 export interface CommitRequest {
   id: number;

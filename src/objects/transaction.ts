@@ -298,11 +298,43 @@ export class Transaction {
       this.state = TxState.done;
       return { ok: true };
     }
+    const shared = this.sharedKey();
+    if (shared !== null) {
+      this.state = TxState.done;
+      throw gsfError('GSF_ERR_OBJECT_VALUE', shared);
+    }
     const [, status, reason, waited] = await this.waited(this.store.writer().commit(this.operations(), this.sink?.id ?? 0));
     this.state = TxState.done;
     if (status === Status.ok) return { ok: true };
     if (status === Status.conflict) return { ok: false, conflict: true, reason, waited: waited === 1 };
     throw gsfError('GSF_ERR_OBJECT_STORE', `commit failed: ${reason}`);
+  }
+
+  /**
+   * Two objects of this transaction that would hold the same unique key once written: the
+   * database would refuse every rerun of the commit alike, so it is refused here, at once,
+   * naming both objects. Keys may move between the transaction's objects (keyMoveOrder).
+   */
+  private sharedKey(): string | null {
+    for (const map of this.objects) {
+      if (!map) continue;
+      const holders = new Map<string, string>();
+      for (const h of map.values()) {
+        if (h.state !== ObjectState.created && h.state !== ObjectState.changed) continue;
+        const values = h.info.uniqueValues(h.data);
+        for (let i = 0; i < values.length; i++) {
+          const v = values[i];
+          if (v === null || v === undefined) continue;
+          const key = `${i}:${typeof v}:${String(v)}`;
+          const other = holders.get(key);
+          if (other !== undefined) {
+            return `${h.info.name}.${h.info.unique[i]!.name} ${JSON.stringify(v)} would belong to two objects of one commit ('${other}' and '${h.id}'): a unique key names one object`;
+          }
+          holders.set(key, h.id);
+        }
+      }
+    }
+    return null;
   }
 
   discard(): void {
