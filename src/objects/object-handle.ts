@@ -70,8 +70,9 @@ export class ObjectHandle {
   get(field: string): unknown {
     if (this.state === ObjectState.deleted) throw gsfError('GSF_ERR_OBJECT_STATE', `${this.info.name} '${this.id}' was deleted in this event`);
     let v = this.data[field];
-    // A stored value is never a function: one is Object.prototype's (a field named `constructor`).
-    if (v === undefined || typeof v === 'function') {
+    // Own properties only: an inherited name (`constructor`, `__proto__`) is a field of the
+    // declaration or of none, never Object.prototype's value.
+    if (v === undefined || !Object.hasOwn(this.data, field)) {
       // A field added to the declaration after this object was stored: its default.
       const f = this.info.field(field);
       v = this.own()[field] = this.info.defaultOf(f);
