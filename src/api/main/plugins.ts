@@ -15,12 +15,17 @@ import { gsfError } from '../../errors.ts';
 import type { PluginReloader } from '../../plugins/reload.ts';
 import type { ApiRequest, ApiResponse, Router } from './router.ts';
 
-/** `?force=`: true, false or absent. */
+/**
+ * `?force=`: true, false or absent. Nothing else forces: an empty value (a script's unset
+ * variable) or a second `force` is refused rather than read as true.
+ */
 function force(req: ApiRequest): boolean {
-  const value = req.query.get('force');
-  if (value === null || value === 'false' || value === '0') return false;
-  if (value === 'true' || value === '1' || value === '') return true;
-  throw gsfError('GSF_ERR_BAD_REQUEST', `force must be true or false, got '${value}'`);
+  const values = req.query.getAll('force');
+  if (values.length === 0) return false;
+  if (values.length > 1) throw gsfError('GSF_ERR_BAD_REQUEST', `force must be given once, got ${values.length} values`);
+  if (values[0] === 'true') return true;
+  if (values[0] === 'false') return false;
+  throw gsfError('GSF_ERR_BAD_REQUEST', `force must be true or false, got '${values[0]}'`);
 }
 
 /** Adds the plugin routes; `reloader` is null until the server has started. */
