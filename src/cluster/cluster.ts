@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { describeError } from '../errors.ts';
 import type { ThreadContext } from '../hooks/thread-context.ts';
 import { counterRegistry } from '../counters/registry.ts';
+import { invalidText, setText } from '../config/flags.ts';
 import type { AccountManager } from '../session/main/accounts.ts';
 import type { LocalSessions } from '../session/main/local-sessions.ts';
 import type { MaintenanceRecord, MaintenanceState } from '../maintenance/state.ts';
@@ -186,8 +187,8 @@ export class Cluster implements ClusterChanges {
     rpc.handle('flag', (args) => {
       const { name, text } = args as { name: string; text: string };
       const result = flags.setFromText(name, text);
-      if (!result.ok) throw new Error(result.reason === 'invalid' ? `${text} is not a valid value for ${name}${result.problem ? `: ${name} ${result.problem}` : ''}` : `'${name}' is not a configurable flag here`);
-      return `${name} set to ${text}`;
+      if (!result.ok) throw new Error(result.reason === 'invalid' ? invalidText(name, text, result.problem) : `'${name}' is not a configurable flag here`);
+      return setText(name, result.value);
     });
     rpc.handle('versions', (args) => {
       flags.set('client_compatible_versions', (args as { list: string[] }).list);

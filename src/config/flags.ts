@@ -26,7 +26,7 @@ export type SetResult =
   | { ok: false; reason: 'invalid'; problem: string | null };
 
 /** Outcome of `setFromTextApplied`: also the change that could not take effect, and why. */
-export type ApplyResult = SetResult | { ok: false; reason: 'not_applied'; error: unknown };
+export type ApplyResult = SetResult | { ok: false; reason: 'not_applied'; value: ArgValue; error: unknown };
 
 export class FlagRegistry {
   private readonly flags = new Map<string, FlagInfo>();
@@ -98,7 +98,7 @@ export class FlagRegistry {
         try {
           await applier(parsed.value, flag.value);
         } catch (error) {
-          return { ok: false, reason: 'not_applied', error };
+          return { ok: false, reason: 'not_applied', value: parsed.value, error };
         }
       }
       this.apply(flag, parsed.value);
@@ -120,10 +120,8 @@ export class FlagRegistry {
     const flag = this.flags.get(name);
     if (!flag) return { ok: false, reason: 'unknown' };
     if (!flag.mutable) return { ok: false, reason: 'immutable' };
-    const spec = this.specs.get(name)!;
-    const value = parseFlagText(spec, text);
-    if (value === undefined) return { ok: false, reason: 'invalid', problem: rangeProblem(spec, text) };
-    return { ok: true, value };
+    const parsed = parseFlagValue(this.specs.get(name)!, text);
+    return parsed.ok ? parsed : { ok: false, reason: 'invalid', problem: parsed.problem };
   }
 
   /** Sets a typed value (startup, tests and in-process callers); throws on a bad value. */
@@ -171,43 +169,77 @@ export class FlagRegistry {
   }
 }
 
-/** Why a well-formed number is out of the flag's range (null for text that is not a number at all). */
-function rangeProblem(spec: ArgSpec, text: string): string | null {
-  if ((spec.type !== 'int32' && spec.type !== 'uint64') || !/^[-+]?\d+$/.test(text)) return null;
-  return checkValue(spec, Number(text));
-}
-
 /** Text form of a value, as runtime configuration shows it. */
 export function flagText(value: ArgValue): string {
   return Array.isArray(value) ? JSON.stringify(value) : String(value);
 }
 
 /**
- * Parses a flag value from text. Bools accept `true`/`false` and numbers (non-zero is true,
- * SPEC 4.2 rule 1). Returns undefined for an invalid value.
+ * The answer to a change (SPEC 4.2, without its line feed): the value stored, as GET shows it,
+ * not the text sent (`007` sets 7), as gflags' SetCommandLineOption answers.
  */
-export function parseFlagText(spec: ArgSpec, text: string): ArgValue | undefined {
+export function setText(name: string, value: ArgValue): string {
+  return `${name} set to ${flagText(value)}`;
+}
+
+/** The refusal of `text` (SPEC 4.2, without its line feed), then why when it is known. */
+export function invalidText(name: string, text: string, problem: string | null): string {
+  return `${text} is not a valid value for ${name}${problem ? `: ${name} ${problem}` : ''}`;
+}
+
+/** A parsed flag value, or why the text is refused (null: it is not of the flag's type at all). */
+export type ParsedFlag = { ok: true; value: ArgValue } | { ok: false; problem: string | null };
+
+// Numbers are decimal only, signed or not, with nothing around them: no hex (`0x10`), no white
+// space, no `Infinity` or `NaN`. A double may have a fraction and an exponent; an integer not.
+const INTEGER = /^[-+]?\d+$/;
+const DECIMAL = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+const BOOL_NUMBER = /^[-+]?\d+(?:\.\d+)?$/;
+
+/**
+ * Parses a flag value from text (a runtime configuration PUT). Bools accept `true`/`false` and
+ * numbers (non-zero is true, SPEC 4.2 rule 1). A double that would be ±Infinity, or 0 while the
+ * text is not, is refused; -0 is 0. A string is taken as sent, but not with a NUL character
+ * (C readers would see a shorter value) or white space at either end (a pasted value's stray
+ * space, which would silently never match); the empty string is a value.
+ */
+export function parseFlagValue(spec: ArgSpec, text: string): ParsedFlag {
   let value: ArgValue;
   switch (spec.type) {
     case 'bool':
-      if (text === 'true') return true;
-      if (text === 'false') return false;
-      if (!/^[-+]?\d+(\.\d+)?$/.test(text)) return undefined;
-      return Number(text) !== 0;
+      if (text === 'true') return { ok: true, value: true };
+      if (text === 'false') return { ok: true, value: false };
+      if (!BOOL_NUMBER.test(text)) return { ok: false, problem: null };
+      return { ok: true, value: Number(text) !== 0 };
     case 'int32':
     case 'uint64':
-      if (!/^[-+]?\d+$/.test(text)) return undefined;
-      value = Number(text);
+      if (!INTEGER.test(text)) return { ok: false, problem: null };
+      value = Number(text) + 0; // -0 is 0
       break;
-    case 'double':
-      if (text.trim() === '') return undefined;
-      value = Number(text);
+    case 'double': {
+      if (!DECIMAL.test(text)) return { ok: false, problem: null };
+      value = Number(text) + 0;
+      if (!Number.isFinite(value)) return { ok: false, problem: `must be at most ${Number.MAX_VALUE} in magnitude (the largest double)` };
+      // Only the digits before the exponent say whether the text names 0.
+      if (value === 0 && /[1-9]/.test(text.split(/[eE]/)[0]!)) {
+        return { ok: false, problem: `must be 0 or at least ${Number.MIN_VALUE} in magnitude (a double rounds anything smaller to 0)` };
+      }
       break;
+    }
     case 'string':
+      if (text.includes('\0')) return { ok: false, problem: 'must not hold a NUL character' };
+      if (/^\s|\s$/u.test(text)) return { ok: false, problem: 'must not start or end with white space' };
       value = text;
       break;
     case 'string_list':
-      return undefined;
+      return { ok: false, problem: null };
   }
-  return checkValue(spec, value) === null ? value : undefined;
+  const problem = checkValue(spec, value);
+  return problem === null ? { ok: true, value } : { ok: false, problem };
+}
+
+/** As `parseFlagValue`, the value only: undefined for an invalid value. */
+export function parseFlagText(spec: ArgSpec, text: string): ArgValue | undefined {
+  const parsed = parseFlagValue(spec, text);
+  return parsed.ok ? parsed.value : undefined;
 }

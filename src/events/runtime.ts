@@ -14,6 +14,7 @@ import { invokeStage } from './main/invoke-stage.ts';
 import { isValidTag, randomTag, resolveTag, type TagSwitches } from './tags.ts';
 import { HeldCounter, HeldTimer, pendingValue } from './held-counters.ts';
 import { RunningEvent } from './running-event.ts';
+import { checkTimerArgs } from './timer-args.ts';
 import type { EventHandler, EventKindName, EventObjects, InvokeOptions, WorkerEffects } from './types.ts';
 
 // Other features import these from here (names.ts and running-event.ts hold them).
@@ -271,17 +272,7 @@ export class EventRuntime {
 
   /** Starts a timer whose handler runs as an event on the timer tag. */
   addTimer(delayMs: number, intervalMs: number, event: string, payload?: unknown, name?: string): number {
-    for (const [label, v] of [['delay', delayMs], ['interval', intervalMs]] as const) {
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
-        throw gsfError('GSF_ERR_BAD_ARGUMENT', `timer ${label} must be a non-negative number of ms, got ${String(v)}`);
-      }
-    }
-    if (name !== undefined && (typeof name !== 'string' || name === '')) {
-      throw gsfError('GSF_ERR_BAD_ARGUMENT', `timer '${event}': name must be a non-empty string`);
-    }
-    if (name !== undefined && eventNameTooLong(name)) {
-      throw gsfError('GSF_ERR_BAD_ARGUMENT', `timer '${event}': name must be at most ${MAX_EVENT_NAME_BYTES} bytes in UTF-8`);
-    }
+    checkTimerArgs(event, delayMs, intervalMs, name);
     const handlerId = this.handlerId(event);
     this.refuseAfterStop(`timer '${event}'`);
     // An event that timed out while it awaited starts nothing when it resumes: no timer (id 0).

@@ -10,6 +10,7 @@ import { checkValue } from '../config/manifest.ts';
 import type { EventRuntime } from '../events/runtime.ts';
 import type { TimeoutHandler } from '../events/types.ts';
 import { namedTag, randomTag, TIMER_TAG } from '../events/tags.ts';
+import { checkTimerArgs, checkTimerId, shown } from '../events/timer-args.ts';
 import type { FlagSpec, PluginApi, TimerOptions } from './types.ts';
 import { counterRegistry, type CounterCallback } from '../counters/registry.ts';
 import { activeMonitor } from '../counters/monitor.ts';
@@ -91,6 +92,8 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
   const timer = (delayMs: number, intervalMs: number, event: string, payload: unknown, options?: TimerOptions): number => {
     if (reg.registering) {
       checkName('timer event', event);
+      // Checked at the call, as a timer started at run time is: a bad one fails its plugin's register.
+      checkTimerArgs(event, delayMs, intervalMs, options?.name);
       reg.declarations.timers.push({ plugin, delayMs, intervalMs, event, payload, name: options?.name });
       return 0;
     }
@@ -119,10 +122,14 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
     timers: {
       after: (ms, event, payload, options) => timer(ms, 0, event, payload, options),
       every: (ms, event, payload, options) => {
-        if (typeof ms !== 'number' || !(ms > 0)) throw gsfError('GSF_ERR_BAD_ARGUMENT', `timers.every: interval must be > 0 ms, got ${String(ms)}`);
+        if (typeof ms !== 'number' || !(ms > 0)) throw gsfError('GSF_ERR_BAD_ARGUMENT', `timers.every: interval must be > 0 ms, got ${shown(ms)}`);
         return timer(ms, ms, event, payload, options);
       },
-      cancel: (id) => native.timerCancel(id),
+      cancel: (id) => {
+        // The addon would refuse a non-number with GSF_ERR_NATIVE_ARGUMENT, a code of its own.
+        checkTimerId(id);
+        return native.timerCancel(id);
+      },
     },
     counters: {
       // An integer JavaScript cannot hold exactly (past ±2^53) is kept as the double it is, not cut to int64.

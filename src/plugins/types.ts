@@ -30,7 +30,10 @@ export interface TimerApi {
   after(ms: number, event: string, payload?: unknown, options?: TimerOptions): number;
   /** Runs `event` every `ms`. Declared during `register`, it starts at server start; a reload stops it and starts the new version's. */
   every(ms: number, event: string, payload?: unknown, options?: TimerOptions): number;
-  /** Stops a timer started at run time; false if it is unknown or has fired (one-shot). */
+  /**
+   * Stops a timer started at run time; false if it is unknown or has fired (one-shot), or 0.
+   * An id that is not a non-negative safe integer (a string, 1.5) throws `GSF_ERR_BAD_ARGUMENT`.
+   */
   cancel(id: number): boolean;
 }
 

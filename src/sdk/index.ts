@@ -6,6 +6,7 @@
  */
 import { Packr, Unpackr } from 'msgpackr';
 import { typedArraysAsBytes } from './typed-arrays.ts';
+import { MAX_TIMER_MS, timeoutProblem } from './timeouts.ts';
 import {
   CloseCode, EngineType, ProtocolError, type CodecName, type Envelope, type MaintenanceNotice, type ProtocolErrorBody,
 } from '../session/protocol.ts';
@@ -33,9 +34,9 @@ export interface ConnectOptions {
   codec?: CodecName;
   /** WebSocket implementation; default: the global one, else the `ws` package. */
   WebSocket?: WebSocketConstructor;
-  /** Default time limit of `request` (ms); 0 waits forever. */
+  /** Default time limit of `request` (ms; default 10000); 0 waits forever. Negative or not finite: `connect` rejects (RangeError). */
   requestTimeoutMs?: number;
-  /** How long `connect` waits for the WebSocket handshake (ms; default 10000); 0 waits forever. */
+  /** How long `connect` waits for the WebSocket handshake (ms; default 10000); 0 waits forever. Negative or not finite: RangeError. */
   connectTimeoutMs?: number;
 }
 
@@ -60,8 +61,6 @@ const packr = new Packr({ useRecords: false });
 const unpackr = new Unpackr({ useRecords: false });
 /** Reads any msgpack map (keys of any kind) into a Map: a frame `unpackr` refuses still gives its id. */
 const lenient = new Unpackr({ useRecords: false, mapsAsObjects: false });
-/** The longest wait a timer can hold (2^31 - 1 ms); a longer request time limit is none. */
-const MAX_TIMER_MS = 0x7fffffff;
 
 async function defaultWebSocket(): Promise<WebSocketConstructor> {
   const global = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
@@ -129,12 +128,16 @@ export class GsfClient {
    * opens and is then closed by the server: see `closed` for the code and reason.
    */
   static async connect(options: ConnectOptions): Promise<GsfClient> {
+    // Checked before any socket opens.
+    const limit = options.connectTimeoutMs ?? 10_000;
+    const requestLimit = options.requestTimeoutMs ?? 10_000;
+    const problem = timeoutProblem('connectTimeoutMs', limit) ?? timeoutProblem('requestTimeoutMs', requestLimit);
+    if (problem !== null) throw problem;
     const codec = options.codec ?? 'json';
     const Ctor = options.WebSocket ?? await defaultWebSocket();
     const ws = new Ctor(clientUrl(options.url, options.version, codec));
     ws.binaryType = 'arraybuffer';
-    const client = new GsfClient(ws, codec, options.requestTimeoutMs ?? 10_000);
-    const limit = options.connectTimeoutMs ?? 10_000;
+    const client = new GsfClient(ws, codec, requestLimit);
     let timer: ReturnType<typeof setTimeout> | null = null;
     try {
       await new Promise<void>((resolve, reject) => {
@@ -169,20 +172,20 @@ export class GsfClient {
     this.write({ type, body });
   }
 
-  /** Sends a message with a request id and resolves with the reply's body (rejects on an `_error` frame). */
+  /**
+   * Sends a message with a request id and resolves with the reply's body (rejects on an `_error`
+   * frame). A `timeoutMs` that is negative or not finite rejects (RangeError), nothing sent.
+   */
   request<T = unknown>(type: string, body?: unknown, timeoutMs = this.requestTimeoutMs): Promise<T> {
+    const problem = timeoutProblem('timeoutMs', timeoutMs);
+    if (problem !== null) return Promise.reject(problem);
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       if (this.closeInfo) {
         reject(new GsfRequestError('closed', `connection closed: ${this.closeInfo.code} ${this.closeInfo.reason}`, type));
         return;
       }
-      // A limit already passed (negative, NaN) times out at once; 0, or past what a timer can
-      // wait (about 24.8 days), is no limit.
-      if (!(timeoutMs >= 0)) {
-        reject(new GsfRequestError('timeout', `no reply to '${type}' within ${timeoutMs} ms`, type));
-        return;
-      }
+      // 0, or past what a timer can wait (about 24.8 days), is no limit.
       const timer = timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS
         ? setTimeout(() => {
           this.pending.delete(id);

@@ -44,8 +44,9 @@ test.serial('configuration REST: list, one flag, unknown flag, PUT, invalid valu
     t.is(putUnknown.status, 400);
     t.is((putUnknown.body as Record<string, { message: string }>).nope!.message, "'nope' is not a configurable flag");
 
+    // The answer names the value stored (a number sets true or false), as GET shows it.
     for (const [text, value] of [['true', 'true'], ['0', 'false'], ['7', 'true'], ['false', 'false'], ['-1', 'true']] as const) {
-      t.deepEqual((await api.put(`/v1/configurations/alsologtostderr/${text}`)).body, { alsologtostderr: { result: `alsologtostderr set to ${text}\n` } });
+      t.deepEqual((await api.put(`/v1/configurations/alsologtostderr/${text}`)).body, { alsologtostderr: { result: `alsologtostderr set to ${value}\n` } });
       t.is((await api.get('/v1/configurations/alsologtostderr')).body && ((await api.get('/v1/configurations/alsologtostderr')).body as Record<string, { value: string }>).alsologtostderr!.value, value);
     }
     t.is((await api.put('/v1/configurations/alsologtostderr/maybe')).status, 400);

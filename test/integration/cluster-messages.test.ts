@@ -185,8 +185,9 @@ test.serial('cluster counters sum or max over the servers; /metrics carries the 
 });
 
 test.serial('rpc_message_logging_level logs messages between servers, escaped, on the servers a change with cluster=true reached', async (t) => {
+  // Sent as 02: the answer and every server have the value stored, 2.
   const set = await a.json<Record<string, { result: string; cluster: { applied: string[]; failed: Record<string, string> } }>>(
-    '/v1/configurations/rpc_message_logging_level/2?cluster=true', { method: 'PUT' });
+    '/v1/configurations/rpc_message_logging_level/02?cluster=true', { method: 'PUT' });
   t.is(set.status, 200);
   t.is(set.body.rpc_message_logging_level!.result, 'rpc_message_logging_level set to 2\n');
   t.deepEqual(set.body.rpc_message_logging_level!.cluster, { applied: [a.serverId, b.serverId, c.serverId].sort(), failed: {} });

@@ -1,8 +1,8 @@
 /**
  * The client SDK at its edges: error frames answer the request they refuse (too big, malformed),
  * requests pending at a close carry their type, close reasons are cut to fit and close codes the
- * WebSocket API refuses are refused, a connect with no handshake times out, a time limit already
- * passed times out at once, kept pushes reach a handler set later in arrival order (or stay
+ * WebSocket API refuses are refused, a connect with no handshake times out, a negative or
+ * non-finite time limit is refused, kept pushes reach a handler set later in arrival order (or stay
  * kept), and typed arrays travel as their bytes in msgpack.
  */
 import test from 'ava';
@@ -14,13 +14,14 @@ import { startSessionServer, type SessionServer } from './_session.ts';
 import { waitFor } from './_server.ts';
 
 /** A ws server on loopback that accepts connections and never answers a message. */
-async function silentServer(): Promise<{ url: string; stop(): Promise<void> }> {
+async function silentServer(): Promise<{ url: string; wss: WebSocketServer; stop(): Promise<void> }> {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   await new Promise<void>((r) => wss.once('listening', () => r()));
   wss.on('connection', (ws) => ws.on('error', () => {}));
   const { port } = wss.address() as AddressInfo;
   return {
     url: `ws://127.0.0.1:${port}`,
+    wss,
     stop: async () => { for (const c of wss.clients) c.terminate(); await new Promise<void>((r) => wss.close(() => r())); },
   };
 }
@@ -100,15 +101,40 @@ test.serial('connect to a server that accepts TCP but never answers the handshak
   }
 });
 
-test.serial('a request with a negative time limit (a deadline already passed) times out instead of waiting forever', async (t) => {
+test.serial('a time limit that is negative or not finite is refused with a RangeError naming it, for connect and for a request alike', async (t) => {
   const srv = await silentServer();
+  let sockets = 0;
+  srv.wss.on('connection', () => { sockets++; });
   try {
-    const c = await GsfClient.connect({ url: srv.url, version: '1' });
-    for (const limit of [-1, Number.NaN]) {
-      const err = await t.throwsAsync(c.request('x', {}, limit)) as GsfRequestError;
-      t.is(err.code, 'timeout', String(limit));
+    const why = (name: string, v: number): string => `${name} must be a finite number of ms, 0 or more (0: no limit) (got ${String(v)})`;
+    for (const v of [-1, -0.5, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+      // A negative connectTimeoutMs was no limit, a negative requestTimeoutMs a timeout at once.
+      await t.throwsAsync(GsfClient.connect({ url: srv.url, version: '1', connectTimeoutMs: v }), { instanceOf: RangeError, message: why('connectTimeoutMs', v) });
+      await t.throwsAsync(GsfClient.connect({ url: srv.url, version: '1', requestTimeoutMs: v }), { instanceOf: RangeError, message: why('requestTimeoutMs', v) });
     }
-    await c.close();
+    await t.throwsAsync(GsfClient.connect({ url: srv.url, version: '1', connectTimeoutMs: '200' as unknown as number }),
+      { instanceOf: TypeError, message: 'connectTimeoutMs must be a number of ms (got string)' });
+
+    // 0 is no limit, for both options; a request's own limit follows the same rule.
+    const c = await GsfClient.connect({ url: srv.url, version: '1', connectTimeoutMs: 0, requestTimeoutMs: 0 });
+    try {
+      // The server saw this connection's handshake before it answered it: any earlier one too.
+      t.is(sockets, 1, 'the refused options opened no socket');
+      for (const v of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
+        await t.throwsAsync(c.request('x', {}, v), { instanceOf: RangeError, message: why('timeoutMs', v) });
+      }
+      const sent: unknown[] = [];
+      const [server] = [...srv.wss.clients];
+      server!.on('message', (m) => sent.push(String(m)));
+      const timedOut = await t.throwsAsync(c.request('y', {}, 50)) as GsfRequestError;
+      t.is(timedOut.code, 'timeout');
+      t.is(timedOut.message, "no reply to 'y' within 50 ms");
+      // Only the request with a valid limit reached the server (its id is the first one taken).
+      await waitFor(() => sent.length === 1, 5000, 'the one request');
+      t.deepEqual(sent.map((m) => JSON.parse(m as string)), [{ type: 'y', body: {}, id: 1 }]);
+    } finally {
+      await c.close();
+    }
   } finally {
     await srv.stop();
   }

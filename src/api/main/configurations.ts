@@ -3,18 +3,19 @@
  * changed in place (and published to every worker); MANIFEST.json is never written.
  *   GET  /v1/configurations/                           {"<flag>": {type, desc, value}, ...}
  *   GET  /v1/configurations/{flag}                     {"<flag>": {type, desc, value}} | 400
- *   PUT  /v1/configurations/{flag}/{value}             {"<flag>": {"result": "<flag> set to <value>\n"}} | 400
+ *   PUT  /v1/configurations/{flag}/{value}             {"<flag>": {"result": "<flag> set to <stored value>\n"}} | 400
  *                                                      | 409 GSF_ERR_CONFIG_NOT_APPLIED (answered once the change took effect)
+ *   PUT  /v1/configurations/{flag}/                    the same, setting the empty string (a string flag's)
  *   GET  /v1/configurations/compatible_client_versions {"current_compatible_versions": [...]}
  *   POST /v1/configurations/compatible_client_versions JSON array of strings → the new list | 400
  * The two changes take `?cluster=true` (with the Cluster component): made here first, then on
  * every other server; the answer adds `cluster: {applied, failed}`.
  */
 import type { FlagRegistry } from '../../config/flags.ts';
-import { flagText } from '../../config/flags.ts';
+import { flagText, invalidText, setText } from '../../config/flags.ts';
 import { GsfError, describeError, gsfError } from '../../errors.ts';
 import { clusterRequested } from '../../hooks/cluster-hooks.ts';
-import type { ApiResponse, Router } from './router.ts';
+import { errorResponse, type ApiRequest, type ApiResponse, type Router } from './router.ts';
 
 const VERSIONS = 'client_compatible_versions';
 
@@ -66,25 +67,38 @@ export function registerConfigurationRoutes(router: Router, flags: FlagRegistry)
     return { status: 200, body: { [name]: { type: info.type, desc: info.desc, value: flagText(info.value) } } };
   });
 
-  router.put('/v1/configurations/{flag}/{value}', async (req) => {
+  router.put('/v1/configurations/{flag}/{value}', (req) => putFlag(flags, req, req.params.flag!, req.params.value!));
+
+  // The router takes no empty segment, so the empty value is the path ending in `/` after the
+  // flag's name; without that `/` the value was left out, which must not clear the flag.
+  router.put('/v1/configurations/{flag}', (req) => {
     const name = req.params.flag!;
-    const value = req.params.value!;
-    const cluster = clusterRequested(req);
-    const result = await flags.setFromTextApplied(name, value);
-    if (!result.ok && result.reason === 'not_applied') {
-      // Valid, but it could not take effect (an event-thread resize whose threads did not load):
-      // the value in effect stays (a change applied before this one's included).
-      const stays = flags.info(name)!.value;
-      throw new GsfError('GSF_ERR_CONFIG_NOT_APPLIED', [name, flagText(stays), value, describeError(result.error)], { cause: result.error });
+    if (name === 'compatible_client_versions') {
+      const allowed = ['GET', 'HEAD', 'POST'];
+      return errorResponse(new GsfError('GSF_ERR_METHOD_NOT_ALLOWED', ['PUT', req.path], { details: { allowed } }), { Allow: allowed.join(', ') });
     }
-    if (!result.ok && result.reason !== 'invalid') return unknownFlag(flags, name);
-    if (!result.ok) {
-      // SPEC 4.2's text, then why when the value is a number out of range.
-      const why = result.problem ? `: ${name} ${result.problem}` : '';
-      return { status: 400, body: { [name]: { result: `${value} is not a valid value for ${name}${why}\n` } } };
-    }
-    const answer: Record<string, unknown> = { result: `${name} set to ${value}\n` };
-    if (cluster !== null) answer.cluster = await cluster.flag(name, value);
-    return { status: 200, body: { [name]: answer } };
+    if (req.path.endsWith('/')) return putFlag(flags, req, name, '');
+    const info = flags.info(name);
+    if (!info || !info.mutable) return unknownFlag(flags, name);
+    return { status: 400, body: { [name]: { result: `a value is needed: PUT /v1/configurations/${name}/{value}, or /v1/configurations/${name}/ for the empty string\n` } } };
   });
+}
+
+/** A PUT of one flag: 200 with the value stored, 400 for a bad value or flag, 409 when it could not take effect. */
+async function putFlag(flags: FlagRegistry, req: ApiRequest, name: string, value: string): Promise<ApiResponse> {
+  const cluster = clusterRequested(req);
+  const result = await flags.setFromTextApplied(name, value);
+  if (!result.ok && result.reason === 'not_applied') {
+    // Valid, but it could not take effect (an event-thread resize whose threads did not load):
+    // the value in effect stays (a change applied before this one's included).
+    const stays = flags.info(name)!.value;
+    throw new GsfError('GSF_ERR_CONFIG_NOT_APPLIED', [name, flagText(stays), flagText(result.value), describeError(result.error)], { cause: result.error });
+  }
+  if (!result.ok && result.reason !== 'invalid') return unknownFlag(flags, name);
+  // SPEC 4.2's text, then why when it is known (a number out of range, a NUL in a string).
+  if (!result.ok) return { status: 400, body: { [name]: { result: `${invalidText(name, value, result.problem)}\n` } } };
+  const answer: Record<string, unknown> = { result: `${setText(name, result.value)}\n` };
+  // The other servers get the value stored here, so each stores the same.
+  if (cluster !== null) answer.cluster = await cluster.flag(name, flagText(result.value));
+  return { status: 200, body: { [name]: answer } };
 }

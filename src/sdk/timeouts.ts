@@ -1,0 +1,15 @@
+/** How the SDK reads its time limits (`connectTimeoutMs`, `requestTimeoutMs`, a request's `timeoutMs`). */
+
+/** The longest wait a timer can hold (2^31 - 1 ms); a longer time limit is none. */
+export const MAX_TIMER_MS = 0x7fffffff;
+
+/**
+ * Returns why `value`, the time limit `name`, is refused, or null: a limit is a finite number of
+ * ms, 0 or more (0: no limit). A negative or non-finite one is a mistake, refused alike for every
+ * limit: it meant no limit for `connectTimeoutMs` and an at-once timeout for a request.
+ */
+export function timeoutProblem(name: string, value: unknown): TypeError | RangeError | null {
+  if (typeof value !== 'number') return new TypeError(`${name} must be a number of ms (got ${typeof value})`);
+  if (Number.isFinite(value) && value >= 0) return null;
+  return new RangeError(`${name} must be a finite number of ms, 0 or more (0: no limit) (got ${String(value)})`);
+}
