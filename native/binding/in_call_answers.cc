@@ -64,6 +64,8 @@ void AnswerInCall(CallResult& r, CollectingEffects& fx, const EventContext& ev) 
   while (r.status == GSF_STATUS_OK && !r.expired && fx.used > first) {
     const size_t last = fx.used - 1;
     Effect& e = fx.list[last];
+    // A reply made before stays made: a failure later in the chain must not answer it again.
+    const bool replied = r.replied;
     const uint64_t continuation = e.session;
     const bool fetch = e.code == kObjectFetch || e.code == kObjectFetchBy;
     size_t at = !fetch && accounts ? AnswerableAccountCall(fx, first) : SIZE_MAX;
@@ -103,6 +105,7 @@ void AnswerInCall(CallResult& r, CollectingEffects& fx, const EventContext& ev) 
     } else {
       break;
     }
+    r.replied = r.replied || replied;
     if (r.expired) {
       // As when JavaScript runs it: the timed-out continuation's effects are dropped, the calls'
       // before it stand, and the call reports the timeout (GSF_STATUS_EXPIRED).

@@ -103,6 +103,15 @@ for (const codec of ['json', 'msgpack'] as const) {
         t.true(line.includes(`plugin 'native-continue' message handler '${type}' failed: INTERNAL`), line);
       }
       t.is(c.frames.length, 4);
+      // Logged in, the account answer comes within the call: the reply still counts.
+      c.send({ type: 'nc.login', id: 43, body: { account: `replier-${codec}` } });
+      t.deepEqual(await c.nextFrames(1), [{ type: 'nc.login', id: 43, body: { login: 0, account: `replier-${codec}` } }]);
+      const answered = native.counterValue('engine', 'native_account_answers') ?? 0;
+      c.send({ type: 'nc.reply-then-fail', id: 44 });
+      c.send({ type: 'nc.fetch', id: 144, body: { id: 'nc-none' } });
+      t.deepEqual(await c.nextFrames(2), [{ type: 'nc.reply-then-fail', id: 44, body: {} }, { type: 'nc.fetch', id: 144, body: { found: false } }]);
+      t.is(native.counterValue('engine', 'native_account_answers'), answered + 1);
+      t.is(c.frames.length, 7);
     } finally {
       c.ws.close();
     }
