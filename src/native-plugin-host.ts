@@ -82,7 +82,7 @@ export interface NativeHookOutcome {
 }
 
 /** Cells of `pluginContextView`: the event a native call runs for, written by the caller. */
-export const CONTEXT_CELLS = 20;
+export const CONTEXT_CELLS = 21;
 export const ContextCell = {
   eventId: 0, tag: 1, kind: 2, sessionId: 3, nameId: 4, frameStart: 5, frameEnd: 6,
   /** An API call's request id and writer kind use the frame cells. */
@@ -105,6 +105,11 @@ export const ContextCell = {
   runSlot: 12, runFrom: 13, runTo: 14, runStarted: 15, runStartMs: 16, runNext: 17, runState: 18,
   /** Set to 1 by a call that replied to its message; read and cleared after the call (`countCachedReads`). */
   replied: 19,
+  /**
+   * The event's child count (`RunningEvent.children`): written before a call, and after it what
+   * the call brought it to, so that a continuation names its children on from there (SPEC 6.3).
+   */
+  children: 20,
 } as const;
 
 /**

@@ -48,7 +48,8 @@ Napi::Value EnumLayout(const Napi::CallbackInfo& info) {
                                   {"readsNone", kReadsNone}, {"accountReads", kAccountReads},
                                   {"runSlot", kRunSlot}, {"runFrom", kRunFrom}, {"runTo", kRunTo},
                                   {"runStarted", kRunStarted}, {"runStartMs", kRunStartMs}, {"runNext", kRunNext},
-                                  {"runState", kRunState}, {"replied", kReplied}}));
+                                  {"runState", kRunState}, {"replied", kReplied},
+                                  {"children", kChildren}}));
   o.Set("runState", Enum(env, {{"all", kRunAll}, {"stopped", kRunStopped}, {"revoked", kRunRevoked}}));
   o.Set("contextCells", static_cast<double>(kContextCells));
   return o;

@@ -56,12 +56,16 @@ void AnswerInCall(CallResult& r, CollectingEffects& fx, const EventContext& ev) 
   bool accounts = cells[kAccountReads] == 1;
   if (!objects && !accounts) return;
   size_t first = 0;  // the effects of the call being looked at start here
+  // Each continuation names its children on from the count the calls before it reached (SPEC 6.3).
+  EventContext next = ev;
   uint64_t answered = 0, none = 0, held = 0, accounted = 0;
   CachedAnswer a;
   std::string account;
   while (r.status == GSF_STATUS_OK && !r.expired && fx.used > first) {
     const size_t last = fx.used - 1;
     Effect& e = fx.list[last];
+    // A reply made before stays made: a failure later in the chain must not answer it again.
+    const bool replied = r.replied;
     const uint64_t continuation = e.session;
     const bool fetch = e.code == kObjectFetch || e.code == kObjectFetchBy;
     size_t at = !fetch && accounts ? AnswerableAccountCall(fx, first) : SIZE_MAX;
@@ -76,7 +80,8 @@ void AnswerInCall(CallResult& r, CollectingEffects& fx, const EventContext& ev) 
       answer.has_account = true;
       answer.account = account;
       accounted++;
-      r = ProcessSessionHost().Continue(account_continuation, ev, answer, &fx);
+      if (r.children >= 0) next.children = static_cast<uint32_t>(r.children);
+      r = ProcessSessionHost().Continue(account_continuation, next, answer, &fx);
     } else if (fetch) {
       a = CachedAnswer{};
       if (!objects || !OnlyObjectRequest(fx, last) || !LookupCached(e, &a)) break;
@@ -95,10 +100,12 @@ void AnswerInCall(CallResult& r, CollectingEffects& fx, const EventContext& ev) 
         answered++;
         if (!a.found) none++;
       }
-      r = ProcessApiHost().Continue(continuation, ev, a.found, a.id, a.fields, &fx);
+      if (r.children >= 0) next.children = static_cast<uint32_t>(r.children);
+      r = ProcessApiHost().Continue(continuation, next, a.found, a.id, a.fields, &fx);
     } else {
       break;
     }
+    r.replied = r.replied || replied;
     if (r.expired) {
       // As when JavaScript runs it: the timed-out continuation's effects are dropped, the calls'
       // before it stand, and the call reports the timeout (GSF_STATUS_EXPIRED).

@@ -296,11 +296,18 @@ EventContext EventFromCells(const double* c) {
   ev.kind = static_cast<uint8_t>(c[kKind]);
   ev.session_id = static_cast<uint64_t>(c[kSessionId]);
   ev.name_id = static_cast<uint32_t>(c[kNameId]);
+  ev.children = static_cast<uint32_t>(c[kChildren]);
   return ev;
 }
 
+void NoteCall(const CallResult& r) {
+  double* cells = ContextCells();
+  if (r.replied) cells[kReplied] = 1;
+  if (r.children >= 0) cells[kChildren] = static_cast<double>(r.children);
+}
+
 Napi::Value ResultToJs(Napi::Env env, const CallResult& r, CollectingEffects& fx, uint64_t session) {
-  if (r.replied) ContextCells()[kReplied] = 1;
+  NoteCall(r);
   if (r.expired) {
     DropHeld(fx);
     fx.used = 0;  // a timed-out call's effects are dropped
@@ -325,6 +332,7 @@ Napi::Value ResultToJs(Napi::Env env, const CallResult& r, CollectingEffects& fx
 }
 
 Napi::Value ApiResultToJs(Napi::Env env, const CallResult& r, CollectingEffects& fx, uint64_t rid) {
+  NoteCall(r);
   bool ok = !r.expired && r.status == GSF_STATUS_OK && !r.decode_failed;
   if (ok && fx.used == 1) {
     const Effect& e = fx.list[0];

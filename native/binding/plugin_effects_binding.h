@@ -82,7 +82,7 @@ Napi::Array EffectsToJs(Napi::Env env, const CollectingEffects& fx);
  * An API call reads its request id and writer kind from the frame cells; a message call given
  * the worker's outbound ring reads its write position from kRingWrite.
  */
-constexpr size_t kContextCells = 20;
+constexpr size_t kContextCells = 21;
 enum ContextCell {
   kEventId = 0, kTag, kKind, kSessionId, kNameId, kFrameStart, kFrameEnd, kRingWrite,
   // 1 when the cache may answer the call's object fetches in native code (in_call_answers.h);
@@ -98,6 +98,9 @@ enum ContextCell {
   // Set to 1 by a call that replied to its message (JavaScript reads and clears it after the
   // call): a later failure of that message's handler or continuations is then not answered.
   kReplied,
+  // The event's child count: in, before the call (what its earlier calls created); out, after
+  // it (NoteCall), so that its next call names its children on from there (SPEC 6.3).
+  kChildren,
 };
 /** How pluginRunEvents ended, in kRunState. */
 enum RunState { kRunAll = 0, kRunStopped = 1, kRunRevoked = 2 };
@@ -105,6 +108,8 @@ constexpr ContextCell kRequestId = kFrameStart;
 constexpr ContextCell kAnswerKind = kFrameEnd;
 double* ContextCells();
 EventContext EventFromCells(const double* c);
+/** Writes what the call `r` tells JavaScript through the cells: whether it replied, the event's child count. */
+void NoteCall(const CallResult& r);
 
 /**
  * What a call gives back: null when it succeeded with nothing to apply; the frame itself when

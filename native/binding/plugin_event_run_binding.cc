@@ -92,6 +92,7 @@ Napi::Value PluginRunEvents(const Napi::CallbackInfo& info) {
     cells[kObjectReads] = 1;  // a new event holds no objects
     cells[kReadsAnswered] = cells[kReadsNone] = 0;
     cells[kAccountReads] = 1;  // nor account calls on their way
+    cells[kChildren] = 0;      // nor children
     EventContext ev = EventFromCells(cells);
     CollectingEffects& fx = Collector();
     std::string_view payload(reinterpret_cast<const char*>(bytes.data) + static_cast<size_t>(offset), static_cast<size_t>(length));

@@ -110,7 +110,7 @@ Napi::Value PluginCallMessage(const Napi::CallbackInfo& info) {
   CallResult r = ProcessPluginHost().CallMessage(handler, ev, frame, &fx);
   AnswerInCall(r, fx, ev);
   if (ring.data != nullptr && r.status == GSF_STATUS_OK && !r.expired && fx.used > 0) {
-    if (r.replied) cells[kReplied] = 1;
+    NoteCall(r);
     double end = WriteSendsToRing(ring.data, ring.length, static_cast<uint32_t>(ring_write), fx);
     if (end >= 0) return Napi::Number::New(info.Env(), end);
   }

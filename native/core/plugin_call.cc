@@ -75,7 +75,7 @@ CallScope::CallScope(const NativePlugin* plugin, PluginEffects* effects, const E
   state_.init = init;
   state_.event = event ? *event : EventContext();
   state_.name_known = false;
-  state_.children = 0;
+  state_.children = state_.event.children;
   state_.message = origin != nullptr && origin->message;
   state_.message_type = state_.message ? std::string_view(origin->type) : std::string_view();
   state_.has_message_id = state_.message && origin->has_id;

@@ -26,6 +26,11 @@ struct EventContext {
   uint64_t session_id = 0;
   uint8_t kind = 0;
   uint32_t name_id = 0;
+  /**
+   * The children the event created before this call, in its earlier calls (a continuation's
+   * handler, a managed handler of the same event): its default child names go on from here.
+   */
+  uint32_t children = 0;
 };
 
 /**
@@ -43,7 +48,7 @@ struct CallState {
   EventContext event;
   std::string name;      // the event's name (resolved on first need)
   bool name_known = false;
-  uint32_t children = 0;
+  uint32_t children = 0;  // the event's children so far, this call's included (SPEC 6.3's creation order)
   // A message handler's request.
   bool message = false;
   std::string_view message_type;

@@ -27,6 +27,7 @@ inline void ReleaseData(gsf_on_drop drop, void* user_data) {
 /** The result of a hook that returned `status`: EXPIRED with its effects dropped if its event timed out meanwhile. */
 inline CallResult Finish(CallState& state, gsf_type_status status) {
   CallResult result;
+  result.children = state.children;
   if (state.Revoked()) {
     result.status = GSF_STATUS_EXPIRED;
     result.error = "the event timed out while its handler ran; its effects were dropped";

@@ -94,6 +94,11 @@ struct CallResult {
   double message_id = 0;
   /** The call replied to its message: a failure is then logged, not answered a second time. */
   bool replied = false;
+  /**
+   * The event's child count after the call (its next call goes on from there, SPEC 6.3); -1 when
+   * no plugin code ran.
+   */
+  int64_t children = -1;
 };
 
 /** A continuation's result carries the request id of the message its origin answers (failure frames carry it). */

@@ -171,6 +171,7 @@ CallResult NativeTimers::Run(uint64_t key, const EventContext& event, PluginEffe
   info.name = gsf_type_borrowed_str{name.data(), name.size()};
   gsf_type_status status = RunHook(scope, [&] { return t.fn(scope.call(), &info, t.user_data); });
   CallResult result;
+  result.children = scope.state().children;
   if (scope.state().Revoked()) {
     result.status = GSF_STATUS_EXPIRED;
     result.error = "the event timed out while its handler ran; its effects were dropped";

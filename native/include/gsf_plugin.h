@@ -639,7 +639,9 @@ typedef struct gsf_type_host_api {
   /**
    * Queues event `event` (a registered name, native or managed) with a msgpack payload (empty:
    * none). Tag and name as `options` say (NULL: SPEC 6.2.4 defaults, as a managed invoke).
-   * `event_id` (may be NULL) receives the new event's id. @since 1.0
+   * The default name inside an event, "{parent}_#{n}", counts the event's children across all
+   * its calls (its continuations go on from its handler's count). `event_id` (may be NULL)
+   * receives the new event's id. @since 1.0
    */
   gsf_type_status (*invoke)(gsf_type_call call, gsf_type_borrowed_str event, gsf_type_borrowed_bytes payload,
                             const gsf_type_invoke_options* options, uint64_t* event_id);

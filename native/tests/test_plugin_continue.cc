@@ -3,6 +3,7 @@
 // them, carries the request's type and id; a failing continuation's result carries the request id
 // (its failure frame does); a continuation of a call that handles no message still cannot reply.
 #include <string>
+#include <vector>
 
 #include "../core/plugin_api.h"
 #include "../core/plugin_results.h"
@@ -142,6 +143,63 @@ TEST(a_continuation_of_a_call_without_a_message_cannot_reply) {
   CHECK_EQ(reply_status, GSF_STATUS_UNAVAILABLE);
   CHECK(!r.has_message_id);
   CHECK(later.sends.empty());
+}
+
+/** The names of the events queued since the last drain, in push order. */
+std::vector<std::string> QueuedNames() {
+  std::vector<std::string> names;
+  for (const QueuedEvent& e : DrainQueue()) names.push_back(e.name);
+  return names;
+}
+
+TEST(continuations_number_the_event_s_children_on_from_its_earlier_calls) {
+  REQUIRE(TryLoad(kPath) != nullptr);
+  DrainQueue();
+  // The handler: a default child, then a named one (it counts too, SPEC 6.3).
+  Requests first, second, third;
+  gsf::CallResult r = Message("nc.children", ",\"id\":30", &first, 807);
+  CHECK_EQ(r.status, GSF_STATUS_OK);
+  CHECK_EQ(r.children, 2);
+  REQUIRE(first.account != 0);
+  CHECK(QueuedNames() == std::vector<std::string>({"nc.children_#1", "nc.named-child"}));
+  // Its continuation goes on from the count the handler reached, as does the one it asks for.
+  gsf::EventContext later = Later(807, "nc.children");
+  later.children = static_cast<uint32_t>(r.children);
+  r = gsf::ProcessSessionHost().Continue(first.account, later, Account("x"), &second);
+  CHECK_EQ(r.status, GSF_STATUS_OK);
+  CHECK_EQ(r.children, 3);
+  REQUIRE(second.account != 0);
+  later.children = static_cast<uint32_t>(r.children);
+  r = gsf::ProcessSessionHost().Continue(second.account, later, Account("x"), &third);
+  CHECK_EQ(r.status, GSF_STATUS_OK);
+  CHECK_EQ(r.children, 4);
+  CHECK(r.replied);
+  CHECK(QueuedNames() == std::vector<std::string>({"nc.children_#3", "nc.children_#4"}));
+}
+
+TEST(a_call_names_children_on_from_the_count_its_event_brings) {
+  REQUIRE(TryLoad(kPath) != nullptr);
+  DrainQueue();
+  // An event whose other handlers (a managed one, an earlier native call) created five children.
+  Requests first, second;
+  const gsf::NativePlugin* p = TryLoad(kPath);
+  gsf::EventContext ev = Later(808, "nc.children");
+  ev.children = 5;
+  gsf::CallResult r = gsf::ProcessPluginHost().CallMessage(HandlerOf(*p, "nc.children"), ev, "{\"type\":\"nc.children\"}", &first);
+  CHECK_EQ(r.status, GSF_STATUS_OK);
+  CHECK_EQ(r.children, 7);
+  REQUIRE(first.account != 0);
+  CHECK(QueuedNames() == std::vector<std::string>({"nc.children_#6", "nc.named-child"}));
+  // A continuation given a count it did not reach itself goes on from that count.
+  ev.children = 10;
+  r = gsf::ProcessSessionHost().Continue(first.account, ev, Account("x"), &second);
+  CHECK_EQ(r.children, 11);
+  CHECK(QueuedNames() == std::vector<std::string>({"nc.children_#11"}));
+  // A call that reached no plugin code reports no count (-1): the event keeps its own.
+  r = gsf::ProcessSessionHost().Continue(second.account + 1000000, ev, Account("x"), &second);
+  CHECK(r.status != GSF_STATUS_OK);
+  CHECK_EQ(r.children, -1);
+  gsf::ProcessSessionHost().DropContinuation(second.account);
 }
 
 }  // namespace plugin_continue_test

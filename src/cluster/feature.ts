@@ -15,7 +15,7 @@ import { Cluster } from './cluster.ts';
 import { serveClusterCalls, type ClusterOp } from './calls.ts';
 import { clusterConfig, defaultServerId } from './config.ts';
 import { setClusterChanges, setClusterMetrics, setSessionJoin } from '../hooks/cluster-hooks.ts';
-import { CLUSTER_CATEGORIES, writeClusterMetrics } from './metrics.ts';
+import { ownsClusterCounter, writeClusterMetrics } from './metrics.ts';
 import { setMainClusterRunner, type ClusterServer } from './plugin-api.ts';
 import { registerClusterRoutes } from './routes.ts';
 
@@ -80,7 +80,7 @@ export const clusterFeature: Feature = {
     }
     const cluster = await Cluster.connect(cfg, thread);
     activeCluster = cluster;
-    setClusterMetrics({ categories: CLUSTER_CATEGORIES, write: writeClusterMetrics });
+    setClusterMetrics({ owns: ownsClusterCounter, write: writeClusterMetrics });
     serveWorkers(clusterOps(thread, cluster));
     const apiArgs = manifest.components.ApiService!;
     const apiAddress = manifest.listed.has('ApiService') ? `${apiArgs.api_service_address as string}:${api.port}` : null;

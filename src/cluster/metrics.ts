@@ -7,8 +7,6 @@ import type { CounterRegistry } from '../counters/registry.ts';
 import type { Exposition, Labels } from '../api/main/exposition.ts';
 import { Coord, COORD, Rpc, RPC } from './stats.ts';
 
-export const CLUSTER_CATEGORIES = [RPC, COORD] as const;
-
 type Row = [category: string, counter: string, metric: string, type: 'counter' | 'gauge', help: string, labels?: Labels];
 
 const RECORDS = 'Records (messages, requests, invalidations) exchanged with other servers, by direction';
@@ -58,6 +56,13 @@ const ROWS: Row[] = [
   [COORD, Coord.objectInvalidationsSent, 'gsf_cluster_object_invalidations_total', 'counter', 'Object invalidations, by direction', { direction: 'sent' }],
   [COORD, Coord.objectInvalidationsApplied, 'gsf_cluster_object_invalidations_total', 'counter', 'Object invalidations, by direction', { direction: 'applied' }],
 ];
+
+const OWN = new Set(ROWS.map(([category, counter]) => `${category}\u0000${counter}`));
+
+/** Whether the counter is one of the cluster's, which these families write. */
+export function ownsClusterCounter(category: string, name: string): boolean {
+  return OWN.has(`${category}\u0000${name}`);
+}
 
 /** Writes the families whose counters exist (only while the Cluster component runs). */
 export function writeClusterMetrics(out: Exposition, registry: CounterRegistry): void {

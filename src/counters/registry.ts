@@ -166,6 +166,32 @@ export class CounterRegistry {
     return { names, values: out };
   }
 
+  /**
+   * Every counter of a category but those its provider gives (a built-in category's own), with
+   * its value: what plugins made in a built-in category, or the whole of any other category.
+   * A counter whose callback throws is left out, as in `values`.
+   */
+  valuesBesideProvided(category: string): Map<string, CounterReading> {
+    const provider = this.providers.get(category);
+    if (!provider) return this.values(category) ?? new Map();
+    const out = new Map<string, CounterReading>();
+    const names = this.names(category, []) ?? [];
+    if (names.length === 0) return out;
+    // The provider's table is built once, not once per name.
+    const provided = new Set(provider.values?.().keys() ?? provider.list());
+    for (const name of names) {
+      if (provided.has(name)) continue; // the built-in one answers (see read)
+      try {
+        const callable = this.callables.get(category)?.get(name);
+        const v = callable ? callableValue(callable.fn(category, name)) : native.counterValue(category, name);
+        if (v !== null) out.set(name, v);
+      } catch (err) {
+        this.onReadError?.(category, name, err);
+      }
+    }
+    return out;
+  }
+
   /** Whether the category exists (stored, callable or provided). */
   hasCategory(category: string): boolean {
     return this.providers.has(category) || this.callables.has(category) || native.counterList(category) !== null;

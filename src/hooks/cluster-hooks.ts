@@ -43,8 +43,11 @@ export function clusterServerLabel(): string | null {
 
 /** The cluster's own families of `/metrics`. */
 export interface ClusterMetrics {
-  /** Counter categories these families write (the generic families leave them out). */
-  readonly categories: readonly string[];
+  /**
+   * Whether these families write the counter (a cluster counter); the generic families write
+   * every other one, a plugin's counter in a cluster category included.
+   */
+  owns(category: string, name: string): boolean;
   write(out: Exposition, registry: CounterRegistry): void;
 }
 

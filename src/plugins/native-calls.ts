@@ -57,7 +57,7 @@ let cells: Float64Array | null = null;
 // used per call are read once.
 const { eventId: C_EVENT_ID, tag: C_TAG, kind: C_KIND, sessionId: C_SESSION_ID, nameId: C_NAME_ID } = ContextCell;
 const { objectReads: C_OBJECT_READS, readsAnswered: C_READS_ANSWERED, readsNone: C_READS_NONE, accountReads: C_ACCOUNT_READS } = ContextCell;
-const C_REPLIED = ContextCell.replied;
+const C_REPLIED = ContextCell.replied, C_CHILDREN = ContextCell.children;
 const internName = intern;
 
 /** Writes the event's fields into this thread's context cells before a native call. */
@@ -74,16 +74,20 @@ export function contextCells(ev: RunningEvent): Float64Array {
   c[C_READS_ANSWERED] = c[C_READS_NONE] = 0;
   // An account_of answered from the session accounts must not overtake the event's own account calls.
   c[C_ACCOUNT_READS] = ev.nativeAccountCalls === 0 ? 1 : 0;
+  // Its default child names go on from what its earlier calls and handlers created (SPEC 6.3).
+  c[C_CHILDREN] = ev.children;
   return c;
 }
 
 /**
  * Counts, in the event's object figures, the reads the last native call had answered from the
- * cache in native code; and notes whether the call replied to the event's message.
+ * cache in native code; notes whether the call replied to the event's message, and the event's
+ * child count the call brought it to.
  */
 export function countCachedReads(ev: RunningEvent): void {
   // The worker may have run the call itself (pluginRunEvents), before any contextCells here.
   const c = cells ??= new Float64Array(native.pluginContextView());
+  ev.children = c[C_CHILDREN]!;
   if (c[C_REPLIED] !== 0) {
     c[C_REPLIED] = 0;
     ev.nativeReplied = true;

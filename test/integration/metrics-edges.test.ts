@@ -1,6 +1,7 @@
 /**
  * `/metrics` and the dashboard's feeds at their edges: which routes take `?token=`, a plugin
- * callback that throws or returns what JSON cannot hold (a BigInt), a whole profiler category read at once, histogram sums, and timeouts.
+ * callback that throws or returns what JSON cannot hold (a BigInt), plugin counters in built-in
+ * categories, a whole profiler category read at once, histogram sums, and timeouts.
  */
 import test from 'ava';
 import fs from 'node:fs';
@@ -11,6 +12,8 @@ import { native } from '../../src/native.ts';
 import { namedTag } from '../../src/events/tags.ts';
 import { startTestServer, waitFor } from './_server.ts';
 import { client } from './_http.ts';
+import { setClusterMetrics } from '../../src/hooks/cluster-hooks.ts';
+import { ownsClusterCounter, writeClusterMetrics } from '../../src/cluster/metrics.ts';
 
 const SRC = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'index.ts');
 const TOKEN = 's3cret';
@@ -41,6 +44,12 @@ export default definePlugin({
     }
     (globalThis as { dotRefusals?: string[] }).dotRefusals = refusals;
     api.counters.update('a/.', '..b', 3);
+    // Counters in built-in categories: new names, and one the built-in category has itself.
+    api.counters.update('os', 'game_shards', 3);
+    api.counters.update('event', 'matches_started', 2);
+    api.counters.updateDouble('event/profiling/summary', 'game/ratio', 0.5);
+    api.counters.update('os', 'cpus', 999);
+    api.counters.update('rpc_stat', 'game_relays', 5);
     api.event('edge.io', async (p: { ms: number }, ctx) => {
       if (p.ms > 0) await ctx.io(new Promise((resolve) => setTimeout(resolve, p.ms)));
     });
@@ -110,6 +119,40 @@ test.serial('a plugin callback that throws leaves the rest of /metrics and of it
     t.false((await api.get('/v1/counters/')).text.includes('"dots"'));
     // Dots inside a longer name are fine: the category 'a/.' is one segment, written a%2F.
     t.deepEqual((await api.get('/v1/counters/a%2F./..b/')).body, { category: 'a/.', counter: '..b', value: 3 });
+  } finally {
+    await s.stop();
+  }
+});
+
+test.serial('a plugin counter in a built-in category is in /metrics as any plugin counter; a name the category has keeps its built-in value', async (t) => {
+  const s = await startTestServer({}, [edgesPlugin()]);
+  try {
+    const api = client(s.server.api.port);
+    t.deepEqual((await api.get('/v1/counters/os/game_shards/')).body, { category: 'os', counter: 'game_shards', value: 3 });
+    t.deepEqual((await api.get('/v1/counters/os/cpus/')).body, { category: 'os', counter: 'cpus', value: os.cpus().length });
+    const pluginLines = (text: string): string[] => text.split('\n').filter((l) => l.startsWith('gsf_plugin_value{category="')
+      && /category="(os|event|event\/profiling\/summary|rpc_stat)"/.test(l));
+    const text = (await api.get('/metrics')).text;
+    t.deepEqual(pluginLines(text), [
+      'gsf_plugin_value{category="event",name="matches_started"} 2',
+      'gsf_plugin_value{category="event/profiling/summary",name="game/ratio"} 0.5',
+      'gsf_plugin_value{category="os",name="game_shards"} 3',
+      'gsf_plugin_value{category="rpc_stat",name="game_relays"} 5',
+    ]);
+    // The built-in counter of the name both have keeps its own family and value.
+    t.is(sample(text, 'gsf_os_cpus'), os.cpus().length);
+    // With the cluster's families on, its counters are theirs and a plugin's beside them is a plugin value.
+    native.counterIncrease('rpc_stat', 'messages_sent', 4);
+    setClusterMetrics({ owns: ownsClusterCounter, write: writeClusterMetrics });
+    let clustered: string;
+    try {
+      clustered = (await api.get('/metrics')).text;
+    } finally {
+      setClusterMetrics(null);
+    }
+    t.is(sample(clustered, 'gsf_cluster_records_total{direction="sent"}'), 4);
+    t.false(clustered.includes('name="messages_sent"'));
+    t.deepEqual(pluginLines(clustered), pluginLines(text));
   } finally {
     await s.stop();
   }

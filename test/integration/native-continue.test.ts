@@ -4,8 +4,9 @@
  * chain of them) carries the request's type and id; a continuation that fails after an answer
  * gets the client an error frame with the request id, also when the event holds objects; and an
  * event a continuation invokes after an answer from the main thread runs without waiting for the
- * client's next message; and a handler whose object changes conflict runs again on its own
- * frame. Real WebSocket sessions, real workers, the real addon, real SQLite.
+ * client's next message; children invoked before and after a continuation are numbered in the
+ * event's creation order (SPEC 6.3); and a handler whose object changes conflict runs again on
+ * its own frame. Real WebSocket sessions, real workers, the real addon, real SQLite.
  */
 import path from 'node:path';
 import test from 'ava';
@@ -102,6 +103,38 @@ for (const codec of ['json', 'msgpack'] as const) {
         t.true(line.includes(`plugin 'native-continue' message handler '${type}' failed: INTERNAL`), line);
       }
       t.is(c.frames.length, 4);
+      // Logged in, the account answer comes within the call: the reply still counts.
+      c.send({ type: 'nc.login', id: 43, body: { account: `replier-${codec}` } });
+      t.deepEqual(await c.nextFrames(1), [{ type: 'nc.login', id: 43, body: { login: 0, account: `replier-${codec}` } }]);
+      const answered = native.counterValue('engine', 'native_account_answers') ?? 0;
+      c.send({ type: 'nc.reply-then-fail', id: 44 });
+      c.send({ type: 'nc.fetch', id: 144, body: { id: 'nc-none' } });
+      t.deepEqual(await c.nextFrames(2), [{ type: 'nc.reply-then-fail', id: 44, body: {} }, { type: 'nc.fetch', id: 144, body: { found: false } }]);
+      t.is(native.counterValue('engine', 'native_account_answers'), answered + 1);
+      t.is(c.frames.length, 7);
+    } finally {
+      c.ws.close();
+    }
+  });
+
+  test.serial(`children invoked before and after continuing are numbered in the event's creation order (${codec})`, async (t) => {
+    const c = await rawClient(codec);
+    const records = (parent: string): Frame[] => [`${parent}_#1`, 'nc.named-child', `${parent}_#3`, `${parent}_#4`]
+      .map((name) => ({ type: 'nc.record', body: { name } }));
+    try {
+      // Not logged in: each account answer comes from the account manager, through the worker.
+      c.send({ type: 'nc.children', id: 51 });
+      t.deepEqual(await c.nextFrames(5), [{ type: 'nc.children', id: 51, body: {} }, ...records('nc.children')]);
+      // Logged in: the addon answers account_of within the call, continuations included.
+      c.send({ type: 'nc.login', id: 52, body: { account: `kids-${codec}` } });
+      t.deepEqual(await c.nextFrames(1), [{ type: 'nc.login', id: 52, body: { login: 0, account: `kids-${codec}` } }]);
+      const answered = native.counterValue('engine', 'native_account_answers') ?? 0;
+      c.send({ type: 'nc.children', id: 53 });
+      t.deepEqual(await c.nextFrames(5), [{ type: 'nc.children', id: 53, body: {} }, ...records('nc.children')]);
+      t.is(native.counterValue('engine', 'native_account_answers'), answered + 2);
+      // A native event handler (run by the worker in the addon) that continues.
+      c.send({ type: 'nc.spawn', id: 54 });
+      t.deepEqual(await c.nextFrames(6), [{ type: 'nc.spawn', id: 54, body: {} }, { type: 'nc.spawned', body: {} }, ...records('nc.spawner')]);
     } finally {
       c.ws.close();
     }

@@ -8,7 +8,7 @@ import { native, ProfileOrder } from '../../native.ts';
 import type { CounterRegistry } from '../../counters/registry.ts';
 import type { Router } from './router.ts';
 import { Exposition, type Labels, type MetricType } from './exposition.ts';
-import { clusterMetrics, clusterServerLabel } from '../../hooks/cluster-hooks.ts';
+import { clusterMetrics, clusterServerLabel, type ClusterMetrics } from '../../hooks/cluster-hooks.ts';
 
 export { escapeLabel } from './exposition.ts';
 
@@ -73,10 +73,6 @@ const ENGINE: Record<string, Mapping> = {
   concurrent_user: g('gsf_concurrent_users', 'Accounts logged in'),
   maintenance_dropped_messages: c('gsf_maintenance_dropped_messages_total', 'Client messages dropped because maintenance was on'),
 };
-
-/** Categories written by their own families (or, for the profiler's, as histograms). */
-const BUILT_IN = new Set(['process', 'os', 'engine', 'event', 'event/performance/queue', 'event/profiling/summary',
-  'event/profiling/all', 'event/profiling/reset', 'event/profiling/outstanding']);
 
 /** With the Cluster component every sample carries `server="<id>"`, so one Prometheus can scrape every server. */
 class ServerExposition extends Exposition {
@@ -183,17 +179,24 @@ function writeProfiler(out: Exposition): void {
   }
 }
 
-function writeOthers(out: Exposition, registry: CounterRegistry, written: readonly string[]): void {
+/**
+ * `engine`'s other counters, and every counter of any other category that no family of its own
+ * writes: a plugin's, also in a built-in category (`os`, `event`, a cluster one), where the
+ * built-in counters (the provided ones, the cluster's) have their families.
+ */
+function writeOthers(out: Exposition, registry: CounterRegistry, cluster: ClusterMetrics | null): void {
   writeMapped(out, registry, 'engine', ENGINE);
+  // gsf's engine counters and plugins' share the store: every one without a family of its own.
   for (const [name, v] of registry.values('engine') ?? []) {
     if (ENGINE[name] !== undefined || typeof v !== 'number') continue;
     out.family('gsf_engine_value', 'gauge', 'Other engine counters (category engine), by name');
     out.sample('gsf_engine_value', { name }, v);
   }
   for (const category of registry.categories()) {
-    if (BUILT_IN.has(category) || written.includes(category)) continue;
+    if (category === 'engine') continue;
     // A plugin callback that throws leaves out its own sample only (and writes a log line).
-    for (const [name, v] of registry.values(category) ?? []) {
+    for (const [name, v] of registry.valuesBesideProvided(category)) {
+      if (cluster?.owns(category, name) === true) continue;
       if (typeof v === 'number') {
         out.family('gsf_plugin_value', 'gauge', 'Counters that plugins define, by category and name');
         out.sample('gsf_plugin_value', { category, name }, v);
@@ -214,7 +217,7 @@ export function renderMetrics(registry: CounterRegistry, profilerOn: boolean): s
   if (profilerOn) writeProfiler(out);
   const cluster = clusterMetrics();
   cluster?.write(out, registry);
-  writeOthers(out, registry, cluster?.categories ?? []);
+  writeOthers(out, registry, cluster);
   return out.text();
 }
 
