@@ -50,7 +50,17 @@ uint32_t TargetEvent(CallState* s, const char* what, std::string_view event, gsf
   return id;
 }
 
-bool CheckPayload(CallState* s, const char* what, std::string_view payload, gsf_type_status* status) {
+// Bytes whose pointer is NULL while their length is not 0 (a buffer the plugin lost): refused, as
+// every service that takes bytes refuses them, rather than taken for none.
+bool NullWithLength(CallState* s, const char* what, const char* arg, gsf_type_borrowed_bytes b, gsf_type_status* status) {
+  if (b.ptr != nullptr || b.len == 0) return false;
+  *status = Note(s, GSF_STATUS_INVALID_ARGUMENT, std::string(what) + ": " + arg + " is NULL but its length is not 0");
+  return true;
+}
+
+bool CheckPayload(CallState* s, const char* what, gsf_type_borrowed_bytes bytes, gsf_type_status* status) {
+  if (NullWithLength(s, what, "payload", bytes, status)) return false;
+  std::string_view payload = View(bytes);
   std::string error;
   if (payload.empty() || MsgpackValid(payload, &error)) return true;
   *status = Note(s, GSF_STATUS_INVALID_ARGUMENT, std::string(what) + ": payload is not one msgpack value (" + error + ")");
@@ -73,7 +83,7 @@ gsf_type_status AddTimer(gsf_type_call call, const char* what, double delay_ms, 
     }
     uint32_t handler = TargetEvent(s, what, View(event), &status);
     if (handler == 0) return status;
-    if (!CheckPayload(s, what, View(payload), &status)) return status;
+    if (!CheckPayload(s, what, payload, &status)) return status;
     TimerStore& timers = Host().runtime().timers;
     uint64_t id;
     if (InEvent(s)) {
@@ -119,7 +129,7 @@ gsf_type_status Invoke(gsf_type_call call, gsf_type_borrowed_str event, gsf_type
     std::string_view name = View(event);
     uint32_t handler = TargetEvent(s, "invoke", name, &status);
     if (handler == 0) return status;
-    if (!CheckPayload(s, "invoke", View(payload), &status)) return status;
+    if (!CheckPayload(s, "invoke", payload, &status)) return status;
     bool in_event = s && !s->init && s->event.event_id != 0;  // lifecycle hooks run in no event
     uint64_t tag;
     switch (o.tag_mode) {
@@ -191,6 +201,7 @@ gsf_type_status Reply(gsf_type_call call, gsf_type_borrowed_str type, gsf_type_b
     gsf_type_status status;
     if (!Caller(call, false, &s, &status)) return status;
     if (!s->message || !s->effects) return Note(s, GSF_STATUS_UNAVAILABLE, "reply: this call handles no client message");
+    if (NullWithLength(s, "reply", "body", body, &status)) return status;
     std::string_view t = type.len ? View(type) : s->message_type;
     double id = s->message_id;
     std::string* frame;
@@ -211,6 +222,7 @@ gsf_type_status Send(gsf_type_call call, uint64_t session_id, gsf_type_borrowed_
     if (!Caller(call, false, &s, &status)) return status;
     if (!s->effects) return Note(s, GSF_STATUS_UNAVAILABLE, "send: no running event");
     if (session_id == 0 || !IsValidTag(session_id)) return Note(s, GSF_STATUS_INVALID_ARGUMENT, "send: no such session id");
+    if (NullWithLength(s, "send", "body", body, &status)) return status;
     std::string* frame;
     bool msgpack = IsMsgpackSession(session_id);
     status = Frame(s, "send", msgpack, View(type), View(body), nullptr, &frame);
@@ -227,6 +239,7 @@ gsf_type_status Publish(gsf_type_call call, gsf_type_borrowed_str group, gsf_typ
     if (!Caller(call, false, &s, &status)) return status;
     if (!s->effects) return Note(s, GSF_STATUS_UNAVAILABLE, "publish: no running event");
     if (!ValidName(View(group))) return Note(s, GSF_STATUS_INVALID_ARGUMENT, "publish: group must be non-empty UTF-8");
+    if (NullWithLength(s, "publish", "body", body, &status)) return status;
     std::string *json, *msgpack;
     status = Frame(s, "publish", false, View(type), View(body), nullptr, &json);
     if (status == GSF_STATUS_OK) status = Frame(s, "publish", true, View(type), View(body), nullptr, &msgpack);

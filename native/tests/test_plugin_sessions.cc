@@ -68,6 +68,11 @@ TEST(sessions_refused_arguments_name_the_function_and_what_is_wrong) {
       {"broadcast_null_ids", "broadcast: session_ids is NULL but count is 2"},
       {"broadcast_bad_id", "broadcast: session id must be a positive integer below 2^53 (got 0) at index 1"},
       {"broadcast_empty_type", "broadcast: message type must be a non-empty UTF-8 string"},
+      // NULL with a length (a buffer the plugin lost) is refused, not taken for an empty body.
+      {"send_null_body", "send: body is NULL but its length is not 0"},
+      {"publish_null_body", "publish: body is NULL but its length is not 0"},
+      {"invoke_null_payload", "invoke: payload is NULL but its length is not 0"},
+      {"timer_null_payload", "timer_after: payload is NULL but its length is not 0"},
       {"login_empty_account", "account_login: account id must be non-empty UTF-8"},
       {"login_big_session", "account_login: session id must be a positive integer below 2^53 (got " + big + ")"},
       {"logout_bad_utf8", "account_logout: account id must be non-empty UTF-8"},
