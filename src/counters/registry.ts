@@ -44,6 +44,15 @@ interface Callable {
   fn: CounterCallback;
 }
 
+/**
+ * The categories whose values gsf computes (counters/builtins.ts provides them when the API
+ * service starts, after plugins have registered): no callable counter may be registered in one.
+ */
+export const PROVIDED_CATEGORIES: ReadonlySet<string> = new Set([
+  'process', 'os', 'event', 'event/performance/queue',
+  'event/profiling/summary', 'event/profiling/all', 'event/profiling/reset', 'event/profiling/outstanding',
+]);
+
 export class CounterRegistry {
   private readonly callables = new Map<string, Map<string, Callable>>();
   private readonly providers = new Map<string, CategoryProvider>();
@@ -56,7 +65,10 @@ export class CounterRegistry {
   registerCallable(category: string, name: string, description: string, fn: CounterCallback): void {
     if (typeof fn !== 'function') throw gsfError('GSF_ERR_BAD_ARGUMENT', `counter ${category}/${name}: callback must be a function`);
     const names = this.callables.get(category) ?? new Map<string, Callable>();
-    if (names.has(name) || this.providers.has(category)) throw gsfError('GSF_ERR_BAD_ARGUMENT', `counter '${name}' of '${category}' is already registered`);
+    if (this.providers.has(category) || PROVIDED_CATEGORIES.has(category)) {
+      throw gsfError('GSF_ERR_BAD_ARGUMENT', `counter '${name}' of '${category}': '${category}' is a built-in category, whose values gsf computes; register callable counters in a category of your own`);
+    }
+    if (names.has(name)) throw gsfError('GSF_ERR_BAD_ARGUMENT', `counter '${name}' of '${category}' is already registered`);
     names.set(name, { description, fn });
     this.callables.set(category, names);
     this.localGeneration++;
@@ -78,6 +90,8 @@ export class CounterRegistry {
 
   /** Provides a whole category (built-in figures). */
   provide(category: string, provider: CategoryProvider): void {
+    // Plugins register before the API service provides these: the list says which they may not use.
+    if (!PROVIDED_CATEGORIES.has(category)) throw new Error(`counter category '${category}' is provided but not in PROVIDED_CATEGORIES`);
     this.providers.set(category, provider);
     this.localGeneration++;
   }

@@ -143,8 +143,15 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
         checkCounter(c, n);
         return rt.counterIncrease(c, n, -checkAmount(amount));
       },
-      readInt: (c, n) => rt.counterRead(c, n),
-      list: (c) => native.counterList(c) ?? [],
+      readInt: (c, n) => {
+        checkName('counter category', c);
+        checkName('counter name', n);
+        return rt.counterRead(c, n);
+      },
+      list: (c) => {
+        checkName('counter category', c);
+        return native.counterList(c) ?? [];
+      },
       registerCallable(category, name, description, fn) {
         checkCounter(category, name);
         // The callback runs where the counter is read: the main thread's API service.

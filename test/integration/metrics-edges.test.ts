@@ -43,6 +43,14 @@ export default definePlugin({
       }
     }
     (globalThis as { dotRefusals?: string[] }).dotRefusals = refusals;
+    // Reads with arguments of the wrong type, and a callable counter in a category gsf computes.
+    const misuse: string[] = [];
+    const reads = [() => api.counters.readInt(1 as never, 'x'), () => api.counters.readInt('edge', 2 as never), () => api.counters.list(5 as never),
+      () => api.counters.registerCallable('os', 'mine', '', () => 1)];
+    for (const call of reads) {
+      try { call(); misuse.push('accepted'); } catch (err) { misuse.push(\`\${(err as { code?: string }).code}: \${(err as Error).message}\`); }
+    }
+    (globalThis as { counterMisuse?: string[] }).counterMisuse = misuse;
     api.counters.update('a/.', '..b', 3);
     // Counters in built-in categories: new names, and one the built-in category has itself.
     api.counters.update('os', 'game_shards', 3);
@@ -117,6 +125,12 @@ test.serial('a plugin callback that throws leaves the rest of /metrics and of it
       "counter name must not be '..': a URL cannot carry it as a path segment",
     ]);
     t.false((await api.get('/v1/counters/')).text.includes('"dots"'));
+    t.deepEqual((globalThis as { counterMisuse?: string[] }).counterMisuse, [
+      'GSF_ERR_BAD_ARGUMENT: counter category must be a non-empty string',
+      'GSF_ERR_BAD_ARGUMENT: counter name must be a non-empty string',
+      'GSF_ERR_BAD_ARGUMENT: counter category must be a non-empty string',
+      "GSF_ERR_BAD_ARGUMENT: counter 'mine' of 'os': 'os' is a built-in category, whose values gsf computes; register callable counters in a category of your own",
+    ]);
     // Dots inside a longer name are fine: the category 'a/.' is one segment, written a%2F.
     t.deepEqual((await api.get('/v1/counters/a%2F./..b/')).body, { category: 'a/.', counter: '..b', value: 3 });
   } finally {
