@@ -20,7 +20,7 @@ import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
 import type { ClusterConfig } from './config.ts';
 import { BatchBuilder, type Op } from './batch.ts';
 import { describeRecord } from './message-log.ts';
-import { eachRecord, type ControlMessage } from './records.ts';
+import { eachRecord, packControl, type ControlMessage } from './records.ts';
 import { isRetryable, type RedisLink } from './redis-link.ts';
 import { Rpc, Coord, type ClusterStats } from './stats.ts';
 
@@ -136,16 +136,21 @@ export class Outbox {
     if (this.admit('broadcast')) this.builder.records('A', '', (w) => w.broadcast(json, msgpack));
   }
 
-  /** A control message for one server; `answer` learns whether that server was live. */
+  /**
+   * A control message for one server; `answer` learns whether that server was live. A message
+   * that cannot be encoded throws (GSF_ERR_BAD_ARGUMENT) before anything is queued or counted.
+   */
   toServer(server: string, message: ControlMessage, answer?: (live: boolean, err?: Error) => void): boolean {
+    const body = encodeControl(message);
     if (!this.admit(`${message.op} for server ${server}`)) return false;
-    this.builder.records('V', server, (w) => w.control(message), (value, err) => answer?.(value === 1, err));
+    this.builder.records('V', server, (w) => w.control(body), (value, err) => answer?.(value === 1, err));
     return true;
   }
 
-  /** A control message for every other live server. */
+  /** A control message for every other live server (throws as toServer for one it cannot encode). */
   toAll(message: ControlMessage): void {
-    if (this.admit(`${message.op} for every server`)) this.builder.records('A', '', (w) => w.control(message));
+    const body = encodeControl(message);
+    if (this.admit(`${message.op} for every server`)) this.builder.records('A', '', (w) => w.control(body));
   }
 
   // ---- presence -----------------------------------------------------------------
@@ -368,5 +373,14 @@ export class Outbox {
     this.retry = [];
     this.pending = 0;
     this.drops.close();
+  }
+}
+
+/** A control message's bytes, or GSF_ERR_BAD_ARGUMENT naming why it cannot be encoded. */
+function encodeControl(message: ControlMessage): Uint8Array {
+  try {
+    return packControl(message);
+  } catch (err) {
+    throw gsfError('GSF_ERR_BAD_ARGUMENT', `the ${message.op === 'rs' ? 'answer' : 'arguments'} cannot be encoded for another server: ${describeError(err)}`);
   }
 }

@@ -23,7 +23,14 @@ export const KIND_NAMES: Record<number, string> = {
 };
 
 const HEADER = 5;
-const packr = new Packr({ useRecords: false });
+// moreTypes as the event codec (events/codec.ts): a payload an event can carry, a BigInt past
+// 64 bits included, crosses to another server as it is.
+const packr = new Packr({ useRecords: false, moreTypes: true });
+
+/** A control message's bytes; throws what msgpackr throws for a value it cannot encode. */
+export function packControl(message: ControlMessage): Uint8Array {
+  return packr.pack(message);
+}
 
 /** Control messages (record kind `control`). */
 export type ControlMessage =
@@ -106,8 +113,8 @@ export class RecordWriter {
     this.bytes(group);
   }
 
-  control(message: ControlMessage): void {
-    const body = packr.pack(message);
+  /** A control message, encoded first (packControl). */
+  control(body: Uint8Array): void {
     this.header(RecordKind.control, body.byteLength);
     this.bytes(body);
   }

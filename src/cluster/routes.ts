@@ -63,8 +63,10 @@ export function registerClusterRoutes(router: Router, cluster: Cluster): void {
   });
 
   router.get('/v1/cluster/sessions/{session}', async (req) => {
-    const session = Number(req.params.session);
-    if (!Number.isSafeInteger(session) || session <= 0) throw gsfError('GSF_ERR_BAD_REQUEST', `session must be a positive integer (got '${req.params.session!}')`);
+    // Decimal digits only: '0x10', '1e3' or '+7' would be read as another session's id.
+    const text = req.params.session!;
+    const session = /^[1-9]\d*$/.test(text) ? Number(text) : NaN;
+    if (!Number.isSafeInteger(session)) throw gsfError('GSF_ERR_BAD_REQUEST', `session must be a positive integer (got '${req.params.session!}')`);
     cluster.assertAvailable();
     const where = await cluster.sessionOwner(session);
     if (where === null) throw gsfError('GSF_ERR_CLUSTER_NOT_FOUND', `session ${session} is not on any live server`);

@@ -59,10 +59,16 @@ export class RpcClient {
         this.waiting.delete(id);
         reject(err);
       };
-      const queued = this.outbox.toServer(server, { op: 'rq', id, from: this.self, method, args }, (live, err) => {
-        if (err) fail(err);
-        else if (!live) fail(gsfError('GSF_ERR_CLUSTER_UNKNOWN_SERVER', server));
-      });
+      let queued: boolean;
+      try {
+        queued = this.outbox.toServer(server, { op: 'rq', id, from: this.self, method, args }, (live, err) => {
+          if (err) fail(err);
+          else if (!live) fail(gsfError('GSF_ERR_CLUSTER_UNKNOWN_SERVER', server));
+        });
+      } catch (err) {
+        fail(err as Error); // arguments that cannot be encoded: nothing was sent
+        return;
+      }
       if (!queued) fail(gsfError('GSF_ERR_CLUSTER_UNAVAILABLE', 'too many messages wait for Redis'));
     });
   }
@@ -100,7 +106,13 @@ export class RpcClient {
     if (message.op !== 'rq') return;
     this.stats.rpc(Rpc.requestsServed);
     const answer = (ok: boolean, value?: unknown, error?: string): void => {
-      this.outbox.toServer(message.from, ok ? { op: 'rs', id: message.id, ok, value } : { op: 'rs', id: message.id, ok, error });
+      try {
+        this.outbox.toServer(message.from, ok ? { op: 'rs', id: message.id, ok, value } : { op: 'rs', id: message.id, ok, error });
+      } catch (err) {
+        // A value that cannot be encoded: the asker gets the reason instead of waiting out its timeout.
+        this.log.warn(`Cluster: the answer to '${message.method}' from server ${message.from} cannot be sent: ${describeError(err)}`);
+        this.outbox.toServer(message.from, { op: 'rs', id: message.id, ok: false, error: describeError(err) });
+      }
     };
     this.runLocal(message.method, message.args).then((v) => answer(true, v ?? null), (err: unknown) => {
       this.log.warn(`Cluster: request '${message.method}' from server ${message.from} failed: ${describeError(err)}`);

@@ -144,6 +144,28 @@ test.serial('an event runs on a named server; an unknown server or event is an e
   await y.client.close();
 });
 
+test.serial('a payload crosses to another server as an event carries it; one that cannot be encoded is refused at once and counts nothing', async (t) => {
+  const x = await session(a);
+  // A BigInt past 64 bits, as a local event carries it.
+  t.deepEqual(await x.client.request('c.remote-payload', { server: c.serverId, kind: 'big' }), { ok: true });
+  t.truthy(await waitFor(() => c.logs().find((l) => l.includes('cluster-probe.typed bigint 1180591620717411303424')), 5000, 'the typed event'));
+  // An object that refers to itself: refused with the reason, and nothing left waiting for Redis.
+  const cyclic = await x.client.request<{ ok: boolean; code: string; error: string }>('c.remote-payload', { server: c.serverId, kind: 'cycle' });
+  t.like(cyclic, { ok: false, code: 'GSF_ERR_BAD_ARGUMENT' });
+  t.regex(cyclic.error, /^the arguments cannot be encoded for another server: /);
+  t.deepEqual(await x.client.request('c.remote-payload', { server: c.serverId, kind: 'big' }), { ok: true });
+  t.is(await counter(a, 'rpc_stat/queued_messages'), 0);
+  await x.client.close();
+});
+
+test.serial('GET /v1/cluster/sessions/<id> takes a positive integer in decimal digits only', async (t) => {
+  for (const id of ['0x10', '1e3', '+7', '1.0', '007', '0', '-1', '9007199254740992']) {
+    t.deepEqual(await a.json(`/v1/cluster/sessions/${encodeURIComponent(id)}`),
+      { status: 400, body: { error: 'GSF_ERR_BAD_REQUEST', message: `session must be a positive integer (got '${id}')` } }, id);
+  }
+  t.like(await a.json('/v1/cluster/sessions/16'), { status: 404, body: { error: 'GSF_ERR_CLUSTER_NOT_FOUND' } });
+});
+
 test.serial('a message to an account reaches its session on any server', async (t) => {
   const x = await session(a);
   const y = await session(b, 'msgpack');

@@ -1,6 +1,6 @@
 /** The records servers send each other: every kind written and read back, in order; cut batches fail loudly; log text. */
 import test from 'ava';
-import { applyRecords, RecordWriter, type ControlMessage, type RecordSink } from '../../../src/cluster/records.ts';
+import { applyRecords, packControl, RecordWriter, type ControlMessage, type RecordSink } from '../../../src/cluster/records.ts';
 import { describeRecord } from '../../../src/cluster/message-log.ts';
 import { encodeFrame } from '../../../src/session/codec.ts';
 
@@ -33,8 +33,8 @@ test('every record kind reads back as written, in order, with any bytes in names
   w.close(8, 4010, 'bye ✓');
   w.group(10, 'g\u0000h', true);
   w.group(12, '', false);
-  w.control({ op: 'rq', id: 7, from: 'host:1', method: 'counter', args: { path: 'engine/sessions' } });
-  w.control({ op: 'inv', items: [['ArenaPlayer', 'id-1', 3]] });
+  w.control(packControl({ op: 'rq', id: 7, from: 'host:1', method: 'counter', args: { path: 'engine/sessions' } }));
+  w.control(packControl({ op: 'inv', items: [['ArenaPlayer', 'id-1', 3]] }));
   w.send(14, big);
   const data = w.take();
   t.is(w.length, 0);
@@ -86,7 +86,7 @@ test('message logging describes a record by kind, target, type and length; level
   w.publish('lobby', Buffer.from('{"type":"chat","body":1}'), new Uint8Array([0x90]));
   const pub = w.take().subarray(5);
   t.is(describeRecord(2, pub, 1), `kind=publish, group=lobby, type=chat, length=${pub.length}`);
-  w.control({ op: 'rq', id: 1, from: 'a:1', method: 'flag', args: { name: 'v', text: '1' } });
+  w.control(packControl({ op: 'rq', id: 1, from: 'a:1', method: 'flag', args: { name: 'v', text: '1' } }));
   const ctl = w.take().subarray(5);
   t.is(describeRecord(7, ctl, 1), `kind=control, op=rq, method=flag, length=${ctl.length}`);
   t.is(describeRecord(1, new Uint8Array([1, 2]), 2), 'kind=send, length=2, message=<2 bytes that do not decode>');
