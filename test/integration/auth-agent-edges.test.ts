@@ -77,6 +77,10 @@ import { hasResponses, parseResponses, rawExchange } from './_raw-http.ts';
           // Valid JSON, past the 4 MiB the agent reads of an answer.
           return { status: 200, body: null, raw: JSON.stringify({ data: { pad: 'x'.repeat(5 * 1024 * 1024) } }), chunked: token === 'huge-chunked' };
         }
+        // Redirects: a loop, a location that is not HTTP, and one to a good answer (followed).
+        if (token === 'loop') return { status: 302, body: null, raw: '', headers: { location: `/debug_token?${req.query.toString()}` } };
+        if (token === 'file') return { status: 302, body: null, raw: '', headers: { location: 'file:///etc/passwd' } };
+        if (token === 'moved') return { status: 307, body: null, raw: '', headers: { location: '/debug_token?input_token=good' } };
         if (token === 'app-id-object') {
           return { status: 200, body: { data: { is_valid: true, app_id: NOT_A_STRING, user_id: '1' } } };
         }
@@ -112,6 +116,16 @@ import { hasResponses, parseResponses, rawExchange } from './_raw-http.ts';
       t.deepEqual(a.body, { result: 5, description: 'socialnet /debug_token answered more than 4194304 bytes' });
     });
   }
+
+  test('debug_token redirecting: followed to an HTTP answer; a loop or a location that is not HTTP is result 5, the platform was reached', async (t) => {
+    const answers = await Promise.all(['moved', 'loop', 'file'].map(async (token) =>
+      (await post(`${agent.url}/v1/authentication/socialnet`, { player_id: '1', access_token: token })).body));
+    t.deepEqual(answers, [
+      { result: 0, description: '' },
+      { result: 5, description: 'socialnet /debug_token redirected more than 5 times' },
+      { result: 5, description: 'socialnet /debug_token answered HTTP 302 to a file location, which is not HTTP' },
+    ]);
+  });
 
   test('debug_token answering an object data.app_id is result 5, not a 500', async (t) => {
     const a = await post(`${agent.url}/v1/authentication/socialnet`, { player_id: '1', access_token: 'app-id-object' });

@@ -25,6 +25,9 @@ export interface PlatformAnswer {
   json: unknown;
 }
 
+/** Redirects followed for one call, as fetch itself follows them by default. */
+export const MAX_PLATFORM_REDIRECTS = 5;
+
 /** The most a platform's answer may hold: a profile or a friend list of some thousands is far less. */
 export const MAX_PLATFORM_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -63,7 +66,7 @@ export async function platformGet(platform: string, url: string, timeoutMs: numb
   let status: number | null = null;
   let text: string;
   try {
-    const res = await fetch(url, { headers: { accept: 'application/json', ...headers }, signal });
+    const res = await follow(url, where, { headers: { accept: 'application/json', ...headers }, signal });
     status = res.status;
     text = await bodyText(res, where);
   } catch (err) {
@@ -80,6 +83,31 @@ export async function platformGet(platform: string, url: string, timeoutMs: numb
     return { status, json: JSON.parse(text) as unknown };
   } catch {
     throw new PlatformError('bad_answer', `${where} answered HTTP ${status} with a body that is not JSON`);
+  }
+}
+
+/**
+ * fetch, following HTTP(S) redirects itself: a redirect it cannot follow (a loop, a location
+ * that is not HTTP) was an answer of the platform, so it is a bad answer, not an unreachable one.
+ */
+async function follow(url: string, where: string, init: RequestInit): Promise<Response> {
+  let at = url;
+  for (let hop = 0; ; hop++) {
+    const res = await fetch(at, { ...init, redirect: 'manual' });
+    const location = res.headers.get('location');
+    if (res.status < 300 || res.status > 399 || location === null) return res;
+    await res.body?.cancel();
+    if (hop === MAX_PLATFORM_REDIRECTS) throw new PlatformError('bad_answer', `${where} redirected more than ${MAX_PLATFORM_REDIRECTS} times`);
+    let next: URL;
+    try {
+      next = new URL(location, at);
+    } catch {
+      throw new PlatformError('bad_answer', `${where} answered HTTP ${res.status} to a location that is not a URL`);
+    }
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+      throw new PlatformError('bad_answer', `${where} answered HTTP ${res.status} to a ${next.protocol.slice(0, -1)} location, which is not HTTP`);
+    }
+    at = next.href;
   }
 }
 
