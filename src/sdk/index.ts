@@ -34,9 +34,9 @@ export interface ConnectOptions {
   codec?: CodecName;
   /** WebSocket implementation; default: the global one, else the `ws` package. */
   WebSocket?: WebSocketConstructor;
-  /** Default time limit of `request` (ms; default 10000); 0 waits forever. Negative or not finite: `connect` rejects (RangeError). */
+  /** Default time limit of `request` (ms; default 10000); 0 or Infinity waits forever. Negative or NaN: `connect` rejects (RangeError). */
   requestTimeoutMs?: number;
-  /** How long `connect` waits for the WebSocket handshake (ms; default 10000); 0 waits forever. Negative or not finite: RangeError. */
+  /** How long `connect` waits for the WebSocket handshake (ms; default 10000); 0 or Infinity waits forever. Negative or NaN: RangeError. */
   connectTimeoutMs?: number;
 }
 
@@ -174,7 +174,7 @@ export class GsfClient {
 
   /**
    * Sends a message with a request id and resolves with the reply's body (rejects on an `_error`
-   * frame). A `timeoutMs` that is negative or not finite rejects (RangeError), nothing sent.
+   * frame). A `timeoutMs` that is negative or NaN rejects (RangeError), nothing sent.
    */
   request<T = unknown>(type: string, body?: unknown, timeoutMs = this.requestTimeoutMs): Promise<T> {
     const problem = timeoutProblem('timeoutMs', timeoutMs);

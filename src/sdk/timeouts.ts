@@ -4,12 +4,13 @@
 export const MAX_TIMER_MS = 0x7fffffff;
 
 /**
- * Returns why `value`, the time limit `name`, is refused, or null: a limit is a finite number of
- * ms, 0 or more (0: no limit). A negative or non-finite one is a mistake, refused alike for every
- * limit: it meant no limit for `connectTimeoutMs` and an at-once timeout for a request.
+ * Returns why `value`, the time limit `name`, is refused, or null: a limit is a number of ms, 0
+ * or more (0, Infinity or anything past MAX_TIMER_MS: no limit). A negative one or NaN is a
+ * mistake, refused alike for every limit: a negative one meant no limit for `connectTimeoutMs`
+ * and an at-once timeout for a request.
  */
 export function timeoutProblem(name: string, value: unknown): TypeError | RangeError | null {
   if (typeof value !== 'number') return new TypeError(`${name} must be a number of ms (got ${typeof value})`);
-  if (Number.isFinite(value) && value >= 0) return null;
-  return new RangeError(`${name} must be a finite number of ms, 0 or more (0: no limit) (got ${String(value)})`);
+  if (value >= 0) return null;
+  return new RangeError(`${name} must be a number of ms, 0 or more (0 or Infinity: no limit) (got ${String(value)})`);
 }
