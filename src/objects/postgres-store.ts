@@ -302,7 +302,7 @@ export class PostgresWriter implements GroupWriter {
     try {
       switch (kind) {
         case OpKind.create:
-          await this.client.query(s.insert, [id, 1, asBuffer(bytes!), ...(uniques ?? [])]);
+          await this.client.query(s.insert, [id, version, asBuffer(bytes!), ...(uniques ?? [])]);
           return null;
         case OpKind.update: {
           const r = uniques === null ? await this.client.query(s.updateFields, [version + 1, asBuffer(bytes!), id, version])

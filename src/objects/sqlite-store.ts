@@ -225,7 +225,7 @@ export class SqliteWriter implements GroupWriter {
     try {
       switch (kind) {
         case OpKind.create:
-          s.insert.run(id, 1, asBuffer(bytes!), ...(uniques ?? []));
+          s.insert.run(id, version, asBuffer(bytes!), ...(uniques ?? []));
           return null;
         case OpKind.update: {
           const r = uniques === null ? s.updateFields.run(version + 1, asBuffer(bytes!), id, version)

@@ -75,6 +75,8 @@ export class Transaction {
     if (known && known.state !== ObjectState.deleted) throw gsfError('GSF_ERR_OBJECT_STATE', `${type.name} '${id}' already exists in this event`);
     const handle = new ObjectHandle(this, type, id, known?.version ?? 0, type.newFields(fields),
       known ? ObjectState.changed : ObjectState.created, true);
+    // Created over an object this event deleted: one update of its row, whose unique keys are the new object's.
+    if (known) handle.keysChanged = true;
     map.set(id, handle);
     this.stats.created++;
     this.dirty = true;

@@ -103,9 +103,9 @@ function publish(group: readonly Pending[], outcomes: readonly Outcome[]): void 
     }
     if (status !== Status.ok) continue;
     for (const [kind, typeIndex, id, version, bytes, uniques] of group[i]!.request.ops) {
-      if (committed !== null && kind !== OpKind.check) committed.push([types[typeIndex]!.name, id, kind === OpKind.create ? 1 : version + 1]);
+      if (committed !== null && kind !== OpKind.check) committed.push([types[typeIndex]!.name, id, kind === OpKind.create ? version : version + 1]);
       if (kind === OpKind.create || kind === OpKind.update) {
-        native.objCachePut(typeIndex, id, kind === OpKind.create ? 1 : version + 1, bytes!);
+        native.objCachePut(typeIndex, id, kind === OpKind.create ? version : version + 1, bytes!);
         const unique = types[typeIndex]!.unique;
         for (let u = 0; u < unique.length; u++) {
           const value = uniques?.[u];
@@ -278,9 +278,25 @@ function settle(group: readonly Pending[], outcomes: readonly Outcome[], now: nu
 const NOTHING: Outcome = { status: Status.ok, reason: '' };
 
 /** Applies a group; requests without operations (an event letting go of its turn) touch no database. */
+/**
+ * The version a new object is stored at. An id can be deleted and created again, and an event
+ * that read the object before may still hold its old version: were versions to start at 1 again,
+ * that event's update would match the new object and overwrite it. So a created object's version
+ * comes from the clock (1024 per ms, increasing in this writer), above any version an earlier
+ * object of that id reached in ordinary use; each update adds 1 as before.
+ */
+let lastCreated = 0;
+function createdVersion(): number {
+  lastCreated = Math.max(Date.now() * 1024, lastCreated + 1);
+  return lastCreated;
+}
+
 async function apply(admitted: readonly Pending[]): Promise<Outcome[]> {
   const work = admitted.filter((p) => p.request.ops.length > 0);
   if (work.length === 0) return admitted.map(() => NOTHING);
+  for (const p of work) {
+    for (const op of p.request.ops) if (op[0] === OpKind.create && op[3] === 0) op[3] = createdVersion();
+  }
   try {
     const done = await backend.applyGroup(work.map((p) => p.request), types);
     if (work.length === admitted.length) return done;
