@@ -53,6 +53,15 @@ export interface SourceHash {
   objectsHash: string;
 }
 
+/** A declarations file's JSON without its layout (white space), or its bytes when it is not JSON. */
+function declarationText(bytes: Buffer): Buffer | string {
+  try {
+    return JSON.stringify(JSON.parse(bytes.toString('utf8')));
+  } catch {
+    return bytes;
+  }
+}
+
 /**
  * Hashes the plugin's files (names relative to its folder, and contents) with SHA-256. `copy`,
  * for a single-file source, is a copy of the file to read instead (what a reload loads).
@@ -68,8 +77,11 @@ export function hashSource(source: PluginSource, copy?: string): SourceHash {
     const bytes = fs.readFileSync(copy !== undefined && file === source.file ? copy : file);
     const parts = rel.split(path.sep);
     const declaration = parts.length === 2 && parts[0] === 'objects' && rel.endsWith('.json');
-    for (const h of declaration ? [all, objects] : [all]) {
-      h.update(rel).update('\0').update(String(bytes.length)).update('\0').update(bytes);
+    all.update(rel).update('\0').update(String(bytes.length)).update('\0').update(bytes);
+    if (declaration) {
+      // What the file declares, not how it is laid out: a file only reformatted is no change.
+      const declared = declarationText(bytes);
+      objects.update(rel).update('\0').update(String(declared.length)).update('\0').update(declared);
     }
   }
   return { hash: all.digest('hex'), objectsHash: objects.digest('hex') };

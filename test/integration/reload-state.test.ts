@@ -1,6 +1,7 @@
 /**
  * What lives outside the plugin's code survives its reload: a session's groups, the accounts
- * logged in, and the objects stored, all read and used by the new version.
+ * logged in, and the objects stored, all read and used by the new version (whose declarations
+ * file was only reformatted, which is no change of the declarations).
  */
 import test from 'ava';
 import fs from 'node:fs';
@@ -30,7 +31,8 @@ const handlers = (version: string): string => `
 test('groups joined, accounts logged in and objects stored before a reload are there after it', async (t) => {
   const dir = newPluginDir({ version: '1.0.0', register: handlers('1.0.0') });
   fs.mkdirSync(path.join(dir, 'objects'));
-  fs.writeFileSync(path.join(dir, 'objects', 'notes.json'), JSON.stringify({ ReloadNote: { fields: { name: 'string', text: 'string' }, unique: ['name'] } }));
+  const declarations = { ReloadNote: { fields: { name: 'string', text: 'string' }, unique: ['name'] } };
+  fs.writeFileSync(path.join(dir, 'objects', 'notes.json'), JSON.stringify(declarations));
   const s = await startSessionServer({ ObjectStore: {} }, [dir]);
   const member = await s.connect('json');
   const other = await s.connect('msgpack');
@@ -47,6 +49,8 @@ test('groups joined, accounts logged in and objects stored before a reload are t
     t.deepEqual(await other.request('read', { name: 'first' }), { id, text: 'written by 1.0.0', v: '1.0.0' });
 
     writePlugin(dir, { version: '2.0.0', register: handlers('2.0.0') });
+    // An editor saves the declarations reformatted: what they declare is the same, so the reload goes on.
+    fs.writeFileSync(path.join(dir, 'objects', 'notes.json'), `${JSON.stringify(declarations, null, 2)}\n`);
     const reloaded = await post(s, '/v1/plugins/reload');
     t.is(reloaded.status, 200, JSON.stringify(reloaded.body));
     t.like(reloaded.body, { reloaded: [{ name: PLUGIN, version: '2.0.0' }] });
