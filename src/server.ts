@@ -265,7 +265,9 @@ export class GsfServer {
     const dropped = left.waiting + left.outstanding + awaited;
     if (dropped > 0) {
       const answers = awaited > 0 ? ` and ${awaited} authentication callback(s) on their way` : '';
-      thread.log.warn(`stopping with ${left.waiting} queued and ${left.outstanding} running event(s)${answers} after ${limit} ms: they are dropped`);
+      const commits = this.objects !== null && left.outstanding > 0
+        ? ' (a commit one of them had handed to the object writer is still written, without the counter changes and invokes that waited for it)' : '';
+      thread.log.warn(`stopping with ${left.waiting} queued and ${left.outstanding} running event(s)${answers} after ${limit} ms: they are dropped${commits}`);
       native.counterIncrease('engine', 'events_dropped_at_stop', dropped);
     }
     this.watchdog.stop();

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { native } from '../../src/native.ts';
 import { transact } from '../../src/objects/plugin-api.ts';
 import { waitFor } from './_server.ts';
-import { counter, idle, startObjectServer, storeArgs } from './_objects.ts';
+import { counter, idle, readNotes, startObjectServer, storeArgs } from './_objects.ts';
 
 test.serial('sqlite: an event timed out while its commit waited for the write lock, then committed: its counter change is made', async (t) => {
   native.counterUpdate('objp', 'added', 0, false);
@@ -37,5 +37,23 @@ test.serial('sqlite: an event timed out while its commit waited for the write lo
   } finally {
     other.close();
     await s.stop();
+  }
+});
+
+test.serial('sqlite: a stop that drops running events says that a commit one had handed to the writer is still written, without what waited for it', async (t) => {
+  native.counterUpdate('objp', 'go', 0, false);
+  const s = await startObjectServer(await storeArgs('sqlite'), { EventDispatcher: { shutdown_drain_timeout_in_ms: 100 } });
+  let stopped = false;
+  try {
+    const id = await transact((tx) => tx.create('ProbeAccount', { name: 'stopped', coins: 0 }).id);
+    const file = path.join(s.dir, 'slow.jsonl');
+    s.server.invoke('objp.slow_add', { id, file });
+    await waitFor(() => readNotes<{ label: string }>(file).some((n) => n.label === 'fetched'), 10000, 'the event to fetch');
+    await s.stop();
+    stopped = true;
+    t.true(s.logs().some((l) => l.includes('stopping with 0 queued and 1 running event(s) after 100 ms: they are dropped (a commit one of them had '
+      + 'handed to the object writer is still written, without the counter changes and invokes that waited for it)')), s.logs().join('\n'));
+  } finally {
+    if (!stopped) await s.stop();
   }
 });
