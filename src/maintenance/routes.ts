@@ -9,6 +9,7 @@
  * answer adds `cluster: {applied, failed}`.
  */
 import type { Router } from '../api/main/router.ts';
+import { bodyText } from '../api/main/dispatch.ts';
 import { GsfError, gsfError } from '../errors.ts';
 import { checkRecord, type Maintenance, type MaintenanceRecord } from './state.ts';
 import { clusterRequested, setMaintenanceTarget } from '../hooks/cluster-hooks.ts';
@@ -17,9 +18,10 @@ export function registerMaintenanceRoutes(router: Router, maintenance: Maintenan
   setMaintenanceTarget(maintenance);
   router.put('/v1/maintenance/update', async (req) => {
     const cluster = clusterRequested(req);
+    const text = bodyText(req);
     let body: unknown;
     try {
-      body = JSON.parse(req.body.toString('utf8'));
+      body = JSON.parse(text);
     } catch {
       throw gsfError('GSF_ERR_BAD_REQUEST', 'request body is not valid JSON');
     }

@@ -81,3 +81,23 @@ test.serial('a date_end in year 0099 is before a date_start in 1998: 400, and no
     await s.stop();
   }
 });
+
+test.serial('a maintenance update or a compatible-versions list whose body is not UTF-8 is a 400, and nothing changes', async (t) => {
+  const s = await startTestServer();
+  try {
+    const api = client(s.server.api.port);
+    const before = [(await api.get('/v1/maintenance')).body, (await api.get('/v1/configurations/compatible_client_versions')).body];
+    // A Latin-1 "é" (0xE9) where UTF-8 needs two bytes: decoding would put U+FFFD in the message.
+    const notUtf8 = (json: string): Buffer => Buffer.from(json.replace('é', '\u00e9'), 'latin1');
+    for (const [method, path, body] of [
+      ['PUT', '/v1/maintenance/update', notUtf8('{"date_start":"2030/01/01 00:00","date_end":"2030/01/02 00:00","messages":"café"}')],
+      ['POST', '/v1/configurations/compatible_client_versions', notUtf8('["1.0-é"]')],
+    ] as const) {
+      const r = await fetch(`http://127.0.0.1:${s.server.api.port}${path}`, { method, body });
+      t.deepEqual([r.status, await r.json()], [400, { error: 'GSF_ERR_BAD_REQUEST', message: 'request body is not valid UTF-8' }], path);
+    }
+    t.deepEqual([(await api.get('/v1/maintenance')).body, (await api.get('/v1/configurations/compatible_client_versions')).body], before);
+  } finally {
+    await s.stop();
+  }
+});

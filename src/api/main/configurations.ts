@@ -16,6 +16,7 @@ import { flagText, invalidText, setText } from '../../config/flags.ts';
 import { GsfError, describeError, gsfError } from '../../errors.ts';
 import { clusterRequested } from '../../hooks/cluster-hooks.ts';
 import { errorResponse, type ApiRequest, type ApiResponse, type Router } from './router.ts';
+import { bodyText } from './dispatch.ts';
 
 const VERSIONS = 'client_compatible_versions';
 
@@ -43,9 +44,10 @@ export function registerConfigurationRoutes(router: Router, flags: FlagRegistry)
 
   router.post('/v1/configurations/compatible_client_versions', async (req) => {
     const cluster = clusterRequested(req);
+    const text = bodyText(req);
     let list: unknown;
     try {
-      list = JSON.parse(req.body.toString('utf8'));
+      list = JSON.parse(text);
     } catch {
       throw gsfError('GSF_ERR_BAD_REQUEST', 'body must be a JSON array of strings (it is not JSON)');
     }

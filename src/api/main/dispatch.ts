@@ -132,15 +132,19 @@ const PROTO_KEY = '__proto__';
  */
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-export function jsonBody(req: ApiRequest): unknown {
-  if (req.body.length === 0) return undefined;
-  let text: string;
+/** The body as text; 400 when it is not UTF-8 (RFC 8259 8.1: JSON text is UTF-8). */
+export function bodyText(req: ApiRequest): string {
   try {
-    text = utf8.decode(req.body);
+    return utf8.decode(req.body);
   } catch {
-    // RFC 8259 8.1: JSON text is UTF-8; a replacement character in the handler's strings would hide the fault.
+    // A replacement character in the handler's strings would hide the fault.
     throw gsfError('GSF_ERR_BAD_REQUEST', 'request body is not valid UTF-8');
   }
+}
+
+export function jsonBody(req: ApiRequest): unknown {
+  if (req.body.length === 0) return undefined;
+  const text = bodyText(req);
   if (jsonDepth(text, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
     throw gsfError('GSF_ERR_BAD_REQUEST', `request body nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`);
   }
