@@ -9,7 +9,7 @@ import { native } from './native.ts';
 import { ManifestError, loadManifest, parseManifest, secretProblem, type Manifest } from './config/manifest.ts';
 import { createThreadContext } from './thread-setup.ts';
 import type { ThreadContext } from './hooks/thread-context.ts';
-import { resolvePluginFiles } from './plugins/loader.ts';
+import { resolvePluginFiles, unlistedPluginFolders } from './plugins/loader.ts';
 import { Dispatcher } from './events/main/dispatcher.ts';
 import { Watchdog, type OutstandingEvents } from './events/main/watchdog.ts';
 import { awaitedAnswers, resetAwaitedAnswers } from './events/wake.ts';
@@ -73,6 +73,10 @@ export class GsfServer {
     resetAwaitedAnswers();
     const thread = await createThreadContext(manifest, 'main', pluginFiles);
     const { flags, log } = thread;
+    const unlisted = unlistedPluginFolders(manifest);
+    if (unlisted.length > 0) {
+      log.info(`not loaded: ${unlisted.map((n) => `plugins/${n}`).join(', ')} (${manifest.file} lists the plugins a start loads)`);
+    }
 
     native.profilerEnable(flags.get<boolean>('enable_event_profiler'));
     const publish = (): void => native.configSet(JSON.stringify(flags.snapshot()));

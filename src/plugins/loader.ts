@@ -50,6 +50,22 @@ export function resolvePluginFiles(manifest: Pick<Manifest, 'dir' | 'plugins' | 
   });
 }
 
+/**
+ * The folders under `<manifest dir>/plugins/` that a manifest with a `plugins` list leaves out
+ * (by name, sorted): they are not loaded, which a start says, so a plugin added there and not
+ * listed is not silently missing.
+ */
+export function unlistedPluginFolders(manifest: Pick<Manifest, 'dir' | 'plugins'>): string[] {
+  const listed = manifest.plugins;
+  const pluginsDir = path.join(manifest.dir, 'plugins');
+  if (listed === null || !fs.existsSync(pluginsDir)) return [];
+  const named = new Set(listed.map((entry) => path.resolve(entry.includes('/') || entry.startsWith('.') ? manifest.dir : pluginsDir, entry)));
+  return fs.readdirSync(pluginsDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !d.name.startsWith('.') && !d.name.startsWith('_') && !named.has(path.join(pluginsDir, d.name)))
+    .map((d) => d.name)
+    .sort();
+}
+
 /** Imports a plugin module and checks its export. */
 export async function importPlugin(file: string): Promise<PluginDefinition> {
   const label = pluginLabel(file);

@@ -1,5 +1,5 @@
 /**
- * The README's "A native plugin in 30 lines", built as a plugin kept outside this repository
+ * The README's "A native plugin in brief", built as a plugin kept outside this repository
  * (gsf resolved from node_modules, gsf_add_plugin from cmake/GsfPlugin.cmake), then served; and
  * built against a checkout (-Dgsf_DIR=<checkout>/cmake), or refused clearly when gsf is nowhere.
  */
@@ -29,7 +29,7 @@ function sectionBlocks(heading: string): Array<{ lang: string; code: string }> {
 }
 
 test('the README example builds outside the repository with gsf_add_plugin and answers on a session', async (t) => {
-  const blocks = sectionBlocks('### A native plugin in 30 lines');
+  const blocks = sectionBlocks('### A native plugin in brief');
   const source = blocks.find((b) => b.lang === 'c')!.code;
   t.true(source.split('\n').length <= 36, 'about thirty lines');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-external-'));
@@ -59,7 +59,7 @@ test('the README example builds outside the repository with gsf_add_plugin and a
 });
 
 test('the README example builds against a checkout with -Dgsf_DIR, and says how when gsf is nowhere', (t) => {
-  const blocks = sectionBlocks('### A native plugin in 30 lines');
+  const blocks = sectionBlocks('### A native plugin in brief');
   // No node_modules anywhere above: a temporary folder outside the repository.
   const plugin = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-checkout-'));
   fs.writeFileSync(path.join(plugin, 'hello.c'), blocks.find((b) => b.lang === 'c')!.code);

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createThreadContext } from '../../../src/thread-setup.ts';
 import { emptyManifest } from '../../../src/config/manifest.ts';
-import { resolvePluginFiles } from '../../../src/plugins/loader.ts';
+import os from 'node:os';
+import { resolvePluginFiles, unlistedPluginFolders } from '../../../src/plugins/loader.ts';
 import { PluginError } from '../../../src/errors.ts';
 import { fixtures } from '../../integration/_server.ts';
 
@@ -56,6 +57,18 @@ test('plugin entries resolve to folders under plugins/ or to paths', (t) => {
   t.throws(() => resolvePluginFiles({ dir: fixtures, file: 'M', plugins: ['nope'] }), {
     message: `plugin 'nope' load failed: not found at ${path.join(fixtures, 'plugins', 'nope')} (listed in M)`,
   });
+});
+
+test('the folders under plugins/ that a plugins list leaves out are named (a list by name or by path)', (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-unlisted-'));
+  for (const name of ['a', 'b', 'chat', '.hidden', '_shared']) fs.mkdirSync(path.join(dir, 'plugins', name), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'plugins', 'notes.txt'), '');
+  t.deepEqual(unlistedPluginFolders({ dir, plugins: ['a', './plugins/b', '../elsewhere'] }), ['chat']);
+  t.deepEqual(unlistedPluginFolders({ dir, plugins: [] }), ['a', 'b', 'chat']);
+  // Without a list every folder loads; without a plugins/ folder there is none to name.
+  t.deepEqual(unlistedPluginFolders({ dir, plugins: null }), []);
+  t.deepEqual(unlistedPluginFolders({ dir: path.join(dir, 'plugins', 'a'), plugins: ['x'] }), []);
+  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 test('additional_configurations must name a defined flag', async (t) => {
