@@ -5,7 +5,7 @@
  * (`serveMainCalls`) share the message types below; an error keeps its `code` across.
  */
 import { MessageChannel, parentPort, threadId, type MessagePort } from 'node:worker_threads';
-import { gsfError } from '../errors.ts';
+import { describeError, gsfError } from '../errors.ts';
 import type { ChannelHello, ChannelName } from './types.ts';
 
 /** Worker → main. */
@@ -59,8 +59,14 @@ export function mainCaller<Op extends string>(channel: ChannelName): (op: Op, ar
     const rid = nextRid++;
     const target = port;
     return new Promise((resolve, reject) => {
+      try {
+        target.postMessage({ rid, op, args } satisfies MainCallRequest<Op>);
+      } catch (err) {
+        // Arguments a thread cannot hand over (a function, a payload nested too deep): nothing was sent.
+        reject(gsfError('GSF_ERR_BAD_ARGUMENT', `${channel} call '${op}': the arguments cannot be sent to the main thread (${describeError(err)})`));
+        return;
+      }
       pending.set(rid, { op, resolve, reject });
-      target.postMessage({ rid, op, args } satisfies MainCallRequest<Op>);
     });
   };
 }
@@ -74,10 +80,18 @@ export function serveMainCalls<Op extends string>(channel: MessagePort, run: (op
       const message = err instanceof Error ? err.message : typeof e?.message === 'string' ? e.message : String(err);
       channel.postMessage({ rid: req.rid, ok: false, error: code === undefined ? { message } : { code, message } } satisfies MainCallResponse);
     };
+    // An answer that cannot be handed over is answered with why, rather than never (or thrown here).
+    const answer = (value: unknown): void => {
+      try {
+        channel.postMessage({ rid: req.rid, ok: true, value } satisfies MainCallResponse);
+      } catch (err) {
+        failed(gsfError('GSF_ERR_BAD_ARGUMENT', `the answer to '${req.op}' cannot be sent to the worker (${describeError(err)})`));
+      }
+    };
     try {
       const value = run(req.op, req.args);
-      if (value instanceof Promise) value.then((v) => channel.postMessage({ rid: req.rid, ok: true, value: v } satisfies MainCallResponse), failed);
-      else channel.postMessage({ rid: req.rid, ok: true, value } satisfies MainCallResponse);
+      if (value instanceof Promise) value.then(answer, failed);
+      else answer(value);
     } catch (err) {
       failed(err);
     }
