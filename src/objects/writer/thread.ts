@@ -17,6 +17,7 @@ import { SqliteWriter } from '../sqlite-store.ts';
 import { PostgresWriter } from '../postgres-store.ts';
 import { GroupStats } from '../stats.ts';
 import { ObjectTurns, type Waiting } from './turns.ts';
+import { stampCreates } from './versions.ts';
 import type { WriterInit, WriterCommand, WriterEvent, CommittedObjects } from './messages.ts';
 
 interface Pending {
@@ -278,25 +279,10 @@ function settle(group: readonly Pending[], outcomes: readonly Outcome[], now: nu
 const NOTHING: Outcome = { status: Status.ok, reason: '' };
 
 /** Applies a group; requests without operations (an event letting go of its turn) touch no database. */
-/**
- * The version a new object is stored at. An id can be deleted and created again, and an event
- * that read the object before may still hold its old version: were versions to start at 1 again,
- * that event's update would match the new object and overwrite it. So a created object's version
- * comes from the clock (1024 per ms, increasing in this writer), above any version an earlier
- * object of that id reached in ordinary use; each update adds 1 as before.
- */
-let lastCreated = 0;
-function createdVersion(): number {
-  lastCreated = Math.max(Date.now() * 1024, lastCreated + 1);
-  return lastCreated;
-}
-
 async function apply(admitted: readonly Pending[]): Promise<Outcome[]> {
   const work = admitted.filter((p) => p.request.ops.length > 0);
   if (work.length === 0) return admitted.map(() => NOTHING);
-  for (const p of work) {
-    for (const op of p.request.ops) if (op[0] === OpKind.create && op[3] === 0) op[3] = createdVersion();
-  }
+  stampCreates(work.map((p) => p.request));
   try {
     const done = await backend.applyGroup(work.map((p) => p.request), types);
     if (work.length === admitted.length) return done;
