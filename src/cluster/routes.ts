@@ -7,7 +7,7 @@
  *   GET /v1/cluster/sessions/{session}          {session, server, account} | 404
  */
 import { gsfError } from '../errors.ts';
-import type { Router } from '../api/main/router.ts';
+import { queryParam, type Router } from '../api/main/router.ts';
 import { AGGREGATES, combine, defaultAggregate, type Aggregate, type CounterAnswer } from './aggregate.ts';
 import type { Cluster } from './cluster.ts';
 
@@ -23,7 +23,7 @@ export function registerClusterRoutes(router: Router, cluster: Cluster): void {
 
   router.get('/v1/cluster/counters/{path*}', async (req) => {
     const path = req.params.path!;
-    const asked = req.query.get('aggregate');
+    const asked = queryParam(req, 'aggregate');
     if (asked !== null && !AGGREGATES.includes(asked as Aggregate)) {
       throw gsfError('GSF_ERR_BAD_REQUEST', `aggregate must be one of ${AGGREGATES.join(', ')} (got '${asked}')`);
     }

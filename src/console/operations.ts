@@ -5,7 +5,7 @@
  *
  * `native` is the operation's place in `gsf_type_console_handlers` (gsf_plugin.h), 1-based.
  */
-import type { ApiRequest } from '../api/main/router.ts';
+import { queryParam, type ApiRequest } from '../api/main/router.ts';
 import { AnswerKind } from '../api/writer.ts';
 import type { DeployApiHandler } from './types.ts';
 import { bad, bodyObject, dateQuery, Fields, oneOfQuery, pageOf, requiredQuery } from './requests.ts';
@@ -154,7 +154,7 @@ export const OPERATIONS: readonly ConsoleOperation[] = [
       const completed = oneOfQuery(req, 'is_completed', ['true', 'false'], true);
       return {
         id: req.params.id, type, category: category(req, type === 'normal' ? ctx.rules.missionNormal : ctx.rules.missionAchievement, type),
-        condition: req.query.get('condition') ?? '', value: req.query.get('value') ?? '',
+        condition: queryParam(req, 'condition') ?? '', value: queryParam(req, 'value') ?? '',
         is_completed: completed === null ? null : completed === 'true', ...pageOf(req, ctx.maxPageSize),
       };
     } },

@@ -4,7 +4,7 @@
  * the handler is not called.
  */
 import { gsfError } from '../errors.ts';
-import type { ApiRequest } from '../api/main/router.ts';
+import { queryParam, type ApiRequest } from '../api/main/router.ts';
 import { jsonBody } from '../api/main/dispatch.ts';
 
 /** Default `page_size` when a paged request gives none. */
@@ -17,8 +17,8 @@ export function bad(message: string): Error {
 
 /** Page info (SPEC 2.7): `page_no` from 0, `page_size` from 1 to the configured maximum. */
 export function pageOf(req: ApiRequest, maxPageSize: number): { page_no: number; page_size: number } {
-  const no = req.query.get('page_no');
-  const size = req.query.get('page_size');
+  const no = queryParam(req, 'page_no');
+  const size = queryParam(req, 'page_size');
   const pageNo = no === null ? 0 : Number(no);
   const pageSize = size === null ? Math.min(DEFAULT_PAGE_SIZE, maxPageSize) : Number(size);
   if (no !== null && (!/^\d+$/.test(no) || !Number.isSafeInteger(pageNo))) {
@@ -32,14 +32,14 @@ export function pageOf(req: ApiRequest, maxPageSize: number): { page_no: number;
 
 /** A query parameter that must be given. */
 export function requiredQuery(req: ApiRequest, name: string): string {
-  const v = req.query.get(name);
+  const v = queryParam(req, name);
   if (v === null || v === '') throw bad(`query parameter '${name}' is required`);
   return v;
 }
 
 /** A query parameter that must be one of `allowed` (required unless `optional`). */
 export function oneOfQuery(req: ApiRequest, name: string, allowed: readonly string[], optional = false): string | null {
-  const v = req.query.get(name);
+  const v = queryParam(req, name);
   if ((v === null || v === '') && optional) return null;
   if (v === null || !allowed.includes(v)) throw bad(`query parameter '${name}' must be one of ${allowed.join(', ')} (got ${v === null ? 'none' : `'${v}'`})`);
   return v;

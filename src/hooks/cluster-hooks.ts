@@ -5,7 +5,6 @@
  * component is not running.
  */
 import { gsfError } from '../errors.ts';
-import type { ApiRequest } from '../api/main/router.ts';
 import type { Exposition } from '../api/main/exposition.ts';
 import type { CounterRegistry } from '../counters/registry.ts';
 import type { MaintenanceRecord, MaintenanceState } from '../maintenance/state.ts';
@@ -64,12 +63,12 @@ export function clusterMetrics(): ClusterMetrics | null {
 }
 
 /**
- * Whether a REST request asks for its change on every server (`?cluster=true`). Asking without
+ * Whether a REST request asks for its change on every server: `value` is its `?cluster=`
+ * (router.ts `queryParam`; null when absent). Asking without
  * the component is a 409, while Redis is away a 503, and a value other than true/false a 400;
  * in each case before anything changed.
  */
-export function clusterRequested(req: ApiRequest): ClusterChanges | null {
-  const value = req.query.get('cluster');
+export function clusterRequested(value: string | null): ClusterChanges | null {
   if (value === null || value === 'false' || value === '0') return null;
   if (value !== 'true' && value !== '1') throw gsfError('GSF_ERR_BAD_REQUEST', `cluster must be true or false (got '${value}')`);
   if (active === null) throw gsfError('GSF_ERR_CLUSTER_OFF');

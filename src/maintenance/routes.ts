@@ -8,7 +8,7 @@
  * With `?cluster=true` (and the Cluster component) the change is made on every server and the
  * answer adds `cluster: {applied, failed}`.
  */
-import type { Router } from '../api/main/router.ts';
+import { queryParam, type Router } from '../api/main/router.ts';
 import { bodyText } from '../api/main/dispatch.ts';
 import { GsfError, gsfError } from '../errors.ts';
 import { checkRecord, type Maintenance, type MaintenanceRecord } from './state.ts';
@@ -17,7 +17,7 @@ import { clusterRequested, setMaintenanceTarget } from '../hooks/cluster-hooks.t
 export function registerMaintenanceRoutes(router: Router, maintenance: Maintenance): void {
   setMaintenanceTarget(maintenance);
   router.put('/v1/maintenance/update', async (req) => {
-    const cluster = clusterRequested(req);
+    const cluster = clusterRequested(queryParam(req, 'cluster'));
     const text = bodyText(req);
     let body: unknown;
     try {

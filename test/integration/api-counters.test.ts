@@ -39,6 +39,8 @@ test.serial('counters REST: categories, listings, values, descriptions, callable
     const queue = await api.get('/v1/counters/event/performance/queue/?values=true');
     t.deepEqual(queue.body, { category: 'event/performance/queue', counters: ['inflow_per_sec', 'throughput_per_sec', 'waiting'],
       values: { inflow_per_sec: 0, throughput_per_sec: 0, waiting: 0 } });
+    const twice = await api.get('/v1/counters/event/performance/queue/?values=true&values=false');
+    t.deepEqual([twice.status, twice.body], [400, { error: 'GSF_ERR_BAD_REQUEST', message: "query parameter 'values' must be given once, got 2 values" }]);
 
     t.deepEqual((await api.get('/v1/counters/mon/twice_level/')).body, { category: 'mon', counter: 'twice_level', value: 100 });
     const empty = await api.get('/v1/counters/mon/average/empty/');

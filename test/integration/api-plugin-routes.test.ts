@@ -37,6 +37,9 @@ test.serial('a route handler runs as an api event with a random tag, and sees pa
   });
   t.true(Number.isSafeInteger(body.tag) && (body.tag as number) >= 2 ** 32);
   t.not(body.tag, (b.body as Record<string, unknown>).tag);
+  // A key given twice is refused: the handler's query holds one string per key.
+  t.deepEqual(await http.get('/game/echo/hi?x=1&x=2').then((r) => [r.status, r.body]),
+    [400, error('GSF_ERR_BAD_REQUEST', "query parameter 'x' must be given once, got 2 values")]);
   t.deepEqual(await http.post('/game/body', '{"a":[1,2]}').then((r) => [r.status, r.body]), [200, { body: { a: [1, 2] } }]);
   t.deepEqual(await http.post('/game/body').then((r) => [r.status, r.body]), [200, {}]);
   t.deepEqual(await http.post('/game/body', '{nope').then((r) => [r.status, r.body]), [400, error('GSF_ERR_BAD_REQUEST', 'request body is not valid JSON')]);

@@ -35,6 +35,9 @@ test.serial('cluster=true is refused with 409 and changes nothing', async (t) =>
   t.like(await json('/v1/maintenance'), { status: 200, body: { under_maintenance: false } });
   t.deepEqual(await json('/v1/configurations/compatible_client_versions?cluster=true', { method: 'POST', body: '["2.0.0"]' }), { status: 409, body: off });
   t.like(await json('/v1/configurations/v/2?cluster=false', { method: 'PUT' }), { status: 200 });
+  t.deepEqual(await json('/v1/configurations/v/3?cluster=false&cluster=true', { method: 'PUT' }),
+    { status: 400, body: { error: 'GSF_ERR_BAD_REQUEST', message: "query parameter 'cluster' must be given once, got 2 values" } });
+  t.like(await json('/v1/configurations/v'), { status: 200, body: { v: { value: '2' } } });
   await json('/v1/configurations/v/0', { method: 'PUT' });
 });
 

@@ -92,6 +92,9 @@ for (const [managed, game] of [[true, 'managed'], [false, 'managed'], [false, 'n
       ['page_size=2.5', "page_size must be an integer from 1 to 100 (got '2.5')"],
       ['page_no=-1', "page_no must be an integer >= 0 (got '-1')"],
       ['page_no=x', "page_no must be an integer >= 0 (got 'x')"],
+      // A parameter given twice is refused, whichever route reads it, rather than one value picked.
+      ['page_no=0&page_no=1', "query parameter 'page_no' must be given once, got 2 values"],
+      ['value=b', "query parameter 'value' must be given once, got 2 values"],
     ]) {
       t.deepEqual(await get(`${V1}/account/search/?condition=name_prefix&value=a&${query}`), [400, failure('GSF_ERR_BAD_REQUEST', message!)], query);
     }

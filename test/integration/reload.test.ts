@@ -141,7 +141,7 @@ test.serial('the routes: 404 for an unknown plugin, 409 while a reload runs, for
       t.deepEqual(refused, { status: 400, body: { error: 'GSF_ERR_BAD_REQUEST', message: `force must be true or false, got '${query.slice(6)}'` } });
     }
     t.deepEqual(await post(s, `/v1/plugins/${PLUGIN}/reload?force=false&force=true`),
-      { status: 400, body: { error: 'GSF_ERR_BAD_REQUEST', message: 'force must be given once, got 2 values' } });
+      { status: 400, body: { error: 'GSF_ERR_BAD_REQUEST', message: "query parameter 'force' must be given once, got 2 values" } });
     t.like(await get(s, `/v1/plugins/${PLUGIN}`), { status: 200, body: { reloads: 0 } });
     t.is((await post(s, '/v1/plugins/reload?force=true')).status, 400);
     // Two at once: the second is refused while the first runs, and the first goes through.

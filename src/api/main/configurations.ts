@@ -15,7 +15,7 @@ import type { FlagRegistry } from '../../config/flags.ts';
 import { flagText, invalidText, setText } from '../../config/flags.ts';
 import { GsfError, describeError, gsfError } from '../../errors.ts';
 import { clusterRequested } from '../../hooks/cluster-hooks.ts';
-import { errorResponse, type ApiRequest, type ApiResponse, type Router } from './router.ts';
+import { errorResponse, queryParam, type ApiRequest, type ApiResponse, type Router } from './router.ts';
 import { bodyText } from './dispatch.ts';
 
 const VERSIONS = 'client_compatible_versions';
@@ -43,7 +43,7 @@ export function registerConfigurationRoutes(router: Router, flags: FlagRegistry)
   }));
 
   router.post('/v1/configurations/compatible_client_versions', async (req) => {
-    const cluster = clusterRequested(req);
+    const cluster = clusterRequested(queryParam(req, 'cluster'));
     const text = bodyText(req);
     let list: unknown;
     try {
@@ -88,7 +88,7 @@ export function registerConfigurationRoutes(router: Router, flags: FlagRegistry)
 
 /** A PUT of one flag: 200 with the value stored, 400 for a bad value or flag, 409 when it could not take effect. */
 async function putFlag(flags: FlagRegistry, req: ApiRequest, name: string, value: string): Promise<ApiResponse> {
-  const cluster = clusterRequested(req);
+  const cluster = clusterRequested(queryParam(req, 'cluster'));
   const result = await flags.setFromTextApplied(name, value);
   if (!result.ok && result.reason === 'not_applied') {
     // Valid, but it could not take effect (an event-thread resize whose threads did not load):

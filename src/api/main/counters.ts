@@ -7,7 +7,7 @@
  * Category and counter names may contain `/`: the longest known category prefix wins.
  */
 import { gsfError } from '../../errors.ts';
-import type { ApiResponse, Router } from './router.ts';
+import { queryParam, type ApiResponse, type Router } from './router.ts';
 import type { CounterReading, CounterRegistry, LayoutStamp } from '../../counters/registry.ts';
 
 /** How a counter path splits into category and counter, with the JSON text before the value. */
@@ -73,7 +73,7 @@ export function registerCounterRoutes(router: Router, registry: CounterRegistry)
     const path = req.params.path!;
     // `?values=true` asks for a category: one named like a counter of a shorter category
     // (`pp/sub` beside the counter `sub` of `pp`) is listed rather than that counter read.
-    if (['true', '1'].includes(req.query.get('values') ?? '')) {
+    if (['true', '1'].includes(queryParam(req, 'values') ?? '')) {
       const listing = categoryListing(path);
       if (listing !== null) return listing;
     }

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Feature } from '../../features.ts';
 import { gsfError } from '../../errors.ts';
-import type { ApiRequest, ApiResponse, RouteHandler, Router } from './router.ts';
+import { queryParam, type ApiRequest, type ApiResponse, type RouteHandler, type Router } from './router.ts';
 
 /** One file the dashboard serves, read once when the feature starts. */
 interface Asset {
@@ -70,7 +70,7 @@ export function registerDashboard(router: Router): RouteHandler[] {
  * access check as the page.
  */
 function servePage(page: string, req: ApiRequest): ApiResponse {
-  const token = req.query.get('token');
+  const token = queryParam(req, 'token');
   const query = token ? `?token=${encodeURIComponent(token)}` : '';
   return {
     status: 200,

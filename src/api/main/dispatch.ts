@@ -10,7 +10,7 @@ import type { Logger } from '../../log/logger.ts';
 import { encodePayload } from '../../events/codec.ts';
 import { API_EVENT, apiTargets, type ApiPayload } from '../api-event.ts';
 import { PendingRequests } from './pending.ts';
-import { LaterResponse, errorResponse, type ApiRequest } from './router.ts';
+import { LaterResponse, errorResponse, queryParam, type ApiRequest } from './router.ts';
 
 /** One request for a handler. */
 export interface HandlerRequest {
@@ -162,8 +162,12 @@ export function jsonBody(req: ApiRequest): unknown {
   return body;
 }
 
-/** The query of a request as an object (the last value of a repeated key); 400 for a key `__proto__`. */
+/** The query of a request as an object; 400 for a key `__proto__` and for a key given more than once (router.ts `queryParam`). */
 export function queryObject(req: ApiRequest): Record<string, string> {
   if (req.query.has(PROTO_KEY)) throw gsfError('GSF_ERR_BAD_REQUEST', `query has a key '${PROTO_KEY}', which no request may use`);
-  return Object.fromEntries(req.query);
+  const object: Record<string, string> = {};
+  for (const key of req.query.keys()) {
+    if (!Object.hasOwn(object, key)) object[key] = queryParam(req, key)!;
+  }
+  return object;
 }

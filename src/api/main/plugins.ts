@@ -13,19 +13,18 @@
  */
 import { gsfError } from '../../errors.ts';
 import type { PluginReloader } from '../../plugins/reload.ts';
-import type { ApiRequest, ApiResponse, Router } from './router.ts';
+import { queryParam, type ApiRequest, type ApiResponse, type Router } from './router.ts';
 
 /**
  * `?force=`: true, false or absent. Nothing else forces: an empty value (a script's unset
  * variable) or a second `force` is refused rather than read as true.
  */
 function force(req: ApiRequest): boolean {
-  const values = req.query.getAll('force');
-  if (values.length === 0) return false;
-  if (values.length > 1) throw gsfError('GSF_ERR_BAD_REQUEST', `force must be given once, got ${values.length} values`);
-  if (values[0] === 'true') return true;
-  if (values[0] === 'false') return false;
-  throw gsfError('GSF_ERR_BAD_REQUEST', `force must be true or false, got '${values[0]}'`);
+  const value = queryParam(req, 'force');
+  if (value === null) return false;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw gsfError('GSF_ERR_BAD_REQUEST', `force must be true or false, got '${value}'`);
 }
 
 /** Adds the plugin routes; `reloader` is null until the server has started. */

@@ -3,7 +3,7 @@
  * final `{name*}` for the rest of the path (counter names may contain `/`). Every GET route
  * also answers HEAD (the server sends its status and headers without the body).
  */
-import { GsfError } from '../../errors.ts';
+import { GsfError, gsfError } from '../../errors.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
@@ -15,6 +15,17 @@ export interface ApiRequest {
   header(name: string): string;
   /** Raw request body (empty for GET). */
   body: Buffer;
+}
+
+/**
+ * Query parameter `name` of `req`, or null when it is absent. Given more than once it is a 400
+ * (`query parameter 'name' must be given once, got 2 values`): which of the values was meant
+ * cannot be told, and reading the first (or the last) would answer a question nobody asked.
+ */
+export function queryParam(req: ApiRequest, name: string): string | null {
+  const values = req.query.getAll(name);
+  if (values.length > 1) throw gsfError('GSF_ERR_BAD_REQUEST', `query parameter '${name}' must be given once, got ${values.length} values`);
+  return values.length === 0 ? null : values[0]!;
 }
 
 export interface ApiResponse {
