@@ -185,10 +185,12 @@ export class PluginError extends GsfError {
   readonly stage: string;
   readonly subject: string | undefined;
 
-  constructor(plugin: string, stage: string, cause: unknown, options: { subject?: string; code?: 'GSF_ERR_HANDLER_FAILED' | 'GSF_ERR_PLUGIN_LOAD' } = {}) {
+  constructor(plugin: string, stage: string, cause: unknown,
+    options: { subject?: string; code?: 'GSF_ERR_HANDLER_FAILED' | 'GSF_ERR_PLUGIN_LOAD' | 'GSF_ERR_OBJECT_SCHEMA' } = {}) {
     const what = options.subject === undefined ? stage : `${stage} '${options.subject}'`;
     const code = options.code ?? 'GSF_ERR_HANDLER_FAILED';
-    super(code, code === 'GSF_ERR_PLUGIN_LOAD' ? [plugin, describeError(cause)] : [plugin, what, describeError(cause)], { cause });
+    const failed = `plugin '${plugin}' ${what} failed: ${describeError(cause)}`;
+    super(code, code === 'GSF_ERR_PLUGIN_LOAD' ? [plugin, describeError(cause)] : code === 'GSF_ERR_OBJECT_SCHEMA' ? [failed] : [plugin, what, describeError(cause)], { cause });
     this.name = 'PluginError';
     this.plugin = plugin;
     this.stage = stage;

@@ -253,7 +253,7 @@ export class PluginReloader {
       try {
         if (a.hash.objectsHash !== record.objectsHash) {
           throw new PluginError(record.name, 'objects', new Error('its object declarations (objects/*.json) changed, and they '
-            + 'take effect at start only: restart the server to apply them'));
+            + 'take effect at start only: restart the server to apply them'), { code: 'GSF_ERR_OBJECT_SCHEMA' });
         }
         if (record.source.kind === 'managed') {
           a.saved = dropModules(record.source);

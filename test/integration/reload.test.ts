@@ -161,7 +161,7 @@ test.serial('the routes: 404 for an unknown plugin, 409 while a reload runs, for
     fs.writeFileSync(path.join(dir, 'objects', 'types.json'), '{}');
     const objects = await post(s, '/v1/plugins/reload');
     t.is(objects.status, 422);
-    t.like(objects.body, { plugins: [PLUGIN], stage: 'objects' });
+    t.like(objects.body, { plugins: [PLUGIN], stage: 'objects', cause: 'GSF_ERR_OBJECT_SCHEMA' });
     t.regex(objects.body.message as string, /its object declarations \(objects\/\*\.json\) changed, and they take effect at start only: restart the server to apply them$/);
     fs.rmSync(path.join(dir, 'objects'), { recursive: true });
     t.like(await post(s, '/v1/plugins/reload'), { status: 200, body: { reloaded: [], unchanged: [PLUGIN] } });
