@@ -10,6 +10,7 @@
  * Both sides get the same payload per event, and the piscina baseline keeps a bounded number of
  * tasks in flight, submitting one as each finishes (no barrier between batches).
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,18 +53,37 @@ async function untilCompleted(target: number): Promise<void> {
   while (native.queueStats().completed_total < target) await new Promise((r) => setTimeout(r, 1));
 }
 
-/** Pushes `count` events round-robin over TAGS tags and returns events/s until all complete. */
-async function gsfRate(server: GsfServer, event: string, payload: unknown, count: number): Promise<number> {
+/** This thread's CPU time so far (ns), from the kernel's scheduler statistics; null where there are none. */
+function threadCpuNs(): number | null {
+  try {
+    return Number(fs.readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Pushes `count` events round-robin over TAGS tags and returns events/s until all complete, and
+ * the main thread's CPU per invoke (ns: the push loops and the hand-over of their staged events,
+ * not the waits between them; null off Linux). With many event threads the main thread's cost
+ * bounds the trivial mode: it cannot push more than 1e9 / that many events a second.
+ */
+async function gsfRate(server: GsfServer, event: string, payload: unknown, count: number): Promise<{ rate: number; mainNs: number | null }> {
   const base = native.queueStats().completed_total;
   const tags = Array.from({ length: TAGS }, (_, i) => 10_000_000_000 + i);
+  let cpu: number | null = 0;
   const start = performance.now();
   for (let i = 0; i < count; i += 5000) {
     const end = Math.min(count, i + 5000);
+    const before = threadCpuNs();
     for (let j = i; j < end; j++) server.invoke(event, payload, { tag: tags[j % TAGS] });
+    await null; // the stage's hand-over, queued as a microtask by the first invoke, runs here
+    const after = threadCpuNs();
+    cpu = cpu === null || before === null || after === null ? null : cpu + after - before;
     await new Promise((r) => setImmediate(r));
   }
   await untilCompleted(base + count);
-  return count / ((performance.now() - start) / 1000);
+  return { rate: count / ((performance.now() - start) / 1000), mainNs: cpu === null ? null : cpu / count };
 }
 
 /**
@@ -128,18 +148,20 @@ export async function run(flags: string[] = []): Promise<void> {
       await baselineRate(pool, 'cpu', iterations, 4_000);
     }
     // Interleaved rounds (ABAB…), medians: a busy moment of the machine hits both sides alike.
-    const noopRuns = { gsf: [] as number[], pool: [] as number[] };
+    const noopRuns = { gsf: [] as number[], pool: [] as number[], mainNs: [] as number[] };
     const chainRuns: number[] = [];
     const cpuRuns = { gsf: [] as number[], pool: [] as number[], single: [] as number[] };
     for (let i = 0; i < ROUNDS; i++) {
       if (modes.has('trivial')) {
-        noopRuns.gsf.push(await gsfRate(server, 'bench.noop', NOOP_PAYLOAD, 1_000_000));
+        const { rate, mainNs } = await gsfRate(server, 'bench.noop', NOOP_PAYLOAD, 1_000_000);
+        noopRuns.gsf.push(rate);
+        if (mainNs !== null) noopRuns.mainNs.push(mainNs);
         noopRuns.pool.push(await baselineRate(pool, 'noop', NOOP_PAYLOAD, 100_000));
       }
       if (modes.has('chained')) chainRuns.push(await chainedRate(server));
     }
     for (let i = 0; i < ROUNDS && modes.has('cpu'); i++) {
-      cpuRuns.gsf.push(await gsfRate(server, 'bench.cpu', iterations, 40_000));
+      cpuRuns.gsf.push((await gsfRate(server, 'bench.cpu', iterations, 40_000)).rate);
       cpuRuns.pool.push(await baselineRate(pool, 'cpu', iterations, 40_000));
       cpuRuns.single.push(singleThreadRate(iterations, 20_000));
     }
@@ -154,6 +176,14 @@ export async function run(flags: string[] = []): Promise<void> {
         { label: 'ratio', value: noop / noopBase, unit: 'x' },
       );
       json.trivial = { gsf_events_per_sec: Math.round(noop), baseline_events_per_sec: Math.round(noopBase), ratio: +(noop / noopBase).toFixed(2) };
+      if (noopRuns.mainNs.length > 0) {
+        const mainNs = median(noopRuns.mainNs);
+        rows.push(
+          { label: 'gsf, the main thread\'s CPU per trivial invoke', value: mainNs, unit: 'ns' },
+          { label: 'gsf, what the main thread alone could push (1e9 / that)', value: 1e9 / mainNs, unit: 'events/s' },
+        );
+        Object.assign(json.trivial as object, { main_thread_ns_per_event: Math.round(mainNs), main_thread_ceiling_events_per_sec: Math.round(1e9 / mainNs) });
+      }
     }
     if (modes.has('chained')) {
       const chained = median(chainRuns);
