@@ -35,11 +35,14 @@ function option(args: string[], name: string): string | undefined {
  * otherwise be ignored and the server start with its defaults (`--manfest x.json`).
  */
 function onlyOptions(command: string, args: string[], withValue: readonly string[], flags: readonly string[]): void {
+  const seen = new Set<string>();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const name = arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;
     let problem: string | null = null;
-    if (withValue.includes(name)) {
+    // Given twice (a script adding its own --manifest to a command that has one), which was meant cannot be told.
+    if (seen.has(name)) problem = `${name} is given more than once`;
+    else if (withValue.includes(name)) {
       if (arg.includes('=')) {
         if (arg.endsWith('=')) problem = `${name} needs a value`;
       } else if (args[i + 1] === undefined || args[i + 1]!.startsWith('--')) {
@@ -53,6 +56,7 @@ function onlyOptions(command: string, args: string[], withValue: readonly string
       const known = [...withValue.map((o) => `${o} <value>`), ...flags].join(', ');
       problem = `unknown ${arg.startsWith('-') ? 'option' : 'argument'} '${arg}' (${command} takes ${known})`;
     }
+    seen.add(name);
     if (problem !== null) {
       process.stderr.write(`gsf ${command}: ${problem}\n${USAGE}`);
       process.exit(2);

@@ -131,6 +131,10 @@ test('gsf start and gsf authenticator refuse an option they do not take, with us
     [['start', '--manifest'], 'gsf start: --manifest needs a value'],
     [['start', '--manifest', '--watch'], 'gsf start: --manifest needs a value'],
     [['authenticator', '--watch'], "gsf authenticator: unknown option '--watch' (authenticator takes --manifest <value>)"],
+    // Given twice, whichever was meant: refused rather than the first (or the last) taken.
+    [['start', '--manifest', 'a.json', '--manifest=b.json'], 'gsf start: --manifest is given more than once'],
+    [['start', '--watch', '--watch'], 'gsf start: --watch is given more than once'],
+    [['authenticator', '--manifest=a.json', '--manifest', 'a.json'], 'gsf authenticator: --manifest is given more than once'],
   ] as const) {
     const p = run([...args]);
     t.is(await p.exited, 2, args.join(' '));

@@ -60,6 +60,14 @@ test('a mistyped option of objects types is refused (exit 2), not ignored: --che
   t.false(fs.existsSync(path.join(dir, 'objects', 'gsf-objects.d.ts')), 'the command wrote files although only a check was meant');
 });
 
+test('an option of objects types given twice is refused (exit 2): --out twice writes nothing', (t) => {
+  const dir = project({ 'a.json': account });
+  const r = gsfIn(dir, 'types', '--out', 'one.ts', '--out', 'two.ts');
+  t.is(r.code, 2);
+  t.true(r.err.startsWith('gsf objects: --out is given more than once'), r.err);
+  t.deepEqual([fs.existsSync(path.join(dir, 'one.ts')), fs.existsSync(path.join(dir, 'two.ts'))], [false, false]);
+});
+
 test('a mistyped --manifest of objects types is refused (exit 2), not replaced by ./MANIFEST.json', (t) => {
   const dir = project({ 'a.json': account });
   const r = gsfIn(dir, 'types', '--manfest', 'other.json');
