@@ -22,13 +22,19 @@ void Restored(const RestoreSums& st) {
 }  // namespace
 
 /**
- * The live leaderboard and total come back from the stored players after a restart (no
- * session survived it, so every player's session is reset). A fresh store has no roster: the
- * total starts at 0 (the counters are the process's, and may hold an earlier server's). A rerun
- * (a conflict) recomputes it all.
+ * The live view comes back from the stored players at start, and again when a reload switched
+ * to this copy (on_start runs then too):
+ * - a player's stored session is set to where the account is logged in now, 0 when nowhere:
+ *   after a restart no session survived, after a reload every one did;
+ * - the score counters and the total are set from the stored scores when the total reads 0 (a
+ *   new process). After a reload they survived, and setting them from what this transaction
+ *   read while players click would lose or repeat clicks. A fresh store has no roster: the total
+ *   starts at 0 (the counters are the process's, and may hold an earlier server's). A rerun (a
+ *   conflict) recomputes it all.
  */
 void Restore(Event& ev) {
-  ev.fetch(kRosterType, kRoster, Mode::read, [](Call& c, const Object* roster) {
+  const bool counters = host::counter_read("arena", "total_clicks").value_or(0) == 0;
+  ev.fetch(kRosterType, kRoster, Mode::read, [counters](Call& c, const Object* roster) {
     auto st = std::make_shared<RestoreSums>();
     auto names = roster ? roster->field("names") : std::nullopt;
     if (!names) return Restored(*st);
@@ -38,21 +44,24 @@ void Restore(Event& ev) {
       auto name = r.string();
       if (!name) break;
       st->pending++;
-      c.fetch_by(kPlayer, "name", *name, Mode::read, [st, player = std::string(*name)](Call& c2, const Object* p) {
+      c.fetch_by(kPlayer, "name", *name, Mode::read, [st, counters, player = std::string(*name)](Call& c2, const Object* p) {
         if (p) {
           int64_t score = p->fields().integer("score").value_or(0);
-          host::counter_update("arena_scores", player, static_cast<double>(score));
+          if (counters) host::counter_update("arena_scores", player, static_cast<double>(score));
           st->total += score;
-          if (p->fields().integer("session").value_or(0) != 0) {
-            c2.fetch_by(kPlayer, "name", player, Mode::write, [](Call& c3, const Object* w) {
-              if (w) c3.set(kPlayer, w->id, Writer().map(1).field("session").integer(0));
+          int64_t stored = p->fields().integer("session").value_or(0);
+          c2.locate(player, [player, stored](Call& c3, const AccountResult& a) {
+            auto live = static_cast<int64_t>(a.found() ? a.session() : 0);
+            if (live == stored) return;
+            c3.fetch_by(kPlayer, "name", player, Mode::write, [live](Call& c4, const Object* w) {
+              if (w) c4.set(kPlayer, w->id, Writer().map(1).field("session").integer(live));
             });
-          }
+          });
         }
-        if (--st->pending == 0) Restored(*st);
+        if (--st->pending == 0 && counters) Restored(*st);
       });
     }
-    if (st->pending == 0) Restored(*st);
+    if (st->pending == 0 && counters) Restored(*st);
   });
 }
 

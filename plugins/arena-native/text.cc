@@ -103,19 +103,110 @@ std::string JsNumber(double v) {
   return out + "e" + (n - 1 >= 0 ? "+" : "-") + std::to_string(std::abs(n - 1));
 }
 
+namespace {
+
+/** Big-endian unsigned of `n` bytes at p. */
+uint64_t BigEndian(const uint8_t* p, size_t n) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; i++) v = (v << 8) | p[i];
+  return v;
+}
+
+/** An integer's exact digits: msgpack's 64-bit formats reach a managed handler as BigInts. */
+std::string IntegerText(const gsf_type_borrowed_bytes& raw) {
+  if (raw.len == 0) return "";
+  const uint8_t* p = raw.ptr;
+  if (raw.len == 9 && p[0] == 0xcf) return std::to_string(BigEndian(p + 1, 8));
+  if (raw.len == 9 && p[0] == 0xd3) return std::to_string(static_cast<int64_t>(BigEndian(p + 1, 8)));
+  Reader r(raw);
+  return std::to_string(r.integer().value_or(0));
+}
+
+/** String(uint8Array): the bytes in decimal, joined by commas. */
+std::string BinaryText(const gsf_type_borrowed_bytes& raw) {
+  if (raw.len == 0) return "";
+  const uint8_t* p = raw.ptr;
+  size_t head = p[0] == 0xc4 ? 2 : p[0] == 0xc5 ? 3 : 5;
+  if (raw.len < head) return "";
+  std::string out;
+  for (size_t i = head; i < raw.len; i++) {
+    if (i > head) out += ',';
+    out += std::to_string(p[i]);
+  }
+  return out;
+}
+
+/**
+ * The milliseconds msgpackr decodes a timestamp (extension -1) to, computed as it does; NaN
+ * for another extension (msgpackr's `undefined` among them) or a length it does not read.
+ */
+double TimestampMs(const gsf_type_borrowed_bytes& raw) {
+  const uint8_t* p = raw.ptr;
+  size_t head, size;
+  if (raw.len >= 2 && p[0] >= 0xd4 && p[0] <= 0xd8) {
+    head = 2;
+    size = size_t{1} << (p[0] - 0xd4);
+  } else if (raw.len >= 3 && p[0] == 0xc7) {
+    head = 3;
+    size = p[1];
+  } else {
+    return NAN;
+  }
+  if (raw.len != head + size || static_cast<int8_t>(p[head - 1]) != -1) return NAN;
+  const uint8_t* d = p + head;
+  if (size == 4) return static_cast<double>(BigEndian(d, 4)) * 1000;
+  if (size == 8) {
+    double ns = static_cast<double>(BigEndian(d, 4) >> 2);
+    double sec = static_cast<double>(d[3] & 3) * 4294967296.0 + static_cast<double>(BigEndian(d + 4, 4));
+    return ns / 1e6 + sec * 1000;
+  }
+  if (size == 12) {
+    double ns = static_cast<double>(static_cast<int32_t>(static_cast<uint32_t>(BigEndian(d, 4))));
+    // msgpackr reads the seconds' low 48 bits, with the sign of the top one.
+    double sec = ((d[4] & 0x80) ? -281474976710656.0 : 0) + static_cast<double>(BigEndian(d + 6, 6));
+    return ns / 1e6 + sec * 1000;
+  }
+  return NAN;
+}
+
+/**
+ * String(date), Date.prototype.toString in the process's time zone, up to the offset:
+ * `Thu Jan 01 1970 00:00:00 GMT+0000` (33 characters). The zone's name in parentheses that
+ * JavaScript adds from ICU is left out; a room is cut to 32 characters before it.
+ */
+std::string DateText(double ms) {
+  if (!std::isfinite(ms) || std::fabs(ms) > 8.64e15) return "Invalid Date";
+  double t = std::trunc(ms);
+  auto seconds = static_cast<time_t>(std::floor(t / 1000));
+  std::tm tm{};
+  if (localtime_r(&seconds, &tm) == nullptr) return "Invalid Date";
+  static const char* const kDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+  static const char* const kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  long long year = static_cast<long long>(tm.tm_year) + 1900;
+  long offset = tm.tm_gmtoff / 60;
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%s %s %02d %s%04lld %02d:%02d:%02d GMT%c%02ld%02ld", kDays[tm.tm_wday], kMonths[tm.tm_mon],
+                tm.tm_mday, year < 0 ? "-" : "", year < 0 ? -year : year, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                offset < 0 ? '-' : '+', std::labs(offset) / 60, std::labs(offset) % 60);
+  return buf;
+}
+
+}  // namespace
+
 std::string JsString(Reader value, int depth) {
-  switch (value.type()) {
+  int type = value.type();
+  switch (type) {
     case GSF_MP_STR: return std::string(value.string().value_or(""));
     case GSF_MP_BOOL: return value.boolean().value_or(false) ? "true" : "false";
-    case GSF_MP_INT: {
-      Reader copy = value;
-      auto i = copy.integer();
-      // Past 2^53 a JavaScript number keeps only its nearest double.
-      if (i && *i >= -(int64_t{1} << 53) && *i <= (int64_t{1} << 53)) return std::to_string(*i);
-      return JsNumber(value.number().value_or(0));
-    }
+    case GSF_MP_INT: return IntegerText(value.value().value_or(gsf_bytes(nullptr, 0)));
     case GSF_MP_FLOAT: return JsNumber(value.number().value_or(0));
+    case GSF_MP_BIN: return BinaryText(value.value().value_or(gsf_bytes(nullptr, 0)));
     case GSF_MP_MAP: return "[object Object]";
+    case GSF_MP_EXT: {
+      // A timestamp is a Date; any other extension (msgpackr's `undefined`) reads as nothing.
+      double ms = TimestampMs(value.value().value_or(gsf_bytes(nullptr, 0)));
+      return std::isnan(ms) ? "" : DateText(ms);
+    }
     case GSF_MP_ARRAY: {
       // Array.prototype.join: elements as strings, null and undefined as nothing.
       if (depth >= 32) return "";
@@ -126,11 +217,11 @@ std::string JsString(Reader value, int depth) {
         auto element = value.value();
         if (!element) break;
         Reader r(*element);
-        if (r.type() != GSF_MP_NIL && r.type() != GSF_MP_EXT) out += JsString(r, depth + 1);
+        if (r.type() != GSF_MP_NIL) out += JsString(r, depth + 1);
       }
       return out;
     }
-    default: return "";  // nil and undefined (what `?? ''` gives), binary, timestamps
+    default: return "";  // nil (what `?? ''` gives)
   }
 }
 

@@ -31,7 +31,7 @@
  * A player's score, character and inventory are objects, changed by that player's events only
  * (a session's messages run in order on its tag, so `click` replies carry increasing scores and
  * never conflict). The leaderboard and the total are a live view in counters (process-wide),
- * rebuilt at start from the roster of players; rooms are session groups and logins are the
+ * rebuilt at start from the roster of players (a reload keeps them); rooms are session groups and logins are the
  * account manager's.
  */
 import { definePlugin, authenticationRequest, makeTestAuthenticationKey, type GameObject, type NoticeMessage } from 'gsf';
@@ -195,21 +195,29 @@ export default definePlugin({
       });
     });
 
-    // The live leaderboard and total come back from the stored players after a restart; no
-    // session survived it.
+    // The live leaderboard and total come back from the stored players, at start and again
+    // after a reload switched to this version. A player's stored session becomes where the
+    // account is logged in now (after a restart nowhere, after a reload where it was). The
+    // counters are set from the stored scores only while the total reads 0 (a new process): a
+    // reload keeps them, and setting them from what this transaction read while players click
+    // would lose or repeat clicks.
     api.onStart(async () => {
+      const counters = (api.counters.readInt('arena', 'total_clicks') ?? 0) === 0;
       const scores = await api.objects.transact(async (tx) => {
         const roster = await tx.fetch('ArenaRoster', ROSTER);
         const out: Leader[] = [];
         for (const name of roster?.get('names') ?? []) {
           const p = await tx.fetchBy('ArenaPlayer', 'name', name);
-          if (p) out.push({ name, score: p.get('score') });
-          if (p && p.get('session') !== 0) (await tx.fetchBy('ArenaPlayer', 'name', name, 'write'))!.set('session', 0);
+          if (!p) continue;
+          out.push({ name, score: p.get('score') });
+          const live = (await api.accounts.locate(name)) ?? 0;
+          if (p.get('session') !== live) (await tx.fetchBy('ArenaPlayer', 'name', name, 'write'))!.set('session', live);
         }
-        return out;
+        return roster === null ? null : out;
       });
+      if (scores !== null && !counters) return;
       let total = 0;
-      for (const { name, score } of scores) {
+      for (const { name, score } of scores ?? []) {
         api.counters.update('arena_scores', name, score);
         total += score;
       }

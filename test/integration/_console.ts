@@ -19,7 +19,7 @@ export interface ConsoleServer {
   logs(): string[];
   /** A client logged in as `name` (hello). */
   player(name: string): Promise<GsfClient>;
-  connect(): Promise<GsfClient>;
+  connect(codec?: 'json' | 'msgpack'): Promise<GsfClient>;
   call(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: unknown; text: string; headers: Headers }>;
   stop(): Promise<void>;
 }
@@ -45,7 +45,7 @@ export async function startConsoleServer(managed: boolean | null, extra: Record<
     manifest: { components: Object.entries(components).map(([name, args]) => ({ name, arguments: args })), plugins: game === 'managed' ? [ARENA, ARENA_NATIVE] : arenaPlugins(game) },
   });
   const url = `ws://127.0.0.1:${activeSessions!.listener.port}`;
-  const connect = (): Promise<GsfClient> => GsfClient.connect({ url, version: '1.0.0', codec: 'json' });
+  const connect = (codec: 'json' | 'msgpack' = 'json'): Promise<GsfClient> => GsfClient.connect({ url, version: '1.0.0', codec });
   return {
     server, dir,
     logs: () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').split('\n').filter(Boolean) : []),

@@ -8,7 +8,7 @@ import test from 'ava';
 import type { WebSocket } from 'ws';
 import { native } from '../../src/native.ts';
 import type { GsfClient } from '../../src/sdk/index.ts';
-import { GAMES, type Game } from './_arena-games.ts';
+import { GAMES, arenaPluginName, type Game } from './_arena-games.ts';
 import { startConsoleServer, type ConsoleServer } from './_console.ts';
 import { waitFor } from './_server.ts';
 
@@ -103,5 +103,37 @@ for (const game of GAMES) {
     for (const room of [1.5, ['r'], { x: 1 }, 1e21]) rooms.push(await ada.request('join', { room }));
     // String(room ?? '').trim().slice(0, 32) in plugins/arena/index.ts
     t.deepEqual(rooms, [{ room: '1.5' }, { room: 'r' }, { room: '[object Object]' }, { room: '1e+21' }]);
+  }));
+
+  test.serial(`[${game}] msgpack rooms of binary, 64-bit integers and timestamps read as String() reads them`, (t) => withArena(game, async (s) => {
+    const ada = await s.connect('msgpack');
+    await ada.request('hello', { name: 'ada' });
+    const at = new Date(Date.UTC(2026, 10, 28, 12, 34, 56, 789));
+    const odd: unknown[] = [new Uint8Array([49, 50, 51]), new Uint8Array(0), 2n ** 60n + 1n, -(2n ** 60n) - 1n, 2n ** 64n - 1n, at, new Date(0),
+      new Date(-62198755200000), [new Uint8Array([7]), at]];
+    const rooms: unknown[] = [];
+    for (const room of odd) rooms.push(await ada.request('join', { room }));
+    // String(room ?? '').trim().slice(0, 32) in plugins/arena/index.ts; msgpackr reads 64-bit
+    // integers as BigInts, timestamps as Dates (in this process's time zone, as the server's).
+    t.deepEqual(rooms, odd.map((room) => ({ room: String(room).trim().slice(0, 32) || 'lobby' })));
+  }));
+
+  test.serial(`[${game}] a reload keeps a connected player shown logged in, and the total counts each click once`, (t) => withArena(game, async (s) => {
+    const ada = await s.player('ada');
+    await ada.request('click');
+    t.deepEqual(await connection(s, 'ada'), [200, true]);
+    const name = arenaPluginName(game);
+    const reload = await s.call('POST', `/v1/plugins/${name}/reload?force=true`);
+    t.is(reload.status, 200, reload.text);
+    // The new version's start rebuilt the live view from the store: the reload answers once a
+    // managed onStart has finished; the C++ game's on_start queues its transaction as an event.
+    if (game === 'native') await waitFor(async () => {
+      const r = await s.call('GET', `/v1/counters/engine/event/profiling/each/transact.${name}`);
+      return r.status === 200 && ((r.body as Record<string, { all_time?: { execution_count?: number } }>)[`transact.${name}`]?.all_time?.execution_count ?? 0) >= 2;
+    }, 10000, 'the start transaction after the reload');
+    t.deepEqual(await ada.request('click'), { score: 2, total: 2 });
+    t.deepEqual(await connection(s, 'ada'), [200, true]);
+    await ada.close();
+    await waitFor(async () => (await connection(s, 'ada'))[1] === false, 5000, 'ada logged out');
   }));
 }
