@@ -160,6 +160,10 @@ export interface NativeCore extends NativePluginHost {
   timerFire(): number;
   /** Periods repeating timers skipped since start: the timer tag had TimerStore::kMaxBacklog events waiting. */
   timerSkipped(): number;
+  /** A server stop began: timers added from now on are not started (`timerAdd` returns 0) until `queueReset`. */
+  timersStop(): void;
+  /** Timers `timerAdd` did not start because the server was stopping, since the process began. */
+  timersRefusedAtStop(): number;
 
   // ---- counters ----------------------------------------------------------------
   counterUpdate(category: string, name: string, value: number, isDouble: boolean, description?: string): void;

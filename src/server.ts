@@ -245,6 +245,10 @@ export class GsfServer {
       process.on('SIGHUP', hangupWhileStopping);
     }
     dispatcher.stopTimers();
+    // Timers fire no more: one an onStop hook or an event of the drain starts is not started
+    // (`after`/`every` return 0), and the stop says how many.
+    const refusedBefore = native.timersRefusedAtStop();
+    native.timersStop();
     for (const { name, running: feature } of this.features.reverse()) {
       try {
         await feature.stop?.();
@@ -273,6 +277,11 @@ export class GsfServer {
         ? ' (a commit one of them had handed to the object writer is still written, without the counter changes and invokes that waited for it)' : '';
       thread.log.warn(`stopping with ${left.waiting} queued and ${left.outstanding} running event(s)${answers} after ${limit} ms: they are dropped${commits}`);
       native.counterIncrease('engine', 'events_dropped_at_stop', dropped);
+    }
+    const refusedTimers = native.timersRefusedAtStop() - refusedBefore;
+    if (refusedTimers > 0) {
+      thread.log.warn(`stopping: ${refusedTimers} timer(s) started after the stop began (by onStop hooks or events of the drain) were not started: timers end when a stop begins`);
+      native.counterIncrease('engine', 'timers_not_started_at_stop', refusedTimers);
     }
     this.watchdog.stop();
     // Events still running at the limit end with their threads at once, as a timed-out event

@@ -42,6 +42,16 @@ Napi::Value TimerFire(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().timers.Fire()));
 }
 
+// timersStop(): a server stop began; timers added from now on are not started (timerAdd returns 0).
+Napi::Value TimersStop(const Napi::CallbackInfo& info) {
+  ProcessRuntime().timers.Stop();
+  return info.Env().Undefined();
+}
+
+Napi::Value TimersRefusedAtStop(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().timers.RefusedAtStop()));
+}
+
 Napi::Value TimerSkipped(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().timers.SkippedTotal()));
 }
@@ -55,6 +65,8 @@ void TimerStoreBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<TimerRelease>(env, exports, "timerRelease");
   Export<TimerFire>(env, exports, "timerFire");
   Export<TimerSkipped>(env, exports, "timerSkipped");
+  Export<TimersStop>(env, exports, "timersStop");
+  Export<TimersRefusedAtStop>(env, exports, "timersRefusedAtStop");
 }
 
 }  // namespace gsf::binding

@@ -59,6 +59,11 @@ uint64_t TimerStore::Add(double delay_ms, double interval_ms, uint32_t name_id, 
   uint64_t id;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (stopped_.load()) {
+      if (reserved != 0) reserved_.erase(reserved);
+      refused_at_stop_.fetch_add(1, std::memory_order_relaxed);
+      return 0;
+    }
     if (reserved != 0) {
       // Cancelled (or released) while its event held it: no timer.
       if (reserved_.erase(reserved) == 0) return 0;
@@ -148,6 +153,7 @@ size_t TimerStore::Clear() {
   timers_.clear();
   heap_.clear();
   reserved_.clear();
+  stopped_.store(false);
   return n;
 }
 

@@ -47,8 +47,15 @@ class TimerStore {
   size_t Count() const;
   /** True when a timer due before the earliest one known at the last Fire was added since. */
   bool EarlierAdded() const { return earlier_added_.load(); }
-  /** Drops every timer; returns how many there were. */
+  /** Drops every timer and takes new ones again (after a stop); returns how many there were. */
   size_t Clear();
+  /**
+   * A server stop began: timers fire no more, and Add starts none (it returns 0 and counts it)
+   * until Clear. What an onStop hook or an event of the drain starts would never fire.
+   */
+  void Stop() { stopped_.store(true); }
+  /** Timers Add did not start because the server was stopping, since start. */
+  uint64_t RefusedAtStop() const { return refused_at_stop_.load(std::memory_order_relaxed); }
   /**
    * Events waiting on the timer tag past which a repeating timer skips its period instead of
    * adding one more (a handler slower than its period would otherwise grow the queue forever).
@@ -86,6 +93,8 @@ class TimerStore {
   std::unordered_set<uint64_t> reserved_;
   std::vector<Entry> heap_;
   std::atomic<uint64_t> skipped_total_{0};
+  std::atomic<bool> stopped_{false};
+  std::atomic<uint64_t> refused_at_stop_{0};
   uint64_t next_id_ = 1;
   uint64_t next_seq_ = 0;
   std::atomic<bool> earlier_added_{false};

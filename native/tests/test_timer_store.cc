@@ -55,6 +55,24 @@ TEST(timer_one_shot_fires_once_as_timer_event) {
   CHECK(!f.timers.Cancel(id));
 }
 
+TEST(timer_added_after_stop_is_not_started_and_counted_until_clear) {
+  FakeClock clock;
+  TimerFixture f;
+  uint64_t before = f.Add(0, 10, 1);
+  uint64_t reserved = f.timers.Reserve();
+  f.timers.Stop();
+  CHECK_EQ(f.Add(0, 0, 2), 0u);
+  CHECK_EQ(f.timers.Add(0, 0, 3, 103, nullptr, 0, reserved), 0u);  // a held timer's reservation ends too
+  CHECK_EQ(f.timers.RefusedAtStop(), 2u);
+  CHECK_EQ(f.timers.Count(), 1u);  // what was there stays until the stop's reset
+  CHECK(f.timers.Cancel(before));
+  CHECK_EQ(f.timers.Clear(), 0u);
+  CHECK(f.Add(0, 0, 4) != 0u);  // the next start takes timers again
+  CHECK_EQ(f.timers.RefusedAtStop(), 2u);
+  CHECK_EQ(f.timers.Fire(), -1);
+  CHECK_EQ(f.Drain(), (std::vector<uint32_t>{4}));
+}
+
 TEST(timer_zero_delay_is_due_at_once) {
   FakeClock clock;
   TimerFixture f;

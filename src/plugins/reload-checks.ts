@@ -23,6 +23,13 @@ export function checkStaged(thread: ThreadContext, staged: readonly StagedPlugin
     return { plugin, error: new Error(`${file}: RuntimeConfiguration.additional_configurations names '${name}', which the new version no longer defines as a flag`) };
   }
   const events = new Set([...owners.events.keys(), ...staged.flatMap((s) => s.handlers.map((h) => h.event))]);
+  // Timers the other plugins declared fire the same events after the switch.
+  const reloaded = new Set(staged.map((s) => s.name));
+  for (const t of thread.declarations.timers) {
+    if (reloaded.has(t.plugin) || events.has(t.event)) continue;
+    const plugin = thread.registration.eventOwners.get(t.event) ?? staged[0]!.name;
+    return { plugin, error: new Error(`timer event '${t.event}': plugin '${t.plugin}' declares a timer of it, and the new version no longer registers an event named '${t.event}'`) };
+  }
   const counters = new Set(staged.flatMap((s) => [...s.declarations.counters, ...s.declarations.callables].map((c) => `${c.category}\0${c.name}`)));
   for (const s of staged) {
     for (const t of s.declarations.timers) {
