@@ -35,6 +35,7 @@ function option(args: string[], name: string): string | undefined {
  * otherwise be ignored and the server start with its defaults (`--manfest x.json`).
  */
 function onlyOptions(command: string, args: string[], withValue: readonly string[], flags: readonly string[]): void {
+  helpAsked(args, USAGE);
   const seen = new Set<string>();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -62,6 +63,13 @@ function onlyOptions(command: string, args: string[], withValue: readonly string
       process.exit(2);
     }
   }
+}
+
+/** `--help` or `-h` among a command's arguments: `usage` on standard output, exit 0 (as `gsf --help`). */
+function helpAsked(args: string[], usage: string): void {
+  if (!args.includes('--help') && !args.includes('-h')) return;
+  process.stdout.write(usage);
+  process.exit(0);
 }
 
 async function start(args: string[]): Promise<void> {
@@ -146,6 +154,7 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'objects': {
       const { runObjectsCommand, OBJECTS_USAGE } = await import('./objects-command.ts');
+      helpAsked(rest, OBJECTS_USAGE);
       if (rest[0] !== 'types') {
         process.stderr.write(OBJECTS_USAGE);
         process.exit(2);

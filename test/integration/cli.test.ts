@@ -142,6 +142,15 @@ test('gsf start and gsf authenticator refuse an option they do not take, with us
   }
 });
 
+test('--help or -h after a command prints the usage on standard output and exits 0, as gsf --help does', async (t) => {
+  for (const args of [['start', '--help'], ['start', '--manifest', 'x.json', '-h'], ['objects', '--help'], ['objects', 'types', '--help'], ['authenticator', '--help']]) {
+    const p = run(args);
+    t.is(await p.exited, 0, args.join(' '));
+    t.is(p.err(), '', args.join(' '));
+    t.regex(p.out(), args[0] === 'objects' ? /^usage: gsf objects types / : /^usage: gsf <command>/, args.join(' '));
+  }
+});
+
 test('gsf with an unknown command prints usage and exits 2', async (t) => {
   const p = run(['launch']);
   t.is(await p.exited, 2);
