@@ -49,8 +49,8 @@ async function search() {
         rest ? el('span', { class: 'muted', text: ` ${rest}` }) : null);
     }));
   };
-  await paged($('search-results'), 'search results', load, render).ready;
-  say(words`Searched accounts where ${condition} is '${value}'.`);
+  if (await paged($('search-results'), 'search results', load, render).ready) say(words`Searched accounts where ${condition} is '${value}'.`);
+  else say('');
 }
 
 /** Settles to the value, or to `{failed: message}` when the call failed (shown in its place). */

@@ -66,9 +66,12 @@ function deleteControls(type, slot, item, reload) {
   const qty = el('input', { type: 'number', min: '1', max: String(shown), value: '1', class: 'qty', 'aria-label': `Quantity of ${id} to delete` });
   const remove = async () => {
     const reclaimed = Number(qty.value);
-    const ok = await change(words`Delete ${reclaimed} ${id} from ${type} ${slot}? The console shows ${shown}.`,
-      () => call('POST', path('inventory', type, slot, 'item', id), { expected_quantity: shown, reclaimed }), words`Deleted ${reclaimed} ${id} from ${type} ${slot}.`);
-    if (ok) await reload();
+    let sent = false;
+    await change(words`Delete ${reclaimed} ${id} from ${type} ${slot}? The console shows ${shown}.`,
+      () => { sent = true; return call('POST', path('inventory', type, slot, 'item', id), { expected_quantity: shown, reclaimed }); },
+      words`Deleted ${reclaimed} ${id} from ${type} ${slot}.`);
+    // Done or refused (a 409 when the bag changed meanwhile), the bag is shown as it is now.
+    if (sent) await reload();
   };
   return [qty, el('button', { type: 'button', text: 'Delete', 'aria-label': `Delete ${id}`, class: 'danger', on: { click: remove } })];
 }

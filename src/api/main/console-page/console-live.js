@@ -123,11 +123,20 @@ function queryForm(q) {
       const rows = Array.isArray(answer) ? answer : answer === undefined ? [] : [answer];
       out.replaceChildren(rows.every((r) => r && typeof r === 'object') ? table(rows) : el('pre', { text: show(answer) }));
     };
+    // An answer shown belongs to the last run: one that failed shows none (the error says why).
+    const runOrClear = async () => {
+      try {
+        await run();
+      } catch (err) {
+        out.replaceChildren();
+        throw err;
+      }
+    };
     // A query that is not a GET may change something: it asks first, as every change does.
     if (q.method === 'GET') {
-      if (await attempt(run)) say(words`Ran ${q.name}.`);
+      if (await attempt(runOrClear)) say(words`Ran ${q.name}.`);
     } else {
-      await change(words`Run ${q.name} (${q.method})?`, run, words`Ran ${q.name}.`);
+      await change(words`Run ${q.name} (${q.method})?`, runOrClear, words`Ran ${q.name}.`);
     }
   });
   return form;

@@ -67,12 +67,19 @@ export async function attempt(fn) {
 
 /**
  * Whether a field's new value can be sent: the value travels as a path segment, and an empty
- * one would name another route. Says so when it cannot.
+ * one would name another route, as `.` and `..` would (URLs fold them, encoded or not). Says so
+ * when it cannot.
  */
 export function valueGiven(field, value) {
-  if (value !== '') return true;
-  showError({ message: words`Type a value for ${field}: an empty value cannot be saved.` });
-  return false;
+  if (value === '') {
+    showError({ message: words`Type a value for ${field}: an empty value cannot be saved.` });
+    return false;
+  }
+  if (value === '.' || value === '..') {
+    showError({ message: words`${field} cannot be '${value}' from this page: a URL path reads it as a step between folders.` });
+    return false;
+  }
+  return true;
 }
 
 /** Asks the operator to confirm `text`; resolves to true for Confirm, false for Cancel or Escape. */
@@ -156,27 +163,38 @@ export function fieldList(what, obj, editable, save) {
  * `{ rows, total }` where the API counts them; `render(rows)` to its node. Previous and Next move
  * a page; Next is off on the last page (by `total`, else once a page comes back short). Only the
  * latest load of a box is shown: an answer that comes after a newer one (another page, another
- * search in the same box) is dropped. Resolves once the first page is shown; `reload()` shows
- * the current page again.
+ * search in the same box) is dropped. `ready` resolves once the first page is shown (true) or
+ * failed to load (false: the box is emptied and the error shown); `reload()` shows the current
+ * page again.
  */
 export function paged(box, label, load, render, pageSize = 20) {
   let pageNo = 0;
-  const show1 = async () => {
+  let shown = false;
+  // `target` becomes the page shown once it loaded: a page that failed leaves the pager where it was.
+  const show1 = async (target = pageNo) => {
     const mine = latest(box);
     let answer;
-    const ok = await attempt(async () => { answer = await load(pageNo, pageSize); });
-    if (!ok || !mine()) return;
+    const ok = await attempt(async () => { answer = await load(target, pageSize); });
+    if (!mine()) return false;
+    if (!ok) {
+      // A first page that failed shows nothing rather than what an earlier load of the box left.
+      if (!shown) box.replaceChildren();
+      return false;
+    }
+    shown = true;
+    pageNo = target;
     const rows = Array.isArray(answer) ? answer : answer.rows;
     const last = Array.isArray(answer) || typeof answer.total !== 'number'
       ? rows.length < pageSize
       : (pageNo + 1) * pageSize >= answer.total;
     const prev = el('button', { type: 'button', text: 'Previous page', 'aria-label': `Previous page of ${label}`, disabled: pageNo === 0,
-      on: { click: () => { pageNo--; void show1(); } } });
+      on: { click: () => { void show1(pageNo - 1); } } });
     const next = el('button', { type: 'button', text: 'Next page', 'aria-label': `Next page of ${label}`, disabled: last,
-      on: { click: () => { pageNo++; void show1(); } } });
+      on: { click: () => { void show1(pageNo + 1); } } });
     box.replaceChildren(render(rows), el('div', { class: 'pager row' }, prev, el('span', { class: 'muted', text: `page ${pageNo + 1}` }), next));
+    return true;
   };
-  return { ready: show1(), reload: show1 };
+  return { ready: show1(), reload: () => show1() };
 }
 
 /** Load numbers per box: `latest(box)` starts a load and returns whether it is still the box's latest. */
