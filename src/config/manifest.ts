@@ -32,18 +32,45 @@ export class ManifestError extends TypeError {
   }
 }
 
+/** A manifest is a small JSON file: one larger than this (a device, a log named by mistake) is refused. */
+const MAX_MANIFEST_BYTES = 16 << 20;
+
+/**
+ * The file's text, read in pieces (a pipe or a device has no size to ask for first); null when
+ * it holds more than `limit` bytes.
+ */
+function readAtMost(file: string, limit: number): string | null {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(1 << 20, limit + 1 - total));
+      const n = fs.readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      chunks.push(chunk.subarray(0, n));
+      total += n;
+      if (total > limit) return null;
+    }
+    return Buffer.concat(chunks, total).toString('utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /**
  * Reads a manifest file's JSON; `shown` is its path as messages name it (the full path, so a
  * log line says which manifest wherever it is read), `dir` its folder.
  */
 export function readManifestJson(file: string): { json: unknown; shown: string; dir: string } {
   const shown = path.resolve(file);
-  let text: string;
+  let text: string | null;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readAtMost(file, MAX_MANIFEST_BYTES);
   } catch (err) {
     throw new ManifestError(`${shown}: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
+  if (text === null) throw new ManifestError(`${shown}: is larger than ${MAX_MANIFEST_BYTES / (1 << 20)} MiB, which no manifest is (is it the right file?)`);
   try {
     return { json: JSON.parse(text), shown, dir: path.dirname(path.resolve(file)) };
   } catch (err) {

@@ -74,6 +74,17 @@ test('gsf start refuses a bad manifest with the exact message and exit 1', async
   t.is(p.err(), `gsf: TypeError: ${manifest}: EventDispatcher.event_threads_size must be a positive integer\n`);
 });
 
+test('a manifest that is not a small file (a device, a stray large file) is refused, not read until memory runs out', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-cli-big-'));
+  const big = path.join(dir, 'big.json');
+  fs.writeFileSync(big, Buffer.alloc(16 * 1024 * 1024 + 1, 0x20));
+  for (const file of ['/dev/zero', big]) {
+    const p = run(['start', '--manifest', file]);
+    t.is(await p.exited, 1, file);
+    t.is(p.err(), `gsf: TypeError: ${file}: is larger than 16 MiB, which no manifest is (is it the right file?)\n`);
+  }
+});
+
 test('a manifest given by a relative path, or the default one, is named by its full path', async (t) => {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-cli-')));
   fs.mkdirSync(path.join(dir, 'sub'));
