@@ -78,8 +78,10 @@ test('a manifest that is not a small file (a device, a stray large file) is refu
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-cli-big-'));
   const big = path.join(dir, 'big.json');
   fs.writeFileSync(big, Buffer.alloc(16 * 1024 * 1024 + 1, 0x20));
-  for (const file of ['/dev/zero', big]) {
-    const p = run(['start', '--manifest', file]);
+  const files = ['/dev/zero', big];
+  const runs = files.map((file) => run(['start', '--manifest', file]));
+  for (const [i, file] of files.entries()) {
+    const p = runs[i]!;
     t.is(await p.exited, 1, file);
     t.is(p.err(), `gsf: TypeError: ${file}: is larger than 16 MiB, which no manifest is (is it the right file?)\n`);
   }
@@ -134,7 +136,7 @@ export default definePlugin({ name: 'slow', version: '1.0.0', register(api) {
 });
 
 test('gsf start and gsf authenticator refuse an option they do not take, with usage and exit 2', async (t) => {
-  for (const [args, message] of [
+  const cases = [
     [['start', '--manfest', 'x.json'], "gsf start: unknown option '--manfest' (start takes --manifest <value>, --watch)"],
     [['start', 'MANIFEST.json'], "gsf start: unknown argument 'MANIFEST.json' (start takes --manifest <value>, --watch)"],
     [['start', '--watch=false'], 'gsf start: --watch takes no value'],
@@ -146,16 +148,21 @@ test('gsf start and gsf authenticator refuse an option they do not take, with us
     [['start', '--manifest', 'a.json', '--manifest=b.json'], 'gsf start: --manifest is given more than once'],
     [['start', '--watch', '--watch'], 'gsf start: --watch is given more than once'],
     [['authenticator', '--manifest=a.json', '--manifest', 'a.json'], 'gsf authenticator: --manifest is given more than once'],
-  ] as const) {
-    const p = run([...args]);
+  ] as const;
+  // All at once: each is a gsf process of its own.
+  const runs = cases.map(([args]) => run([...args]));
+  for (const [i, [args, message]] of cases.entries()) {
+    const p = runs[i]!;
     t.is(await p.exited, 2, args.join(' '));
     t.true(p.err().startsWith(`${message}\nusage: gsf <command>`), p.err());
   }
 });
 
 test('--help or -h after a command prints the usage on standard output and exits 0, as gsf --help does', async (t) => {
-  for (const args of [['start', '--help'], ['start', '--manifest', 'x.json', '-h'], ['objects', '--help'], ['objects', 'types', '--help'], ['authenticator', '--help']]) {
-    const p = run(args);
+  const cases = [['start', '--help'], ['start', '--manifest', 'x.json', '-h'], ['objects', '--help'], ['objects', 'types', '--help'], ['authenticator', '--help']];
+  const runs = cases.map((args) => run(args));
+  for (const [i, args] of cases.entries()) {
+    const p = runs[i]!;
     t.is(await p.exited, 0, args.join(' '));
     t.is(p.err(), '', args.join(' '));
     t.regex(p.out(), args[0] === 'objects' ? /^usage: gsf objects types / : /^usage: gsf <command>/, args.join(' '));
