@@ -104,8 +104,6 @@ export class GsfClient {
   private readonly pending = new Map<number, { type: string; resolve(v: unknown): void; reject(e: Error): void; timer: ReturnType<typeof setTimeout> | null }>();
   private readonly handlers = new Map<string, Set<Handler>>();
   private readonly waiters: Array<{ type: string; resolve(e: Envelope): void; reject(e: Error): void }> = [];
-  /** Ids of requests that timed out (the last 1000): a late reply to one is dropped, not taken for a push. */
-  private readonly expired = new Set<number>();
   /** Pushed messages nobody was waiting for or handling yet (`next` looks here first). */
   private readonly backlog: Envelope[] = [];
   /**
@@ -189,8 +187,6 @@ export class GsfClient {
       const timer = timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS
         ? setTimeout(() => {
           this.pending.delete(id);
-          this.expired.add(id);
-          if (this.expired.size > 1000) this.expired.delete(this.expired.values().next().value!);
           reject(new GsfRequestError('timeout', `no reply to '${type}' within ${timeoutMs} ms`, type));
         }, timeoutMs)
         : null;
@@ -330,8 +326,9 @@ export class GsfClient {
         }
         return;
       }
-      // The reply to a request that timed out: its caller was told already.
-      if (this.expired.delete(envelope.id)) return;
+      // The reply to a request of ours that is no longer waiting (it timed out): its caller was
+      // told already. Ids are this client's, in order, so no list of them is kept.
+      if (Number.isSafeInteger(envelope.id) && envelope.id > 0 && envelope.id < this.nextId) return;
     }
     if (envelope.type === EngineType.error) for (const fn of this.errorHandlers) fn(envelope.body as ProtocolErrorBody);
     const i = this.waiters.findIndex((w) => w.type === envelope.type);
@@ -339,7 +336,9 @@ export class GsfClient {
     const handlers = this.handlers.get(envelope.type);
     if (handlers && handlers.size > 0) {
       const queues = this.catchingUp.get(envelope.type);
-      for (const fn of handlers) {
+      // The handlers as the push arrived: one added while it is handed out (by another, or by
+      // itself after an off) gets the pushes that come after, not this one.
+      for (const fn of [...handlers]) {
         const queue = queues?.get(fn);
         if (queue !== undefined) queue.push(envelope);
         else fn(envelope.body, envelope);

@@ -3,7 +3,8 @@
  * requests pending at a close carry their type, close reasons are cut to fit and close codes the
  * WebSocket API refuses are refused, a connect with no handshake times out, a negative or
  * NaN time limit is refused, kept pushes reach a handler set later in arrival order (or stay
- * kept), and typed arrays travel as their bytes in msgpack.
+ * kept), a handler added while a push is handed out gets only later ones, late replies are
+ * never pushes, and typed arrays travel as their bytes in msgpack wherever they are.
  */
 import test from 'ava';
 import net from 'node:net';
@@ -229,6 +230,86 @@ test.serial('msgpack: a typed array in a body reaches the server as its bytes', 
     }
     const back = await c.request('echo', new Float32Array([1.5, -2.25])) as Uint8Array;
     t.deepEqual(Array.from(new Float32Array(back.slice().buffer)), [1.5, -2.25]);
+  } finally {
+    await c.close();
+  }
+});
+
+class Vec {
+  constructor(readonly data: Float32Array) {}
+}
+
+test.serial('msgpack: a typed array in a class instance, a Map or a Set travels as its bytes too', async (t) => {
+  const c = await s.connect('msgpack');
+  try {
+    const f = new Float32Array([1.5, -2.25]);
+    const want = Array.from(new Uint8Array(f.buffer));
+    // msgpackr writes a class instance as a map of its fields, a Map as a map, a Set as an array.
+    const inClass = await c.request<{ v: { data: Uint8Array } }>('echo', { v: new Vec(f) });
+    t.deepEqual(Array.from(inClass.v.data), want, 'class instance');
+    const inMap = await c.request<{ pos: Uint8Array }>('echo', new Map([['pos', f]]));
+    t.deepEqual(Array.from(inMap.pos), want, 'Map');
+    const inSet = await c.request<Uint8Array[]>('echo', { s: new Set([f]) }) as unknown as { s: Uint8Array[] };
+    t.deepEqual(Array.from(inSet.s[0]!), want, 'Set');
+    // Values msgpackr writes as themselves are left as they are.
+    t.deepEqual(await c.request('echo', { at: new Date(0), v: new Vec(new Float32Array(0)) }), { at: new Date(0), v: { data: new Uint8Array(0) } });
+  } finally {
+    await c.close();
+  }
+});
+
+test.serial('a handler that re-arms itself (off, then on a fresh one) runs once per push, not in a loop', async (t) => {
+  const c = await s.connect('json');
+  try {
+    const { sessionId } = await c.request<{ sessionId: number }>('whoami');
+    const got: unknown[] = [];
+    // A "once" that subscribes again for the next push; capped so a loop cannot hang the test.
+    const arm = (): void => {
+      const off = c.on('pushed', (body) => { off(); got.push(body); if (got.length < 20) arm(); });
+    };
+    arm();
+    await c.request('push', { to: sessionId, body: 'first' });
+    await waitFor(() => got.length >= 1, 5000, 'the first push');
+    await c.request('push', { to: sessionId, body: 'second' });
+    await waitFor(() => got.length >= 2, 5000, 'the second push');
+    t.deepEqual(got, ['first', 'second']);
+  } finally {
+    await c.close();
+  }
+});
+
+test.serial('a handler added while a push is handed out gets the pushes after it, not that one', async (t) => {
+  const c = await s.connect('json');
+  try {
+    const { sessionId } = await c.request<{ sessionId: number }>('whoami');
+    const late: unknown[] = [];
+    let added = false;
+    c.on('pushed', () => {
+      if (!added) { added = true; c.on('pushed', (b) => late.push(b)); }
+    });
+    await c.request('push', { to: sessionId, body: 1 });
+    await c.request('push', { to: sessionId, body: 2 });
+    await waitFor(() => late.includes(2), 5000, 'push 2');
+    t.deepEqual(late, [2]);
+  } finally {
+    await c.close();
+  }
+});
+
+test.serial('late replies to any number of timed-out requests are dropped, none is taken for a push', async (t) => {
+  const c = await s.connect('json');
+  try {
+    const pushes: unknown[] = [];
+    c.on('echo', (body) => pushes.push(body));
+    // The session's messages run in order: every echo waits behind a handler busy for 800 ms.
+    const stall = c.request('slow', { ms: 800 }, 0);
+    const codes = await Promise.all(Array.from({ length: 1200 }, (_, i) =>
+      c.request('echo', i, 100).then(() => 'replied', (e: GsfRequestError) => e.code)));
+    t.deepEqual([...new Set(codes)], ['timeout']);
+    await stall;
+    // Replies leave in order: when this one arrives, all 1200 late ones have come and gone.
+    t.is(await c.request('echo', 'last', 0), 'last');
+    t.deepEqual(pushes, []);
   } finally {
     await c.close();
   }
