@@ -86,6 +86,11 @@ async function start(args: string[]): Promise<void> {
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
+  // A SIGHUP asks for a reload: during the start (whose default action would end the process) it
+  // is kept, and the reload runs once the server is up, where the server's own handler takes over.
+  let hangupDuringStart = false;
+  const earlyHangup = (): void => { hangupDuringStart = true; };
+  process.on('SIGHUP', earlyHangup);
   let server: GsfServer;
   try {
     const { startServer } = await import('./server.ts');
@@ -93,6 +98,11 @@ async function start(args: string[]): Promise<void> {
   } catch (err) {
     process.stderr.write(`gsf: ${err instanceof TypeError ? `TypeError: ${err.message}` : describeError(err)}\n`);
     process.exit(1);
+  }
+  process.off('SIGHUP', earlyHangup);
+  if (hangupDuringStart && early === null) {
+    server.thread.log.info('SIGHUP during the start: reloading the plugins now');
+    void server.reloadInBackground('SIGHUP');
   }
   const stopWatching = args.includes('--watch')
     ? (await import('./plugins/reload-watch.ts')).watchPlugins(server, server.thread.log)
