@@ -62,7 +62,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  * A plugin's folder: the folder of its module, or for a native library built into
  * `<folder>/build/` the folder holding its gsf-plugin.json.
  */
-function pluginFolder(file: string): string {
+export function pluginFolder(file: string): string {
   const dir = path.dirname(file);
   if (/\.(so|dylib|dll)$/.test(file) && path.basename(dir) === 'build' && fs.existsSync(path.join(dir, '..', 'gsf-plugin.json'))) {
     return path.dirname(dir);

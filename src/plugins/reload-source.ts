@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { pluginFolder } from '../objects/schema.ts';
 import { ENTRY_FILES } from './loader.ts';
 
 /** Where a plugin's files are: a folder (a managed plugin's entry file is its index) or one file. */
@@ -70,13 +71,14 @@ export function hashSource(source: PluginSource, copy?: string): SourceHash {
   const all = createHash('sha256');
   const objects = createHash('sha256');
   const base = source.folder ?? path.dirname(source.file);
-  // A single-file plugin's types are declared in the objects/ folder beside it (objectFolders).
-  const files = source.folder === null ? [...sourceFiles(source), ...declarationsBeside(source.file)] : sourceFiles(source);
+  // Where the start reads the plugin's object types (objectFolders): its folder's objects/; for a
+  // single file the one beside it, for a native library built into <folder>/build/ <folder>'s.
+  const declared = path.join(source.folder ?? pluginFolder(source.file), 'objects');
+  const files = source.folder === null ? [...sourceFiles(source), ...declarationFiles(declared)] : sourceFiles(source);
   for (const file of files) {
     const rel = path.relative(base, file);
     const bytes = fs.readFileSync(copy !== undefined && file === source.file ? copy : file);
-    const parts = rel.split(path.sep);
-    const declaration = parts.length === 2 && parts[0] === 'objects' && rel.endsWith('.json');
+    const declaration = path.dirname(file) === declared && file.endsWith('.json');
     all.update(rel).update('\0').update(String(bytes.length)).update('\0').update(bytes);
     if (declaration) {
       // What the file declares, not how it is laid out: a file only reformatted is no change.
@@ -103,9 +105,8 @@ export function changedOnDisk<P extends { name: string; source: PluginSource; ha
   return null;
 }
 
-/** The declaration files (`objects/*.json`) in the folder of a single-file plugin, sorted. */
-function declarationsBeside(file: string): string[] {
-  const dir = path.join(path.dirname(file), 'objects');
+/** The declaration files (`*.json`) in `dir`, an objects/ folder, sorted. */
+function declarationFiles(dir: string): string[] {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) return [];
   return fs.readdirSync(dir).filter((n) => n.endsWith('.json')).sort().map((n) => path.join(dir, n));
 }
