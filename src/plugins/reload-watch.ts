@@ -1,14 +1,17 @@
 /**
  * `gsf start --watch`, for development: reloads plugins when their files change. Every
- * plugin's folder is watched (a native plugin's: the folder of its library, where a rebuild
- * writes it); once the changes have been quiet for `debounceMs`, every plugin whose source
- * changed is reloaded, as `POST /v1/plugins/reload` does. Edits that land while a reload runs
- * are picked up by another one right after it.
+ * plugin's folder is watched: a managed plugin's whole folder, a single-file plugin's file and
+ * the objects/ folder beside it, a native plugin's library (where a rebuild writes it) and its
+ * folder's objects/. A folder deleted and written again (a clean build) is watched again. Once
+ * the changes have been quiet for `debounceMs`, every plugin whose source changed is reloaded,
+ * as `POST /v1/plugins/reload` does. Edits that land while a reload runs are picked up by
+ * another one right after it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../log/logger.ts';
 import { describeError } from '../errors.ts';
+import { pluginFolder } from '../objects/schema.ts';
 import type { PluginSource } from './reload-source.ts';
 
 /** Changes are gathered until none came for this long (editors write files in several steps). */
@@ -28,9 +31,32 @@ function relevant(rel: string | null): boolean {
   return !rel.split(path.sep).some((part) => part === 'node_modules' || part.startsWith('.'));
 }
 
+/** What is watched of one plugin: a folder, how deep, and which changed paths in it count. */
+interface WatchSpec {
+  dir: string;
+  recursive: boolean;
+  counts(rel: string | null): boolean;
+}
+
+/** A declarations path relative to the watched folder: the objects/ folder or a file in it. */
+const inObjects = (rel: string): boolean => rel === 'objects' || rel.startsWith(`objects${path.sep}`);
+
+function watchSpec(source: PluginSource): WatchSpec {
+  if (source.folder !== null) return { dir: source.folder, recursive: true, counts: relevant };
+  if (source.kind === 'native') {
+    // The plugin's folder holds gsf-plugin.json, objects/ and (often) build/, which a clean
+    // build deletes and writes again.
+    const dir = pluginFolder(source.file);
+    const library = path.relative(dir, source.file);
+    return { dir, recursive: true, counts: (rel) => rel === null || rel === library || inObjects(rel) };
+  }
+  // A single file: its folder may hold much else, so only the file and objects/ (watched apart) count.
+  const file = path.basename(source.file);
+  return { dir: path.dirname(source.file), recursive: false, counts: (rel) => rel === null || rel === file || inObjects(rel) };
+}
+
 /** Starts watching; returns the function that stops it. */
 export function watchPlugins(server: WatchedServer, log: Logger, debounceMs = WATCH_DEBOUNCE_MS): () => void {
-  const watchers: fs.FSWatcher[] = [];
   let timer: NodeJS.Timeout | null = null;
   let running = false;
   let again = false;
@@ -57,23 +83,58 @@ export function watchPlugins(server: WatchedServer, log: Logger, debounceMs = WA
     if (timer !== null) clearTimeout(timer);
     timer = setTimeout(run, debounceMs);
   };
-  for (const source of server.pluginSources()) {
-    const dir = source.folder ?? path.dirname(source.file);
-    const single = source.folder === null ? path.basename(source.file) : null;
+  const watchers: Array<() => void> = [];
+  const watch = (dir: string, recursive: boolean, onEvent: (rel: string | null) => void): fs.FSWatcher | null => {
     try {
-      const watcher = fs.watch(dir, { recursive: single === null }, (_event, name) => {
-        const rel = name === null ? null : String(name);
-        if (single !== null ? rel === null || rel === single : relevant(rel)) changed();
-      });
+      const watcher = fs.watch(dir, { recursive }, (_event, name) => onEvent(name === null ? null : String(name)));
       watcher.on('error', (err) => log.warn(`--watch: watching ${dir} failed: ${describeError(err)}`));
-      watchers.push(watcher);
+      return watcher;
     } catch (err) {
-      log.warn(`--watch: cannot watch ${dir}: ${describeError(err)}`);
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log.warn(`--watch: cannot watch ${dir}: ${describeError(err)}`);
+      return null;
     }
+  };
+  let folders = 0;
+  for (const source of server.pluginSources()) {
+    const spec = watchSpec(source);
+    let main: fs.FSWatcher | null = null;
+    let objects: fs.FSWatcher | null = null;
+    const open = (): void => {
+      main?.close();
+      main = watch(spec.dir, spec.recursive, (rel) => {
+        if (!spec.counts(rel)) return;
+        // objects/ beside a single file is watched apart: made or replaced, it is watched anew.
+        if (!spec.recursive && rel === 'objects') openObjects();
+        changed();
+      });
+      if (!spec.recursive) openObjects();
+    };
+    const openObjects = (): void => {
+      objects?.close();
+      objects = watch(path.join(spec.dir, 'objects'), false, () => changed());
+    };
+    open();
+    if (main === null) {
+      log.warn(`--watch: cannot watch ${spec.dir}: it does not exist`);
+    } else {
+      folders++;
+    }
+    // The folder itself deleted and written again (a clean build): its parent sees it come back.
+    const name = path.basename(spec.dir);
+    const parent = spec.recursive ? watch(path.dirname(spec.dir), false, (rel) => {
+      if (rel !== name) return;
+      if (fs.existsSync(spec.dir)) open();
+      changed();
+    }) : null;
+    watchers.push(() => {
+      main?.close();
+      objects?.close();
+      parent?.close();
+    });
   }
-  log.info(`--watch: reloading plugins when their files change (${watchers.length} folder(s))`);
+  log.info(`--watch: reloading plugins when their files change (${folders} folder(s))`);
   return () => {
     if (timer !== null) clearTimeout(timer);
-    for (const w of watchers) w.close();
+    for (const close of watchers) close();
   };
 }
