@@ -1,14 +1,15 @@
 /**
  * Hot reload and `gsf start` at their edges: a plugin reached through a symbolic link, a
  * refusal found only at the switch, a new version's onStart hook that never settles, a save
- * while a reload loads, `--watch` racing another reload, and SIGHUP while the server drains.
+ * while a reload loads, `--watch` racing another reload, a folder deleted and written again,
+ * objects/ beside a single file, and SIGHUP while the server starts or drains.
  */
 import test from 'ava';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startSessionServer, apiUrl } from './_session.ts';
-import { PLUGIN, get, newPluginDir, post, writePlugin, type Pong } from './_reload.ts';
+import { PLUGIN, get, newPluginDir, pluginCode, post, writePlugin, type Pong } from './_reload.ts';
 import { GsfRequestError, ProtocolError } from '../../src/sdk/index.ts';
 import { waitFor } from './_server.ts';
 import { watchPlugins } from '../../src/plugins/reload-watch.ts';
@@ -275,3 +276,98 @@ export default definePlugin({
   t.regex(out, /\] stopped/);
 });
 }
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * A SIGHUP that reaches `gsf start` while it is still starting (its plugins registering; a
+ * script sending it right after a restart) does not end the process: the server comes up, then
+ * runs the reload asked for (of unchanged files here, so it reloads nothing).
+ */
+test('a SIGHUP while gsf start is still starting is kept: the server comes up, then reloads', async (t) => {
+  const marker = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-hup-start-')), 'hold');
+  fs.writeFileSync(marker, '');
+  const dir = newPluginDir({
+    version: '1.0.0',
+    module: `import fs from 'node:fs';
+import os from 'node:os';\nimport { isMainThread } from 'node:worker_threads';`,
+    register: `    if (isMainThread && fs.existsSync(${JSON.stringify(marker)})) {
+      api.log.info('register: holding the start');
+      return (async () => { while (fs.existsSync(${JSON.stringify(marker)})) await new Promise((r) => setTimeout(r, 5)); })();
+    }`,
+  });
+  const manifest = path.join(path.dirname(dir), 'MANIFEST.json');
+  fs.writeFileSync(manifest, JSON.stringify({ components: [
+    { name: 'ApiService', arguments: { api_service_port: 0 } },
+    { name: 'EventDispatcher', arguments: { event_threads_size: 1 } },
+  ], plugins: [dir] }));
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'gsf.mjs'), 'start', '--manifest', manifest],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  try {
+    await waitFor(() => out.includes('register: holding the start'), 60000, 'the start to reach register');
+    child.kill('SIGHUP');
+    fs.rmSync(marker);
+    const first = await waitFor(() => (child.exitCode !== null || child.signalCode !== null ? 'exited'
+      : out.includes('listening api=') ? 'listening' : null), 60000, 'the start to finish');
+    t.is(first, 'listening', `exit ${String(child.exitCode)} signal ${String(child.signalCode)}\n${out}`);
+    await waitFor(() => out.includes('SIGHUP during the start: reloading the plugins now'), 60000, 'the reload line');
+    child.kill('SIGTERM');
+    t.deepEqual(await exited, { code: 0, signal: null }, out);
+  } finally {
+    fs.rmSync(marker, { force: true });
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+});
+
+/**
+ * A plugin folder deleted and written again (a clean build of a plugin generated into its
+ * folder, `rm -rf plugins/x && cp -r …`, a sync tool) stays watched: its parent sees it return.
+ */
+test.serial('a plugin folder deleted and written again (a clean build of the plugin) is still watched', async (t) => {
+  const dir = newPluginDir({ version: '1.0.0' });
+  const s = await startSessionServer({}, [dir]);
+  const c = await s.connect('json');
+  const stop = watchPlugins(s.server, s.server.thread.log, 50);
+  try {
+    t.like(await c.request('ping', { n: 1 }) as Pong, { version: '1.0.0' });
+    fs.rmSync(dir, { recursive: true });
+    // The watcher sees the folder go (a refusal: its files cannot be read), then the build writes it again.
+    await waitFor(() => s.logs().some((l) => l.includes('GSF_ERR_RELOAD_FAILED')), 20000, 'the refusal of the deleted folder');
+    writePlugin(dir, { version: '2.0.0' });
+    const version = async () => ((await c.request('ping', { n: 2 })) as Pong).version;
+    await waitFor(async () => (await version()) === '2.0.0', 20000, 'version 2').catch(() => undefined);
+    t.is(await version(), '2.0.0', s.logs().filter((l) => /reload|file change/.test(l)).join('\n'));
+    t.like(s.server.reloader!.list()[0], { name: PLUGIN, version: '2.0.0', source_changed: false });
+  } finally {
+    stop();
+    await c.close();
+    await s.stop();
+  }
+});
+
+test.serial('an edit of objects/*.json beside a single-file plugin is seen by --watch and refused with stage objects', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-watch-single-'));
+  const file = path.join(dir, 'reloadable.ts');
+  fs.writeFileSync(path.join(dir, 'label.ts'), "export function label(): string {\n  return 'label-1';\n}\n");
+  fs.writeFileSync(file, pluginCode({ version: '1.0.0' }));
+  const s = await startSessionServer({}, [file]);
+  const stop = watchPlugins(s.server, s.server.thread.log, 50);
+  try {
+    t.like(s.server.reloader!.list()[0], { name: 'reloadable', source_changed: false });
+    // The same change reload.test.ts makes to a folder plugin: declarations appear beside the file.
+    fs.mkdirSync(path.join(dir, 'objects'));
+    fs.writeFileSync(path.join(dir, 'objects', 'types.json'), '{}');
+    // A reload sees it, and --watch starts one.
+    t.like(s.server.reloader!.list()[0], { source_changed: true });
+    const refusal = () => s.logs().find((l) => l.includes('GSF_ERR_RELOAD_FAILED') && l.includes('object declarations'));
+    await waitFor(refusal, 15000, 'the watcher to report the refusal').catch(() => undefined);
+    t.truthy(refusal(), `no refusal logged:\n${s.logs().join('\n')}`);
+  } finally {
+    stop();
+    await s.stop();
+  }
+});
