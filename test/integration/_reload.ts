@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { apiUrl } from './_session.ts';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { fixtures, type TestServer } from './_server.ts';
 
 export const PLUGIN = 'reloadable';
@@ -94,6 +95,17 @@ export function buildNativeReloadable(dir: string, generation: number, name = NA
   execFileSync('cmake', ['-S', dir, '-B', path.join(dir, 'out'), `-DGSF_ROOT=${root}`, `-DRELOAD_GENERATION=${generation}`,
     `-DRELOAD_NAME=${name}`], { stdio: 'pipe' });
   execFileSync('cmake', ['--build', path.join(dir, 'out')], { stdio: 'pipe' });
+}
+
+/**
+ * buildNativeReloadable without blocking this process: for a server running in it, as one runs
+ * beside a build (a watcher must see the build's files come while it serves).
+ */
+export async function buildNativeReloadableAsync(dir: string, generation: number, name = NATIVE_RELOADABLE): Promise<void> {
+  const run = promisify(execFile);
+  const root = path.join(fixtures, '..', '..');
+  await run('cmake', ['-S', dir, '-B', path.join(dir, 'out'), `-DGSF_ROOT=${root}`, `-DRELOAD_GENERATION=${generation}`, `-DRELOAD_NAME=${name}`]);
+  await run('cmake', ['--build', path.join(dir, 'out')]);
 }
 
 /** A copy of the native-reload fixture in a fresh temporary folder, built as generation 1. */

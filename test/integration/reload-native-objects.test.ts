@@ -6,18 +6,8 @@ import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startSessionServer } from './_session.ts';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { fixtures } from './_server.ts';
-import { nativeReloadableCopy, NATIVE_RELOADABLE } from './_reload.ts';
 
-/** buildNativeReloadable, without blocking this process (the server runs in it, as it would beside a build). */
-async function build(dir: string, generation: number): Promise<void> {
-  const run = promisify(execFile);
-  const root = path.join(fixtures, '..', '..');
-  await run('cmake', ['-S', dir, '-B', path.join(dir, 'out'), `-DGSF_ROOT=${root}`, `-DRELOAD_GENERATION=${generation}`, `-DRELOAD_NAME=${NATIVE_RELOADABLE}`]);
-  await run('cmake', ['--build', path.join(dir, 'out')]);
-}
+import { buildNativeReloadableAsync as build, nativeReloadableCopy } from './_reload.ts';
 
 /**
  * docs/guides/hot-reload.md, "Not reloadable": object declarations (`objects/*.json` in the
