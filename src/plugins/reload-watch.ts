@@ -115,7 +115,8 @@ export function watchPlugins(server: WatchedServer, log: Logger, debounceMs = WA
     };
     open();
     if (main === null) {
-      log.warn(`--watch: cannot watch ${spec.dir}: it does not exist`);
+      // Any other reason was logged by `watch` itself.
+      if (!fs.existsSync(spec.dir)) log.warn(`--watch: cannot watch ${spec.dir}: it does not exist`);
     } else {
       folders++;
     }

@@ -15,6 +15,23 @@ const TOKEN = 'console-operator-token-1';
 // A refused call's 4xx is expected, not a page error.
 const { openTab } = chromiumForFile(test, { viewport: { width: 1280, height: 1000 } }, (text) => text.startsWith('Failed to load resource'));
 
+/**
+ * A console server started with `args` (startConsoleServer's), the player ada logged in, and a
+ * tab; `body` runs with them, and all three are closed after it, whatever it did.
+ */
+async function withAda(args: Parameters<typeof startConsoleServer>, body: (s: ConsoleServer, page: Page) => Promise<void>): Promise<void> {
+  const s = await startConsoleServer(...args);
+  const client = await s.player('ada');
+  const { page } = await openTab();
+  try {
+    await body(s, page);
+  } finally {
+    await page.close();
+    await client.close().catch(() => undefined);
+    await s.stop();
+  }
+}
+
 test.serial('a wrong token holding a character outside Latin-1 gets the API\'s answer and the sign-in form', async (t) => {
   // console-page.md, Signing in: "A wrong token gets the API's answer, `missing or invalid
   // bearer token`, and the sign-in form again".
@@ -93,10 +110,7 @@ test.serial('an account opened last stays shown when an account opened before it
 test.serial('the audit trail\'s Next page is off on its last page, by the total the API counts', async (t) => {
   // console-page.md: "`total` is the number of entries kept". With exactly one page of changes,
   // Next must not lead to an empty page that says no change was made.
-  const s = await startConsoleServer(false);
-  const client = await s.player('ada');
-  const { page } = await openTab();
-  try {
+  await withAda([false], async (s, page) => {
     for (let i = 1; i <= 20; i++) t.is((await s.call('PUT', `${V1}/account/ada/score/${i}/`)).status, 204);
     t.is(((await s.call('GET', `${V1}/audit/`)).body as { total: number }).total, 20);
     await page.goto(`http://127.0.0.1:${s.server.api.port}/console/#audit`);
@@ -110,21 +124,14 @@ test.serial('the audit trail\'s Next page is off on its last page, by the total 
     await page.locator('#audit-table').getByText('page 2', { exact: true }).waitFor();
     t.is(await page.locator('#audit-table tbody tr').count(), 1);
     t.true(await page.getByRole('button', { name: 'Next page of the audit trail' }).isDisabled());
-  } finally {
-    await page.close();
-    await client.close().catch(() => undefined);
-    await s.stop();
-  }
+  });
 });
 
 test.serial('a field saved empty is refused by the page, which sends nothing', async (t) => {
   // The value travels as a path segment: an empty one would name another route.
-  const s = await startConsoleServer(true, { ApiService: { api_service_token: TOKEN } });
-  const client = await s.player('ada');
-  const { page } = await openTab();
-  const puts: string[] = [];
-  page.on('request', (r) => { if (r.method() === 'PUT') puts.push(r.url()); });
-  try {
+  await withAda([true, { ApiService: { api_service_token: TOKEN } }], async (s, page) => {
+    const puts: string[] = [];
+    page.on('request', (r) => { if (r.method() === 'PUT') puts.push(r.url()); });
     await page.goto(`http://127.0.0.1:${s.server.api.port}/console/`);
     await page.getByLabel('API token').fill(TOKEN);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -142,11 +149,7 @@ test.serial('a field saved empty is refused by the page, which sends nothing', a
     t.is(await alert.locator('.message').textContent(), `Type a value for ${iso(name)}: an empty value cannot be saved.`);
     t.false(await page.getByRole('dialog').isVisible());
     t.deepEqual(puts, []);
-  } finally {
-    await page.close();
-    await client.close().catch(() => undefined);
-    await s.stop();
-  }
+  });
 });
 
 // When calls fail or values cannot travel: what is shown is always the answer to what was asked
@@ -167,12 +170,9 @@ test.serial('saving a nickname of ".." is refused by the page, not sent to anoth
   // segments. A value of `..` names another route just as an empty one does
   // (PUT /character/<id>/nickname/../ becomes PUT /character/<id>/), so the page refuses it and
   // sends nothing.
-  const s = await startConsoleServer(true);
-  const client = await s.player('ada');
-  const { page } = await openTab();
-  const puts: string[] = [];
-  page.on('request', (r) => { if (r.method() === 'PUT') puts.push(new URL(r.url()).pathname); });
-  try {
+  await withAda([true], async (s, page) => {
+    const puts: string[] = [];
+    page.on('request', (r) => { if (r.method() === 'PUT') puts.push(new URL(r.url()).pathname); });
     await openAda(page, s);
     const field = page.getByRole('textbox', { name: `Character ${iso('ada')} nickname` });
     await field.fill('..');
@@ -183,23 +183,16 @@ test.serial('saving a nickname of ".." is refused by the page, not sent to anoth
       `${iso('nickname')} cannot be '${iso('..')}' from this page: a URL path reads it as a step between folders.`);
     t.false(await page.getByRole('dialog').isVisible());
     t.deepEqual(puts, []);
-  } finally {
-    await page.close();
-    await client.close().catch(() => undefined);
-    await s.stop();
-  }
+  });
 });
 
 test.serial('a page of the audit trail that failed to load is not skipped by the next Next', async (t) => {
   // console-page.md: the trail is paged 20 a page with Previous and Next. If loading page 2
   // fails (here a 503 GSF_ERR_UNAVAILABLE, as a handler's UNAVAILABLE status answers), the page
   // still shows page 1, and Next again asks for page 2 (page_no=1), not page 3.
-  const s = await startConsoleServer(false);
-  const client = await s.player('ada');
-  const { page } = await openTab();
-  let failOnce = true;
-  const asked: string[] = [];
-  try {
+  await withAda([false], async (s, page) => {
+    let failOnce = true;
+    const asked: string[] = [];
     for (let i = 1; i <= 50; i++) t.is((await s.call('PUT', `${V1}/account/ada/score/${i}/`)).status, 204);
     await page.route(`**${V1}/audit/?*`, async (route: Route) => {
       const pageNo = new URL(route.request().url()).searchParams.get('page_no')!;
@@ -220,21 +213,14 @@ test.serial('a page of the audit trail that failed to load is not skipped by the
     await page.locator('#audit-table').getByText('page 2', { exact: true }).waitFor();
     t.is(await page.locator('#audit-table .pager .muted').textContent(), 'page 2');
     t.deepEqual(asked, ['0', '1', '1']);
-  } finally {
-    await page.close();
-    await client.close().catch(() => undefined);
-    await s.stop();
-  }
+  });
 });
 
 test.serial('a custom query that fails no longer shows the previous answer', async (t) => {
   // console-page.md: "Custom queries: … its answer is shown as a table"; "Errors are the API's
   // words". Running "Player score" for ada, then for a name with no account: the 404 is shown,
   // and the table under the form no longer shows ada's score as if it were the answer.
-  const s = await startConsoleServer(true);
-  const client = await s.player('ada');
-  const { page } = await openTab();
-  try {
+  await withAda([true], async (s, page) => {
     await page.goto(`http://127.0.0.1:${s.server.api.port}/console/#live`);
     const form = page.getByRole('form', { name: 'Player score' });
     await page.getByRole('textbox', { name: 'Player score: name' }).fill('ada');
@@ -244,21 +230,14 @@ test.serial('a custom query that fails no longer shows the previous answer', asy
     await page.getByRole('button', { name: 'Run Player score' }).click();
     await page.getByRole('alert').getByText("no account 'nobody'").waitFor();
     t.is(await form.getByRole('cell', { name: 'ada', exact: true }).count(), 0, "ada's answer still shown under the failed query for 'nobody'");
-  } finally {
-    await page.close();
-    await client.close().catch(() => undefined);
-    await s.stop();
-  }
+  });
 });
 
 test.serial('a search that failed does not say it searched, nor show the previous results as its own', async (t) => {
   // console-page.md: "Only what was asked for last is shown". A search for grace that fails
   // (a 503 GSF_ERR_UNAVAILABLE, as a handler's UNAVAILABLE status answers) leaves neither ada's
   // results nor a status line saying it searched.
-  const s = await startConsoleServer(true);
-  const client = await s.player('ada');
-  const { page } = await openTab();
-  try {
+  await withAda([true], async (s, page) => {
     await page.route(`**${V1}/account/search/?*value=grace*`, (route: Route) => route.fulfill({
       status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'GSF_ERR_UNAVAILABLE', message: 'server busy' }),
     }));
@@ -273,21 +252,14 @@ test.serial('a search that failed does not say it searched, nor show the previou
     await page.getByRole('alert').getByText('server busy').waitFor();
     await page.waitForFunction('document.getElementById("status").textContent === ""');
     t.is(await page.getByRole('button', { name: 'Open account ada', exact: true }).count(), 0, "ada's results still shown after the search for grace failed");
-  } finally {
-    await page.close();
-    await client.close().catch(() => undefined);
-    await s.stop();
-  }
+  });
 });
 
 test.serial('after a delete refused because the bag changed, the bag shows what it now holds', async (t) => {
   // console-page.md: Delete "sends the quantity on screen as expected_quantity (a bag that
   // changed meanwhile answers 409 and nothing is taken)". After that 409 the bag is loaded again,
   // so that a retry sends what it now holds.
-  const s = await startConsoleServer(true);
-  const client = await s.player('ada');
-  const { page } = await openTab();
-  try {
+  await withAda([true], async (s, page) => {
     const gift = (n: number) => s.call('POST', `${V1}/item/gift/`, { target_type: 'account', title: 't', content: 'c', expires: '2030-01-01T00:00:00Z', items: [{ item_id: 'gem', quantity: n }], users: ['ada'] });
     t.is((await gift(2)).status, 204);
     await openAda(page, s);
@@ -301,9 +273,5 @@ test.serial('after a delete refused because the bag changed, the bag shows what 
     t.is(await page.getByRole('alert').locator('.code').textContent(), '(GSF_ERR_CONFLICT, HTTP 409)');
     await bag.getByRole('cell', { name: '5', exact: true }).waitFor();
     t.deepEqual(await bag.locator('tbody td').allTextContents(), ['gem', 'Gem', '5', 'Delete']);
-  } finally {
-    await page.close();
-    await client.close().catch(() => undefined);
-    await s.stop();
-  }
+  });
 });
