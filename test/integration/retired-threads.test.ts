@@ -5,7 +5,7 @@
  * listeners. Every retired thread is let go.
  */
 import fs from 'node:fs';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { activeSessions } from '../../src/session/main/feature.ts';
 import { waitFor } from './_server.ts';
 import { startSessionServer, apiUrl, type SessionServer } from './_session.ts';
@@ -56,6 +56,22 @@ async function settle(s: SessionServer, threads: number): Promise<void> {
   20000, 'the retired threads let go');
 }
 
+/**
+ * Warms up with one `cycle`, then runs `more`: the main-thread tables must be the same after them,
+ * with no thread left ending, and fds and threads must not grow (by more than the noise of a
+ * thread or two the runtime starts on its own).
+ */
+async function assertNoGrowth(t: ExecutionContext, s: SessionServer, cycle: (n: number) => Promise<void>, more: number, unit: string): Promise<void> {
+  await cycle(1);
+  const fd1 = fdCount(), task1 = taskCount(), t1 = tables(s);
+  await cycle(more);
+  const fd2 = fdCount(), task2 = taskCount(), t2 = tables(s);
+  t.deepEqual(t2, t1, `main-thread tables after ${1 + more} ${unit}s equal those after 1`);
+  t.is(t2.readerEnding, 0);
+  t.true(fd2 <= fd1 + 2, `fds: ${fd1} after 1 ${unit}, ${fd2} after ${1 + more}`);
+  t.true(task2 <= task1 + 1, `threads: ${task1} after 1 ${unit}, ${task2} after ${1 + more}`);
+}
+
 async function ping(s: SessionServer): Promise<void> {
   const r = await fetch(`${apiUrl(s)}/reloadable/probe`);
   if (r.status !== 200) throw new Error(`route answered ${r.status}`);
@@ -76,14 +92,7 @@ test.serial('forced plugin reloads: fds, threads and main-thread tables do not g
       }
       await settle(s, 1);
     };
-    await cycle(1);
-    const fd1 = fdCount(), task1 = taskCount(), t1 = tables(s);
-    await cycle(4);
-    const fd2 = fdCount(), task2 = taskCount(), t2 = tables(s);
-    t.deepEqual(t2, t1, 'main-thread tables after 5 reloads equal those after 1');
-    t.is(t2.readerEnding, 0);
-    t.true(fd2 <= fd1 + 2, `fds: ${fd1} after 1 reload, ${fd2} after 5`);
-    t.true(task2 <= task1 + 1, `threads: ${task1} after 1 reload, ${task2} after 5`);
+    await assertNoGrowth(t, s, cycle, 4, 'reload');
   } finally {
     await c.close();
     await s.stop();
@@ -104,14 +113,7 @@ test.serial('event-thread resizes: fds, threads and main-thread tables do not gr
         }
       }
     };
-    await cycle(1);
-    const fd1 = fdCount(), task1 = taskCount(), t1 = tables(s);
-    await cycle(3);
-    const fd2 = fdCount(), task2 = taskCount(), t2 = tables(s);
-    t.deepEqual(t2, t1, 'main-thread tables after 4 resize cycles (8 resizes) equal those after 1');
-    t.is(t2.readerEnding, 0);
-    t.true(fd2 <= fd1 + 2, `fds: ${fd1} after 1 cycle, ${fd2} after 4`);
-    t.true(task2 <= task1 + 1, `threads: ${task1} after 1 cycle, ${task2} after 4`);
+    await assertNoGrowth(t, s, cycle, 3, 'resize cycle');
   } finally {
     await c.close();
     await s.stop();
