@@ -6,6 +6,18 @@ export interface Reply {
   headers: Headers;
 }
 
+/** Parses Prometheus text format into name{labels} → value. */
+export function parseExposition(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})? (\S+)$/.exec(line);
+    if (!m) throw new Error(`bad exposition line: ${line}`);
+    out.set(`${m[1]}${m[2] ?? ''}`, Number(m[3]));
+  }
+  return out;
+}
+
 export function client(port: number, token?: string) {
   const call = async (method: string, path: string, body?: string): Promise<Reply> => {
     const headers: Record<string, string> = {};

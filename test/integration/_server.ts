@@ -28,6 +28,15 @@ export type Components = Record<string, Record<string, unknown>>;
  */
 export const TEST_IO_THREADS = Number(process.env.GSF_TEST_IO_THREADS ?? 1);
 
+/** Writes a TypeScript plugin `name` into `dir`/`name`, whose register() body is `body`; returns its folder. */
+export function writePlugin(dir: string, name: string, body: string): string {
+  const folder = path.join(dir, name);
+  fs.mkdirSync(folder, { recursive: true });
+  fs.writeFileSync(path.join(folder, 'index.ts'),
+    `import { definePlugin } from 'gsf';\nexport default definePlugin({ name: '${name}', version: '1.0.0', register(api) {\n${body}\n} });\n`);
+  return folder;
+}
+
 /** Starts a server with the probe plugin, logging to a temp file, API on port 0, one event thread. */
 export async function startTestServer(components: Components = {}, plugins = ['probe'], reuseDir?: string): Promise<TestServer> {
   const dir = reuseDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-test-'));

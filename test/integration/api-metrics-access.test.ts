@@ -2,19 +2,7 @@ import test from 'ava';
 import { native } from '../../src/native.ts';
 import { ManifestError } from '../../src/config/manifest.ts';
 import { startTestServer, waitFor } from './_server.ts';
-import { client } from './_http.ts';
-
-/** Parses Prometheus text format into name{labels} → value. */
-function parse(text: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})? (\S+)$/.exec(line);
-    if (!m) throw new Error(`bad exposition line: ${line}`);
-    out.set(`${m[1]}${m[2] ?? ''}`, Number(m[3]));
-  }
-  return out;
-}
+import { client, parseExposition } from './_http.ts';
 
 test.serial('/metrics exposes every counter and the profiler, matching the counters REST', async (t) => {
   const s = await startTestServer({}, ['probe', 'monitored']);
@@ -28,7 +16,7 @@ test.serial('/metrics exposes every counter and the profiler, matching the count
     const r = await api.get('/metrics');
     t.is(r.status, 200);
     t.is(r.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
-    const m = parse(r.text);
+    const m = parseExposition(r.text);
     t.is(m.get('gsf_plugin_value{category="probe",name="notes"}'), 10);
     t.is(m.get('gsf_plugin_value{category="probe",name="quote\\"and\\\\slash"}'), 5);
     t.is(m.get('gsf_plugin_value{category="mon",name="twice_level"}'), 100);

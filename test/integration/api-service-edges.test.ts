@@ -12,18 +12,14 @@ import test from 'ava';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestServer, waitFor } from './_server.ts';
+import { startTestServer, waitFor, writePlugin } from './_server.ts';
 import { client } from './_http.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-public-prefix-'));
 test.after.always(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function plugin(name: string, body: string): string {
-  const folder = path.join(dir, name);
-  fs.mkdirSync(folder, { recursive: true });
-  fs.writeFileSync(path.join(folder, 'index.ts'),
-    `import { definePlugin } from 'gsf';\nexport default definePlugin({ name: '${name}', version: '1.0.0', register(api) {\n${body}\n} });\n`);
-  return folder;
+  return writePlugin(dir, name, body);
 }
 
 test.serial('a plugin route reached through a /console/ path still needs the token', async (t) => {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startServer } from '../../src/index.ts';
 import { parseManifest } from '../../src/config/manifest.ts';
-import { fixtures, startTestServer, waitFor, type TestServer } from './_server.ts';
+import { fixtures, startTestServer, waitFor, writePlugin, type TestServer } from './_server.ts';
 import { failure, startConsoleServer } from './_console.ts';
 
 const V1 = '/cs-api/v1';
@@ -18,11 +18,7 @@ test.after.always(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** A plugin folder whose register() body is `body`. */
 function plugin(name: string, body: string): string {
-  const folder = path.join(dir, name);
-  fs.mkdirSync(folder, { recursive: true });
-  fs.writeFileSync(path.join(folder, 'index.ts'),
-    `import { definePlugin } from 'gsf';\nexport default definePlugin({ name: '${name}', version: '1.0.0', register(api) {\n${body}\n} });\n`);
-  return folder;
+  return writePlugin(dir, name, body);
 }
 
 async function startFails(plugins: string[], components: Record<string, unknown>[] = []): Promise<string> {

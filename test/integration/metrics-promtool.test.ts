@@ -8,22 +8,12 @@ import { spawnSync } from 'node:child_process';
 import { native } from '../../src/native.ts';
 import { startSessionServer } from './_session.ts';
 import { waitFor } from './_server.ts';
-import { client } from './_http.ts';
+import { client, parseExposition } from './_http.ts';
 
 const promtool = spawnSync('promtool', ['--version'], { encoding: 'utf8' });
 const havePromtool = promtool.status === 0;
 const title = 'promtool check metrics finds no problem in /metrics of a server with sessions, plugin counters and profiled events';
 
-function parse(text: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})? (\S+)$/.exec(line);
-    if (!m) throw new Error(`bad exposition line: ${line}`);
-    out.set(`${m[1]}${m[2] ?? ''}`, Number(m[3]));
-  }
-  return out;
-}
 
 (havePromtool ? test.serial : test.serial.skip)(havePromtool ? title : `${title} (skipped: promtool not found; apt-get install prometheus, as .ci/run does)`, async (t) => {
   const s = await startSessionServer({ EventDispatcher: { event_threads_size: 2 } }, ['session-probe', 'probe', 'monitored']);
@@ -42,7 +32,7 @@ function parse(text: string): Map<string, number> {
     t.is(`${check.stdout}${check.stderr}`, '');
     t.is(check.status, 0);
 
-    const m = parse(r.text);
+    const m = parseExposition(r.text);
     // Handlers that slept 30 ms: none at or below 25 ms, all three in +Inf.
     t.is(m.get('gsf_event_handler_seconds_bucket{event="slow_one",le="0.025"}'), 0);
     t.is(m.get('gsf_event_handler_seconds_bucket{event="slow_one",le="+Inf"}'), 3);
