@@ -60,8 +60,12 @@ export function watchPlugins(server: WatchedServer, log: Logger, debounceMs = WA
   let timer: NodeJS.Timeout | null = null;
   let running = false;
   let again = false;
+  // Once the watch is stopped (the server stops), no reload starts: not a waiting one, nor the
+  // retry of one refused as busy, nor the run of edits that landed during the last one.
+  let stopped = false;
   const run = (): void => {
     timer = null;
+    if (stopped) return;
     if (running) {
       again = true;
       return;
@@ -80,6 +84,7 @@ export function watchPlugins(server: WatchedServer, log: Logger, debounceMs = WA
     });
   };
   const changed = (): void => {
+    if (stopped) return;
     if (timer !== null) clearTimeout(timer);
     timer = setTimeout(run, debounceMs);
   };
@@ -135,6 +140,7 @@ export function watchPlugins(server: WatchedServer, log: Logger, debounceMs = WA
   }
   log.info(`--watch: reloading plugins when their files change (${folders} folder(s))`);
   return () => {
+    stopped = true;
     if (timer !== null) clearTimeout(timer);
     for (const close of watchers) close();
   };

@@ -1,8 +1,9 @@
 /**
  * Hot reload and `gsf start` at their edges: a plugin reached through a symbolic link, a
  * refusal found only at the switch, a new version's onStart hook that never settles, a save
- * while a reload loads, `--watch` racing another reload, a folder deleted and written again,
- * objects/ beside a single file, and SIGHUP while the server starts or drains.
+ * while a reload loads, `--watch` racing another reload or stopped while one runs, a folder
+ * deleted and written again, objects/ beside a single file, and SIGHUP while the server starts
+ * or drains.
  */
 import test from 'ava';
 import fs from 'node:fs';
@@ -218,6 +219,45 @@ test.serial('a save made while another reload runs is reloaded by --watch once t
   } finally {
     stopWatching();
     await c.close();
+    await s.stop();
+  }
+});
+}
+
+{
+/**
+ * The server's stop stops the watch first (`gsf start --watch`). A save that landed while the
+ * watcher's reload ran was to be reloaded right after it; once the watch is stopped, it is not,
+ * or a SIGTERM would start a reload during the stop's drain.
+ */
+test.serial('a save waiting for the running reload is not reloaded once --watch has stopped', async (t) => {
+  const dir = newPluginDir({ version: '1.0.0' });
+  const marker = path.join(path.dirname(dir), 'hold');
+  const s = await startSessionServer({ EventDispatcher: { plugin_reload_timeout_in_ms: 60000 } }, [dir]);
+  const debounce = 20;
+  const stopWatching = watchPlugins(s.server, s.server.thread.log, debounce);
+  const starts = (): number => s.logs().filter((l) => l.includes('file change: reloading every plugin whose source changed')).length;
+  const seen = fs.watch(dir, { recursive: true });
+  try {
+    writeHoldingVersion2(dir, marker);
+    await waitFor(() => s.logs().some((l) => l.includes('version 2 register: holding')), 30000, 'version 2 to be staged');
+    t.is(starts(), 1);
+    // Version 3 is saved while version 2 loads: the watcher sees it (as this test's own watch
+    // does) and keeps it for after the running reload.
+    const saved = new Promise((resolve) => seen.once('change', resolve));
+    writePlugin(dir, { version: '3.0.0' });
+    await saved;
+    await new Promise((r) => setTimeout(r, debounce * 10));
+    stopWatching();
+    fs.rmSync(marker);
+    // Version 2's reload ends (refused: its files changed meanwhile); nothing starts after it.
+    await waitFor(() => s.logs().some((l) => l.includes('GSF_ERR_RELOAD_FAILED')), 30000, 'the running reload to end');
+    await new Promise((r) => setTimeout(r, debounce * 10));
+    t.is(starts(), 1, s.logs().filter((l) => /reload|file change/.test(l)).join('\n'));
+    t.like(s.server.reloader!.list()[0], { version: '1.0.0', source_changed: true });
+  } finally {
+    seen.close();
+    stopWatching();
     await s.stop();
   }
 });
