@@ -184,7 +184,12 @@ async function main(argv: string[]): Promise<void> {
       // Benchmarks load the testing build of the addon (npm run build:testing), for the
       // boundary measurements of the native benchmark.
       process.env.GSF_NATIVE_TESTING ??= '1';
-      const { runBenchmarks } = await import(bench.href) as typeof import('../bench/run.ts');
+      const { runBenchmarks, unknownBenchmarks, BENCHMARK_NAMES } = await import(bench.href) as typeof import('../bench/run.ts');
+      const unknown = unknownBenchmarks(rest);
+      if (unknown.length > 0) {
+        process.stderr.write(`gsf: unknown benchmark '${unknown[0]}' (known: ${BENCHMARK_NAMES.join(', ')})\n`);
+        process.exit(2);
+      }
       await runBenchmarks(rest);
       break;
     }
