@@ -18,6 +18,24 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** `gsf start` as a process, with the plugin `dir`, one event thread and the API on port 0; `out()` is what it wrote so far. */
+function spawnGsf(dir: string) {
+  const manifest = path.join(path.dirname(dir), 'MANIFEST.json');
+  fs.writeFileSync(manifest, JSON.stringify({ components: [
+    { name: 'ApiService', arguments: { api_service_port: 0 } },
+    { name: 'EventDispatcher', arguments: { event_threads_size: 1 } },
+  ], plugins: [dir] }));
+  const child = spawn(process.execPath, [path.join(root, 'bin', 'gsf.mjs'), 'start', '--manifest', manifest],
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  child.stdout.on('data', (d: Buffer) => { text += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { text += d.toString(); });
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  return { child, out: () => text, exited };
+}
+
 /**
  * Version 2 of the test plugin, whose register holds (on the main thread, where a reload stages
  * it first) while `marker` exists; it logs 'version 2 register: holding' when it starts to.
@@ -269,8 +287,6 @@ test.serial('a save waiting for the running reload is not reloaded once --watch 
  * for while the server stops is refused (503 GSF_ERR_RELOAD_UNAVAILABLE). A SIGHUP that comes
  * while the server drains must not kill it.
  */
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-
 test.serial('a SIGHUP while gsf start drains after SIGTERM does not kill it: it still stops cleanly with exit 0', async (t) => {
   const marker = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-hup-')), 'release');
   // onStop waits for the test to create `release`: the stop is in progress until then.
@@ -290,34 +306,22 @@ export default definePlugin({
 });
 `,
   });
-  const manifest = path.join(path.dirname(dir), 'MANIFEST.json');
-  fs.writeFileSync(manifest, JSON.stringify({ components: [
-    { name: 'ApiService', arguments: { api_service_port: 0 } },
-    { name: 'EventDispatcher', arguments: { event_threads_size: 1 } },
-  ], plugins: [dir] }));
-  const child = spawn(process.execPath, [path.join(root, 'bin', 'gsf.mjs'), 'start', '--manifest', manifest],
-    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const { child, out, exited } = spawnGsf(dir);
   try {
-    await waitFor(() => out.includes('listening api='), 60000, 'the listening line');
+    await waitFor(() => out().includes('listening api='), 60000, 'the listening line');
     child.kill('SIGTERM');
-    await waitFor(() => out.includes('onStop: waiting for release'), 30000, 'the stop to begin');
+    await waitFor(() => out().includes('onStop: waiting for release'), 30000, 'the stop to begin');
     child.kill('SIGHUP');
     // The signal is handled (or ignored) by now if the process still runs; then the stop finishes.
-    await waitFor(() => child.exitCode !== null || child.signalCode !== null || out.includes('SIGHUP'), 5000, 'the SIGHUP to land').catch(() => undefined);
+    await waitFor(() => child.exitCode !== null || child.signalCode !== null || out().includes('SIGHUP'), 5000, 'the SIGHUP to land').catch(() => undefined);
     fs.writeFileSync(marker, '');
   } finally {
     fs.writeFileSync(marker, '');
   }
-  t.deepEqual(await exited, { code: 0, signal: null }, out);
-  t.regex(out, /\] stopped/);
+  t.deepEqual(await exited, { code: 0, signal: null }, out());
+  t.regex(out(), /\] stopped/);
 });
 }
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /**
  * A SIGHUP that reaches `gsf start` while it is still starting (its plugins registering; a
@@ -336,27 +340,17 @@ import os from 'node:os';\nimport { isMainThread } from 'node:worker_threads';`,
       return (async () => { while (fs.existsSync(${JSON.stringify(marker)})) await new Promise((r) => setTimeout(r, 5)); })();
     }`,
   });
-  const manifest = path.join(path.dirname(dir), 'MANIFEST.json');
-  fs.writeFileSync(manifest, JSON.stringify({ components: [
-    { name: 'ApiService', arguments: { api_service_port: 0 } },
-    { name: 'EventDispatcher', arguments: { event_threads_size: 1 } },
-  ], plugins: [dir] }));
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'gsf.mjs'), 'start', '--manifest', manifest],
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const { child, out, exited } = spawnGsf(dir);
   try {
-    await waitFor(() => out.includes('register: holding the start'), 60000, 'the start to reach register');
+    await waitFor(() => out().includes('register: holding the start'), 60000, 'the start to reach register');
     child.kill('SIGHUP');
     fs.rmSync(marker);
     const first = await waitFor(() => (child.exitCode !== null || child.signalCode !== null ? 'exited'
-      : out.includes('listening api=') ? 'listening' : null), 60000, 'the start to finish');
-    t.is(first, 'listening', `exit ${String(child.exitCode)} signal ${String(child.signalCode)}\n${out}`);
-    await waitFor(() => out.includes('SIGHUP during the start: reloading the plugins now'), 60000, 'the reload line');
+      : out().includes('listening api=') ? 'listening' : null), 60000, 'the start to finish');
+    t.is(first, 'listening', `exit ${String(child.exitCode)} signal ${String(child.signalCode)}\n${out()}`);
+    await waitFor(() => out().includes('SIGHUP during the start: reloading the plugins now'), 60000, 'the reload line');
     child.kill('SIGTERM');
-    t.deepEqual(await exited, { code: 0, signal: null }, out);
+    t.deepEqual(await exited, { code: 0, signal: null }, out());
   } finally {
     fs.rmSync(marker, { force: true });
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
