@@ -234,6 +234,11 @@ export interface NativePluginHost {
    * binds a session to its account, or unbinds it (null). The account manager keeps them.
    */
   sessionAccountSet(sessionId: number, account: string | null): void;
+  /**
+   * A login or logout an event thread sent the account manager (+1), answered (-1): while any is
+   * on its way, a native account_of goes to the account manager instead.
+   */
+  sessionAccountChanging(delta: 1 | -1): void;
   /** How many sessions the session accounts bind (tests). */
   sessionAccountCount(): number;
   // ABI 1.2 declarations, result continuations and transactions (src/plugins/native-results.ts, native-transact.ts).

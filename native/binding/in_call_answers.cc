@@ -72,7 +72,8 @@ void AnswerInCall(CallResult& r, CollectingEffects& fx, const EventContext& ev) 
     if (at != SIZE_MAX) {
       // The continuation's effects come after the call's, as when JavaScript answers it.
       const uint64_t account_continuation = fx.list[at].session;
-      if (!ProcessSessionAccounts().Get(fx.list[at].ids[0], &account)) break;
+      const SessionAccounts& table = ProcessSessionAccounts();
+      if (table.Changing() || !table.Get(fx.list[at].ids[0], &account)) break;
       std::rotate(fx.list.begin() + static_cast<std::ptrdiff_t>(at), fx.list.begin() + static_cast<std::ptrdiff_t>(at) + 1,
                   fx.list.begin() + static_cast<std::ptrdiff_t>(fx.used));
       fx.used = first = last;  // the request is carried out here

@@ -84,6 +84,12 @@ Napi::Value SessionAccountSet(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// sessionAccountChanging(delta): a login or logout sent to the account manager (+1), answered (-1).
+Napi::Value SessionAccountChanging(const Napi::CallbackInfo& info) {
+  ProcessSessionAccounts().Changing(static_cast<int>(IntegerArg(info, 0, "delta", -1, 1)));
+  return info.Env().Undefined();
+}
+
 Napi::Value SessionAccountCount(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(ProcessSessionAccounts().Size()));
 }
@@ -97,6 +103,7 @@ void PluginSessionsBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<PluginDropAccountContinuation>(env, exports, "pluginDropAccountContinuation");
   Export<PluginAccountContinuations>(env, exports, "pluginAccountContinuations");
   Export<SessionAccountSet>(env, exports, "sessionAccountSet");
+  Export<SessionAccountChanging>(env, exports, "sessionAccountChanging");
   Export<SessionAccountCount>(env, exports, "sessionAccountCount");
 }
 

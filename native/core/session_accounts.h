@@ -2,6 +2,7 @@
 // answered inside their call (binding/in_call_answers.cc).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <shared_mutex>
 #include <string>
@@ -26,8 +27,16 @@ class SessionAccounts {
   /** The account of `session` into `*account`; false when this table has none. */
   bool Get(uint64_t session, std::string* account) const;
   size_t Size() const;
+  /**
+   * Counts a login or logout an event thread has sent the account manager (+1) and its answer
+   * (-1). While any is on its way this table may be behind what a later event of the same
+   * session must see (an earlier message's logout, not waited for), so no answer is taken from it.
+   */
+  void Changing(int delta) { changing_.fetch_add(delta, std::memory_order_acq_rel); }
+  bool Changing() const { return changing_.load(std::memory_order_acquire) != 0; }
 
  private:
+  std::atomic<int64_t> changing_{0};
   mutable std::shared_mutex mu_;
   std::unordered_map<uint64_t, std::string> accounts_;
 };

@@ -12,6 +12,7 @@ import { fixtures, waitFor } from './_server.ts';
 import { startSessionServer, type SessionServer } from './_session.ts';
 
 const sessionNative = path.join(fixtures, 'native-plugins', 'session-native');
+const accountReads = path.join(fixtures, 'native-plugins', 'account-reads');
 
 interface Opened { session: number; event_session: number; kind: number; name: string; version: string; codec: string; address: boolean }
 interface Closed { session: number; event_session: number; code: number; reason: string; account: string | null; name: string }
@@ -20,7 +21,7 @@ interface AccountResult { op: number; found: boolean; login: number; session: nu
 let s: SessionServer;
 
 test.before(async () => {
-  s = await startSessionServer({ EventDispatcher: { event_threads_size: 2 } }, ['session-probe', sessionNative]);
+  s = await startSessionServer({ EventDispatcher: { event_threads_size: 2 } }, ['session-probe', sessionNative, accountReads]);
 });
 test.after.always(async () => {
   await s?.stop();
@@ -167,6 +168,24 @@ const refused: Array<[string, string, string]> = [
   ['whose_no_then', 'INVALID_ARGUMENT', 'account_of_session: no continuation'],
   ['register_outside_init', 'UNAVAILABLE', 'register_session_opened: hooks are registered during init only'],
 ];
+
+test.serial('a logout an earlier message sent, not waited for, is seen by the next message\'s account_of', async (t) => {
+  // A session's messages run in order. account_of may be answered inside the native call from
+  // the addon's copy of the logins, which the account manager updates once it has the logout:
+  // while a login or logout is on its way, the answer comes from the account manager instead.
+  const c = await s.connect('json');
+  const stale: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const account = `reads-${i}`;
+    t.deepEqual(await c.request('login', { account }), { ok: true, replaced: null });
+    const logout = c.request('ar.logout_nowait', { account });
+    const whose = c.request<{ found: boolean; account: string }>('ar.whose');
+    await logout;
+    if ((await whose).found) stale.push(i);
+  }
+  t.deepEqual(stale, [], 'rounds whose account_of answered the account logged out of');
+  await c.close();
+});
 
 test.serial('every refused argument fails the call with its status and set_error text', async (t) => {
   const a = await connect('msgpack');

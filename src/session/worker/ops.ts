@@ -4,6 +4,7 @@ import { encodeFrame, encodeFrameTransient, sessionCodec } from '../codec.ts';
 import { accountCall } from '../account-calls.ts';
 import { OutboundWriter } from './outbound-writer.ts';
 import type { SessionOps } from '../ops.ts';
+import { native } from '../../native.ts';
 
 // Module bindings are getters under the CommonJS transform event workers load with: the ones
 // used per message are read once.
@@ -50,7 +51,14 @@ export function workerOps(rt: EventRuntime): SessionOps {
       out.publish(group, encode('json', type, body) as string, encode('msgpack', type, body) as Uint8Array, rt.current());
     },
     account(op, args) {
-      return accountCall(op, args);
+      if (op === 'accountOf' || op === 'locate') return accountCall(op, args);
+      // A change: the session accounts, which a native account_of reads inside its call, may be
+      // behind until it is answered (a later event of the session must see it).
+      native.sessionAccountChanging(1);
+      const done = (): void => native.sessionAccountChanging(-1);
+      const answer = accountCall(op, args);
+      answer.then(done, done);
+      return answer;
     },
   };
 }
