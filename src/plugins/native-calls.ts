@@ -43,8 +43,12 @@ export interface NativeCallEnv {
 type Answer = ObjectHandle | null | AccountAnswer | ResultAnswer;
 type Fetch = [continuation: number, result: Answer | Promise<Answer>];
 
+/** The continuation of an account change nobody waits for: the event waits, nothing runs. */
+const NO_CONTINUATION = 0;
+
 /** Forgets a pending continuation (object, account or result) that will not run. */
 function drop(continuation: number): void {
+  if (continuation === NO_CONTINUATION) return;
   if (continuation < 0) native.pluginDropAccountContinuation(-continuation);
   else if (continuation >= RESULT_CONTINUATION_BASE) native.pluginDropResultContinuation(continuation);
   else native.pluginDropContinuation(continuation);
@@ -197,6 +201,7 @@ function continueAfter(pending: Fetch[], env: NativeCallEnv): void | Promise<voi
     const [continuation, h] = pending[pending.length - 1]!;
     if (h instanceof Promise) return continueLater(pending, env);
     pending.pop();
+    if (continuation === NO_CONTINUATION) continue;
     try {
       let out: NativeCallOutcome;
       if (h instanceof AccountAnswer) {
@@ -339,7 +344,15 @@ function accountCall(env: NativeCallEnv, fetches: Fetch[], continuation: number,
   };
   answer.then(settled, settled);
   if (continuation !== 0) fetched(fetches, -continuation, answer);
-  else answer.catch((err: unknown) => env.log.warn(`native account call failed: ${(err as Error).message}`));
+  else {
+    // Nobody waits for the answer, but the event does: the next event of its tag (the session's
+    // next message) then sees the change, whichever thread it runs on. A failure is logged.
+    const failed = (err: unknown): null => {
+      env.log.warn(`native account call failed: ${(err as Error).message}`);
+      return null;
+    };
+    fetched(fetches, NO_CONTINUATION, answer.then(() => null, failed));
+  }
 }
 
 /** A native log line at its level (negative: verbose level). */

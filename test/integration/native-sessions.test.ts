@@ -170,9 +170,10 @@ const refused: Array<[string, string, string]> = [
 ];
 
 test.serial('a logout an earlier message sent, not waited for, is seen by the next message\'s account_of', async (t) => {
-  // A session's messages run in order. account_of may be answered inside the native call from
-  // the addon's copy of the logins, which the account manager updates once it has the logout:
-  // while a login or logout is on its way, the answer comes from the account manager instead.
+  // A session's messages run in order, on either event thread. The logout nobody waits for
+  // keeps its event until the account manager has it, so the next message's account_of, whether
+  // answered inside the call from the addon's copy of the logins or by the account manager over
+  // the other thread's channel, comes after it.
   const c = await s.connect('json');
   const stale: number[] = [];
   for (let i = 0; i < 20; i++) {
