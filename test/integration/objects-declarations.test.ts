@@ -10,7 +10,8 @@ import path from 'node:path';
 import { native } from '../../src/native.ts';
 import { transact } from '../../src/objects/plugin-api.ts';
 import { BACKENDS, startObjectServer, stopPostgres, storeArgs } from './_objects.ts';
-import type { TestServer } from './_server.ts';
+import { post } from './_reload.ts';
+import { startTestServer, type TestServer } from './_server.ts';
 
 test.after.always(stopPostgres);
 
@@ -221,8 +222,6 @@ test.serial('hot reload: a single-file plugin whose object declarations changed 
   // A plugin that is one file (not <folder>/index.ts) declares its types in objects/ next to it
   // (src/objects/schema.ts objectFolders). hot-reload.md: "Not reloadable: … object declarations
   // (objects/*.json, refused with stage objects): restart for those."
-  const { post } = await import('./_reload.ts');
-  const { startTestServer } = await import('./_server.ts');
   const pluginDir = tmp();
   const file = path.join(pluginDir, 'single.ts');
   const src = path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'src', 'index.ts');
