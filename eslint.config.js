@@ -7,7 +7,7 @@ import layers from './eslint/layers.js';
  * imports values only from the layers below its own, never from its own layer's other units.
  */
 const SRC_LAYERS = [
-  ['errors', 'text', 'native-types', 'native-plugin-host'],
+  ['errors', 'text', 'native-types', 'native-plugin-host', 'load-module'],
   ['native', 'log', 'config'],
   ['counters'],
   ['events'],

@@ -1,16 +1,22 @@
 /** `npm run bench [-- NAME… [--FLAG…]]`: runs the named benchmarks (all without a name); flags go to each. */
-const BENCHES: Record<string, () => Promise<{ run(flags: string[]): Promise<void> }>> = {
-  events: () => import('./events.ts'),
-  auth: () => import('./auth.ts'),
-  api: () => import('./api.ts'),
-  sessions: () => import('./sessions.ts'),
-  objects: () => import('./objects.ts'),
-  native: () => import('./native.ts'),
-  io: () => import('./io.ts'),
-  'cs-api': () => import('./cs-api.ts'),
-  reload: () => import('./reload.ts'),
-  'reload-memory': () => import('./reload-memory.ts'),
-  cluster: () => import('./cluster.ts'),
+import { loadModule } from '../src/load-module.ts';
+
+type Benchmark = { run(flags: string[]): Promise<void> };
+/** A benchmark's module, loaded as gsf was (the `gsf` command runs it as CommonJS). */
+const bench = (file: string): Promise<Benchmark> => loadModule<Benchmark>(import.meta.url, file);
+
+const BENCHES: Record<string, () => Promise<Benchmark>> = {
+  events: () => bench('./events.ts'),
+  auth: () => bench('./auth.ts'),
+  api: () => bench('./api.ts'),
+  sessions: () => bench('./sessions.ts'),
+  objects: () => bench('./objects.ts'),
+  native: () => bench('./native.ts'),
+  io: () => bench('./io.ts'),
+  'cs-api': () => bench('./cs-api.ts'),
+  reload: () => bench('./reload.ts'),
+  'reload-memory': () => bench('./reload-memory.ts'),
+  cluster: () => bench('./cluster.ts'),
 };
 
 export const BENCHMARK_NAMES = Object.keys(BENCHES);

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// The gsf command. Plugins and gsf itself are TypeScript, loaded through tsx with no build step.
-import { register } from 'tsx/esm/api';
+// The gsf command. Plugins and gsf itself are TypeScript, loaded through tsx with no build step:
+// its require hook compiles each module in this thread (src/load-module.ts).
+import { createRequire } from 'node:module';
+import { register } from 'tsx/cjs/api';
 
 register();
-await import('../src/cli.ts');
+createRequire(import.meta.url)('../src/cli.ts');

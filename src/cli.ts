@@ -5,6 +5,7 @@ import fs from 'node:fs';
 // The server (and its native core) loads only for `start`: the authenticator runs without them.
 import type { GsfServer } from './server.ts';
 import { describeError } from './errors.ts';
+import { loadModule } from './load-module.ts';
 
 const USAGE = `usage: gsf <command> [options]
 
@@ -19,6 +20,9 @@ commands:
   objects types [--manifest PATH] [--out FILE] [--check]
                             write the TypeScript declarations of the object types
 `;
+
+/** The native core (loaded with the server). */
+const nativeModule = (): Promise<typeof import('./native.ts')> => loadModule(import.meta.url, './native.ts');
 
 function option(args: string[], name: string): string | undefined {
   const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
@@ -93,7 +97,7 @@ async function start(args: string[]): Promise<void> {
   process.on('SIGHUP', earlyHangup);
   let server: GsfServer;
   try {
-    const { startServer } = await import('./server.ts');
+    const { startServer } = await loadModule<typeof import('./server.ts')>(import.meta.url, './server.ts');
     server = await startServer({ manifestPath });
   } catch (err) {
     process.stderr.write(`gsf: ${err instanceof TypeError ? `TypeError: ${err.message}` : describeError(err)}\n`);
@@ -105,12 +109,12 @@ async function start(args: string[]): Promise<void> {
     void server.reloadInBackground('SIGHUP');
   }
   const stopWatching = args.includes('--watch')
-    ? (await import('./plugins/reload-watch.ts')).watchPlugins(server, server.thread.log)
+    ? (await loadModule<typeof import('./plugins/reload-watch.ts')>(import.meta.url, './plugins/reload-watch.ts')).watchPlugins(server, server.thread.log)
     : () => undefined;
   // An event thread abandoned in native code would hold Node's exit forever (it joins threads),
   // so every exit of a started server checks for one.
   const exit = async (code: number): Promise<never> => {
-    const { native } = await import('./native.ts');
+    const { native } = await nativeModule();
     if ((native.counterValue('engine', 'event_threads_abandoned') ?? 0) > 0) native.exitNow(code);
     process.exit(code);
   };
@@ -118,7 +122,7 @@ async function start(args: string[]): Promise<void> {
   const stop = (signal: string): void => {
     if (stopping) {
       process.stderr.write(`gsf: ${signal} again, exiting without draining\n`);
-      void import('./native.ts').then(({ native }) => {
+      void nativeModule().then(({ native }) => {
         // What it drops is said in the server's log and counted, as a stop past its drain limit does.
         const left = native.queueStats();
         server.thread.log.error(`${signal} again: exiting without draining; ${left.waiting} queued and ${left.outstanding} running event(s) are dropped`);
@@ -148,7 +152,7 @@ async function start(args: string[]): Promise<void> {
 }
 
 /** The native core, once the server has loaded it. */
-const native = async (): Promise<{ exitNow(code: number): void }> => (await import('./native.ts')).native;
+const native = async (): Promise<{ exitNow(code: number): void }> => (await nativeModule()).native;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -158,12 +162,12 @@ async function main(argv: string[]): Promise<void> {
       break;
     case 'authenticator': {
       onlyOptions('authenticator', rest, ['--manifest'], []);
-      const { runAuthenticator, DEFAULT_AGENT_MANIFEST } = await import('./auth/agent/command.ts');
+      const { runAuthenticator, DEFAULT_AGENT_MANIFEST } = await loadModule<typeof import('./auth/agent/command.ts')>(import.meta.url, './auth/agent/command.ts');
       await runAuthenticator(option(rest, '--manifest') ?? DEFAULT_AGENT_MANIFEST);
       break;
     }
     case 'objects': {
-      const { runObjectsCommand, OBJECTS_USAGE } = await import('./objects-command.ts');
+      const { runObjectsCommand, OBJECTS_USAGE } = await loadModule<typeof import('./objects-command.ts')>(import.meta.url, './objects-command.ts');
       helpAsked(rest, OBJECTS_USAGE);
       if (rest[0] !== 'types') {
         process.stderr.write(OBJECTS_USAGE);
@@ -184,7 +188,7 @@ async function main(argv: string[]): Promise<void> {
       // Benchmarks load the testing build of the addon (npm run build:testing), for the
       // boundary measurements of the native benchmark.
       process.env.GSF_NATIVE_TESTING ??= '1';
-      const { runBenchmarks, unknownBenchmarks, BENCHMARK_NAMES } = await import(bench.href) as typeof import('../bench/run.ts');
+      const { runBenchmarks, unknownBenchmarks, BENCHMARK_NAMES } = await loadModule<typeof import('../bench/run.ts')>(import.meta.url, '../bench/run.ts');
       const unknown = unknownBenchmarks(rest);
       if (unknown.length > 0) {
         process.stderr.write(`gsf: unknown benchmark '${unknown[0]}' (known: ${BENCHMARK_NAMES.join(', ')})\n`);

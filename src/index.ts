@@ -6,7 +6,7 @@
 export type {
   PluginDefinition, PluginApi, TimerApi, TimerOptions, CounterApi, FlagApi, FlagSpec, TagApi,
 } from './plugins/types.ts';
-import { createRequire } from 'node:module';
+import { loadModule } from './load-module.ts';
 import type { PluginDefinition } from './plugins/types.ts';
 import type { GsfServer, StartOptions } from './server.ts';
 
@@ -26,11 +26,7 @@ export { NULL_TAG, TIMER_TAG } from './native.ts';
 // loads on the first call: plugins import this module on every event thread, where none of it runs.
 export type { GsfServer, StartOptions } from './server.ts';
 export async function startServer(options?: StartOptions): Promise<GsfServer> {
-  // Loaded as this module was: through require where gsf runs as CommonJS (tsx's require hook),
-  // so that the server and its caller share one instance of every module.
-  const server = typeof require === 'function'
-    ? createRequire(import.meta.url)('./server.ts') as typeof import('./server.ts')
-    : await import('./server.ts');
+  const server = await loadModule<typeof import('./server.ts')>(import.meta.url, './server.ts');
   return server.startServer(options);
 }
 
