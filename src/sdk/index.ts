@@ -183,6 +183,11 @@ export class GsfClient {
         reject(new GsfRequestError('closed', `connection closed: ${this.closeInfo.code} ${this.closeInfo.reason}`, type));
         return;
       }
+      // The server ignores every message while under maintenance: no reply would come.
+      if (this.maintenance !== null) {
+        reject(new GsfRequestError('maintenance', `'${type}' not sent: the server is under maintenance until ${this.maintenance.date_end} and ignores messages meanwhile`, type));
+        return;
+      }
       // 0, or past what a timer can wait (about 24.8 days), is no limit.
       const timer = timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS
         ? setTimeout(() => {

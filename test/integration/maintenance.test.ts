@@ -5,6 +5,7 @@ import path from 'node:path';
 import { native } from '../../src/native.ts';
 import { startServer } from '../../src/index.ts';
 import { activeSessions } from '../../src/session/main/feature.ts';
+import { GsfRequestError } from '../../src/sdk/index.ts';
 import { TEST_IO_THREADS, waitFor } from './_server.ts';
 import { apiUrl, startSessionServer, type SessionServer } from './_session.ts';
 
@@ -42,6 +43,14 @@ test.serial('from file and manifest: on at start, new sessions are told on conne
   await waitFor(() => activeSessions!.listener.stats.droppedInMaintenance === 2, 5000, 'two dropped');
   t.is(native.counterReadInt('engine', 'maintenance_dropped_messages'), before + 2);
   t.is(s.logs().filter((l) => /maintenance: dropped a message from session \d+ \(\d+ bytes\)/.test(l)).length, 2);
+  // A request is not sent at all: it would wait out its time limit for a reply that never comes.
+  const refused = await t.throwsAsync(c.request('echo', 'x'.repeat(5000)), { instanceOf: GsfRequestError });
+  t.is(refused.code, 'maintenance');
+  t.is(refused.message, "'echo' not sent: the server is under maintenance until 2026/11/22 05:00 and ignores messages meanwhile");
+  c.send('echo', 4);
+  const dropped = (): number[] => s!.logs().flatMap((l) => /maintenance: dropped a message from session \d+ \((\d+) bytes\)/.exec(l)?.[1] ?? []).map(Number);
+  await waitFor(() => dropped().length >= 3, 5000, 'the send after the request dropped');
+  t.true(dropped().every((bytes) => bytes < 100), `only the small sends reached the server: ${dropped().join(', ')}`);
   // Turning it off tells every session, and packets flow again.
   const end = c.next('_maintenance_end');
   t.deepEqual(await put(JSON.stringify({ ...RECORD, under_maintenance: false })), { status: 200, body: { under_maintenance: false, ...RECORD, follow_schedule: false } });
