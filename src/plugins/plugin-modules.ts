@@ -11,7 +11,8 @@
  */
 import Module, { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { loadModule } from '../load-module.ts';
 
 type LoadFn = (request: string, parent: { filename?: string | null } | null | undefined, isMain: boolean) => unknown;
 interface ModuleInternals {
@@ -26,8 +27,6 @@ const PUBLIC_ENTRIES: ReadonlyArray<[string, string]> = [
   ['gsf/sdk', path.join(srcDir, 'sdk', 'index.ts')],
 ];
 
-/** True where this file was loaded through tsx's require hook (event workers). */
-const RUNS_AS_COMMONJS = typeof require === 'function';
 const byName = new Map<string, unknown>();
 const byFile = new Map<string, unknown>();
 let prepared: Promise<void> | null = null;
@@ -49,9 +48,9 @@ async function prepare(): Promise<void> {
     register();
   }
   for (const [name, file] of PUBLIC_ENTRIES) {
-    // This thread's instance of the entry: the main thread runs gsf as ES modules, event workers
-    // (which piscina loads with require) as CommonJS.
-    const namespace: unknown = RUNS_AS_COMMONJS ? createRequire(import.meta.url)(file) : await import(pathToFileURL(file).href);
+    // This thread's instance of the entry: CommonJS where gsf runs through tsx's require hook (the
+    // gsf command, event workers, which piscina loads with require), else ES modules.
+    const namespace = await loadModule<unknown>(import.meta.url, file);
     byName.set(name, namespace);
     byFile.set(file, namespace);
   }
