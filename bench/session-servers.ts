@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
-import { workerExecArgv } from '../src/events/main/dispatcher.ts';
 import { startProcess } from './processes.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -37,6 +36,7 @@ export async function gsfServer(eventThreads: number, sessionArgs: Record<string
 
 /** A baseline server of bench/session-baselines.ts in its own process. */
 export async function baselineServer(kind: 'uws' | 'uws-hop' | 'ws'): Promise<Server> {
-  const started = await startProcess([...workerExecArgv(), path.join(here, 'session-baselines.ts'), kind], /port=(\d+)/);
+  // An ES module (it awaits at the top level): tsx's ES module loader, whatever this process runs as.
+  const started = await startProcess(['--import', 'tsx', path.join(here, 'session-baselines.ts'), kind], /port=(\d+)/);
   return { name: { uws: 'raw uWS', 'uws-hop': 'uWS + worker hop', ws: 'ws' }[kind], ...started };
 }
