@@ -46,12 +46,16 @@ export class Cluster implements ClusterChanges {
   /** Servers live when Redis lost its data: after registering again, batches wait for them to register too. */
   private regrouping: Promise<void> | null = null;
 
+  /** `rpc_message_logging_level`, read live. */
+  private messageLogLevel = 0;
+
   private constructor(readonly cfg: ClusterConfig, readonly thread: ThreadContext, readonly link: RedisLink, stats: ClusterStats) {
     this.stats = stats;
     this.outbox = new Outbox(link, cfg, stats, thread.log);
     this.inbox = new Inbox(link, cfg, stats, thread.log, this.sink());
     this.objects = new ObjectSync(this.outbox, stats);
     const level = (v: number): void => {
+      this.messageLogLevel = v;
       this.outbox.messageLogLevel = v;
       this.inbox.messageLogLevel = v;
     };
@@ -155,7 +159,12 @@ export class Cluster implements ClusterChanges {
   private sink(): RecordSink {
     return {
       send: (sessionId, frames) => {
-        this.listener?.deliver(sessionId, frames);
+        if (this.listener?.deliver(sessionId, frames) !== false) return;
+        // The session closed after the sender last found it here (a sender that sent to it before
+        // writes to this server without a lookup): dropped as a message for a session no live
+        // server holds, as the sender counts one it looked up (the listener counted the engine's).
+        this.stats.rpc(Rpc.droppedUnroutable, frames.length);
+        if (this.messageLogLevel > 0) this.thread.log.info(`rpc message dropped: session=${sessionId} closed on this server (${frames.length} message(s))`);
       },
       publish: (group, json, msgpack) => this.listener?.publishLocal(group, json, msgpack),
       broadcast: (json, msgpack) => this.listener?.sendAll((codec) => (codec === 'json' ? json : msgpack)),

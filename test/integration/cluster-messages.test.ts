@@ -81,6 +81,33 @@ test.serial('a send, a close and a group join reach a session on another server;
   await z.client.close();
 });
 
+test.serial('a send to a closed session of another server is counted in rpc_stat/dropped_unroutable and logged, also once the sender knows its server', async (t) => {
+  // cluster.md, Order: a message for a session no live server holds is dropped, counted in
+  // rpc_stat/dropped_unroutable and engine/dropped_sends_no_session, and logged. A sender that
+  // sent to the session before writes straight to its server (no lookup in Redis): the server
+  // that finds it closed counts and logs the drop as a sender that looked it up does.
+  t.is((await a.json('/v1/configurations/rpc_message_logging_level/1?cluster=true', { method: 'PUT' })).status, 200);
+  try {
+    const x = await session(a);
+    const y = await session(b);
+    const pushed = collect(y.client, 'pushed');
+    t.true(await x.client.request('push', { to: y.id, body: 1 }));
+    await waitFor(() => pushed.length === 1, 5000, 'the first push');
+    await y.client.close();
+    await waitFor(async () => (await a.json(`/v1/cluster/sessions/${y.id}`)).status === 404, 5000, 'the session gone from presence');
+    const cluster = async (path: string): Promise<number> => (await a.json<{ value: number | null }>(`/v1/cluster/counters/${path}`)).body.value ?? 0;
+    const unroutable = await cluster('rpc_stat/dropped_unroutable');
+    const noSession = await cluster('engine/dropped_sends_no_session');
+    t.true(await x.client.request('push', { to: y.id, body: 2 }));
+    await waitFor(async () => (await cluster('engine/dropped_sends_no_session')) === noSession + 1, 5000, 'the drop in engine/dropped_sends_no_session');
+    t.is(await cluster('rpc_stat/dropped_unroutable'), unroutable + 1, 'the drop in rpc_stat/dropped_unroutable (summed over the servers)');
+    t.true(b.logs().some((l) => l.endsWith(`rpc message dropped: session=${y.id} closed on this server (1 message(s))`)), 'B logs the drop');
+    await x.client.close();
+  } finally {
+    await a.api('/v1/configurations/rpc_message_logging_level/0?cluster=true', { method: 'PUT' });
+  }
+});
+
 test.serial('a broadcast to all reaches every server; a publish reaches members on every server', async (t) => {
   const [x, y, z] = await Promise.all([session(a), session(b, 'msgpack'), session(c)]);
   const seen = [x, y, z].map((s) => collect(s.client, 'news'));
