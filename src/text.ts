@@ -11,3 +11,8 @@ export function hasLoneSurrogate(s: string): boolean {
 export function storableText(s: string): boolean {
   return !s.includes('\0') && !LONE_SURROGATE.test(s);
 }
+
+/** `s` with each unpaired surrogate replaced by U+FFFD: text that has a UTF-8 form. */
+export function wellFormed(s: string): string {
+  return LONE_SURROGATE.test(s) ? s.replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD') : s;
+}

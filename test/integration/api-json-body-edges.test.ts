@@ -39,6 +39,24 @@ test.serial('a body nested deeper than 100 levels is refused with 400; 100 level
   t.is((await http.post('/game/body', nested(100))).status, 200);
 });
 
+test.serial('a string with an unpaired surrogate (a \\u escape) is refused with 400; a pair is served as sent', async (t) => {
+  // Such text has no UTF-8 form: on its way to the event thread it would become U+FFFD.
+  const cases: Array<[string, string, string]> = [
+    ['/game/body', '{"name":"a\\ud800b"}', "request body: the value of 'name' holds an unpaired UTF-16 surrogate (text with no UTF-8 form)"],
+    ['/game/body', '{"list":["ok","\\udc00"]}', "request body: the value of '1' holds an unpaired UTF-16 surrogate (text with no UTF-8 form)"],
+    ['/game/body', '{"\\ud800":1}', 'request body: a key holds an unpaired UTF-16 surrogate (text with no UTF-8 form)'],
+    ['/game/body', '"\\ud800"', 'request body: the body holds an unpaired UTF-16 surrogate (text with no UTF-8 form)'],
+    ['/cs-api/v1/refund/r-1/', '{"account_id":"\\ud800","items":[{"item_id":"gem","quantity":1}]}',
+      "request body: the value of 'account_id' holds an unpaired UTF-16 surrogate (text with no UTF-8 form)"],
+  ];
+  for (const [url, body, message] of cases) {
+    const r = await http.post(url, body);
+    t.deepEqual([r.status, r.body], [400, badRequest(message)], body);
+  }
+  const pair = await http.post('/game/body', '{"name":"a\\ud83d\\ude00b"}');
+  t.deepEqual([pair.status, pair.body], [200, { body: { name: 'a\u{1F600}b' } }]);
+});
+
 test.serial('a key named __proto__ in a body or a query is refused with 400', async (t) => {
   const body = await http.post('/game/body', '{"a":{"__proto__":{"x":1}},"b":1}');
   t.deepEqual([body.status, body.body], [400, badRequest("request body has a key '__proto__', which no request may use")]);

@@ -35,6 +35,8 @@ export default definePlugin({
     api.counters.registerCallable('odd', 'big', 'a BigInt', () => 12345678901234567890n as unknown as number);
     api.counters.registerCallable('odd', 'obj', 'an object', () => ({ n: 1 }) as unknown as number);
     api.counters.registerCallable('odd', 'nan', 'NaN', () => NaN);
+    // A text value with an unpaired surrogate (no UTF-8 form).
+    api.counters.registerCallable('text', 'lone', 'half a pair', () => 'a\\udc00b');
     // '.' and '..' cannot be a URL path segment: refused as a category or a name.
     const refusals: string[] = [];
     for (const [c, n] of [['.', 'x'], ['..', 'x'], ['dots', '.'], ['dots', '..']]) {
@@ -133,6 +135,20 @@ test.serial('a plugin callback that throws leaves the rest of /metrics and of it
     ]);
     // Dots inside a longer name are fine: the category 'a/.' is one segment, written a%2F.
     t.deepEqual((await api.get('/v1/counters/a%2F./..b/')).body, { category: 'a/.', counter: '..b', value: 3 });
+  } finally {
+    await s.stop();
+  }
+});
+
+test.serial('a text counter with an unpaired surrogate: REST escapes it as JSON does; /metrics stays UTF-8 with U+FFFD', async (t) => {
+  const s = await startTestServer({}, [edgesPlugin()]);
+  try {
+    const api = client(s.server.api.port);
+    t.deepEqual((await api.get('/v1/counters/text/lone/')).body, { category: 'text', counter: 'lone', value: 'a\udc00b' });
+    const raw = Buffer.from(await (await fetch(`http://127.0.0.1:${s.server.api.port}/metrics`)).arrayBuffer());
+    // Text format 0.0.4 is UTF-8, and Prometheus refuses a label value that is not.
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+    t.true(text.includes('\ngsf_plugin_info{category="text",name="lone",value="a\uFFFDb"} 1\n'));
   } finally {
     await s.stop();
   }

@@ -4,6 +4,7 @@
  * `_gsf.api` event of kind `api` with the given tag and name.
  */
 import { answersAsItself, describeError, gsfError } from '../../errors.ts';
+import { hasLoneSurrogate } from '../../text.ts';
 import type { EventRuntime } from '../../events/runtime.ts';
 import type { Dispatcher } from '../../events/main/dispatcher.ts';
 import type { Logger } from '../../log/logger.ts';
@@ -126,10 +127,7 @@ function jsonDepth(text: string, limit: number): number {
 /** A key no request may carry: it would be renamed on its way to the handler, and it is a prototype-pollution probe. */
 const PROTO_KEY = '__proto__';
 
-/**
- * The JSON body of a request: undefined when empty; 400 when it is not JSON, nests deeper
- * than MAX_BODY_DEPTH, or has a key `__proto__`.
- */
+
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /** The body as text; 400 when it is not UTF-8 (RFC 8259 8.1: JSON text is UTF-8). */
@@ -142,6 +140,14 @@ export function bodyText(req: ApiRequest): string {
   }
 }
 
+/** A `\\u` escape of a surrogate: the only way valid UTF-8 JSON text can hold an unpaired one. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/**
+ * The JSON body of a request: undefined when empty; 400 when it is not JSON, nests deeper
+ * than MAX_BODY_DEPTH, has a key `__proto__`, or a string (key or value) with an unpaired
+ * surrogate: it has no UTF-8 form, so it would reach the handler as U+FFFD, not as sent.
+ */
 export function jsonBody(req: ApiRequest): unknown {
   if (req.body.length === 0) return undefined;
   const text = bodyText(req);
@@ -149,16 +155,23 @@ export function jsonBody(req: ApiRequest): unknown {
     throw gsfError('GSF_ERR_BAD_REQUEST', `request body nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`);
   }
   let proto = false;
+  let lone: string | null = null;
+  const checkText = SURROGATE_ESCAPE.test(text);
   let body: unknown;
   try {
     body = JSON.parse(text, (key, value: unknown) => {
       if (key === PROTO_KEY) proto = true;
+      if (checkText && lone === null) {
+        if (hasLoneSurrogate(key)) lone = 'a key';
+        else if (typeof value === 'string' && hasLoneSurrogate(value)) lone = key === '' ? 'the body' : `the value of '${key}'`;
+      }
       return value;
     });
   } catch {
     throw gsfError('GSF_ERR_BAD_REQUEST', 'request body is not valid JSON');
   }
   if (proto) throw gsfError('GSF_ERR_BAD_REQUEST', `request body has a key '${PROTO_KEY}', which no request may use`);
+  if (lone !== null) throw gsfError('GSF_ERR_BAD_REQUEST', `request body: ${lone} holds an unpaired UTF-16 surrogate (text with no UTF-8 form)`);
   return body;
 }
 

@@ -2,17 +2,21 @@
  * A small writer of the Prometheus text format (0.0.4): families with HELP and TYPE lines,
  * samples with escaped label values, and histograms from per-bucket counts.
  */
+import { wellFormed } from '../../text.ts';
 
 export type MetricType = 'counter' | 'gauge' | 'histogram';
 export type Labels = Record<string, string>;
 
-/** Escapes a label value (backslash, double quote, line feed). */
+/**
+ * Escapes a label value (backslash, double quote, line feed). An unpaired surrogate becomes
+ * U+FFFD: the format is UTF-8, and Prometheus refuses a label value that is not.
+ */
 export function escapeLabel(v: string): string {
-  return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+  return wellFormed(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
 function escapeHelp(v: string): string {
-  return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+  return wellFormed(v).replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
 }
 
 /** A sample value as the text format writes it. */
