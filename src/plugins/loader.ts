@@ -9,7 +9,8 @@ import type { Manifest } from '../config/manifest.ts';
 import { createPluginApi, type RegistrationContext } from './api.ts';
 import type { PluginDefinition } from './types.ts';
 import { explainLoadError, requirePlugin } from './plugin-modules.ts';
-import { declareNativeTargets, isNativeLibrary, nativeLibraryOf, nativePluginDefinition } from './native-loader.ts';
+import { declareNativeTargets, isNativeLibrary, nativeLibraryOf } from './native-files.ts';
+import { loadModule } from '../load-module.ts';
 
 /** The entry file of a plugin folder, the first of these that exists. */
 export const ENTRY_FILES = ['index.ts', 'index.mts', 'index.js', 'index.mjs'];
@@ -92,6 +93,9 @@ export interface LoadedPlugin {
   file: string;
 }
 
+/** The native plugin host, loaded on a thread once it has a native plugin. */
+const nativeHost = (): Promise<typeof import('./native-loader.ts')> => loadModule(import.meta.url, './native-loader.ts');
+
 /** Imports and registers every plugin on this thread. */
 export async function loadPlugins(files: string[], reg: RegistrationContext): Promise<LoadedPlugin[]> {
   const loaded: LoadedPlugin[] = [];
@@ -99,7 +103,7 @@ export async function loadPlugins(files: string[], reg: RegistrationContext): Pr
   reg.registering = true;
   try {
     for (const file of files) {
-      const def = isNativeLibrary(file) ? nativePluginDefinition(file, reg.runtime) : await importPlugin(file);
+      const def = isNativeLibrary(file) ? (await nativeHost()).nativePluginDefinition(file, reg.runtime) : await importPlugin(file);
       const previous = names.get(def.name);
       if (previous !== undefined) throw gsfError('GSF_ERR_PLUGIN_DUPLICATE', pluginLabel(file), 'plugin name', def.name, previous);
       names.set(def.name, pluginLabel(file));

@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { native, ContextCell, EffectKind, type NativeCallOutcome, type NativeCallResult } from '../native.ts';
-import { GsfError, gsfError } from '../errors.ts';
+import { GsfError } from '../errors.ts';
 import { runsNatively, takesRawPayload, type EventRuntime, type RunningEvent } from '../events/runtime.ts';
 import type { EventContext, NetworkFrame } from '../events/types.ts';
 import type { Logger } from '../log/logger.ts';
@@ -32,37 +32,14 @@ import { addTransactEvent } from './native-transact.ts';
 import { dropSent } from '../events/drop-sent.ts';
 
 /** The file that marks a plugin folder as native and says where its library is. */
-export const NATIVE_MARKER = 'gsf-plugin.json';
-const LIBRARY = /\.(so|dylib|dll)$/;
+import { LIBRARY, NATIVE_MARKER } from './native-files.ts';
+export { NATIVE_MARKER, declareNativeTargets, isNativeLibrary, nativeLibraryOf } from './native-files.ts';
 
 // Read once: module bindings are getters under the CommonJS transform event workers load with,
 // and these are called for every event.
 const callMessage = native.pluginCallMessage, callEvent = native.pluginCallEvent;
 const setCells = contextCells, countReads = countCachedReads, settle = settleNativeCall;
 const { frameStart: C_FRAME_START, frameEnd: C_FRAME_END, ringWrite: C_RING_WRITE } = ContextCell;
-
-/** Whether a resolved plugin file is a native library. */
-export function isNativeLibrary(file: string): boolean {
-  return LIBRARY.test(file);
-}
-
-/** The library a native plugin folder names in its gsf-plugin.json, or null for other folders. */
-export function nativeLibraryOf(folder: string): string | null {
-  const marker = path.join(folder, NATIVE_MARKER);
-  if (!fs.existsSync(marker)) return null;
-  const label = path.basename(folder);
-  let spec: unknown;
-  try {
-    spec = JSON.parse(fs.readFileSync(marker, 'utf8'));
-  } catch (err) {
-    throw gsfError('GSF_ERR_PLUGIN_LOAD', label, `${marker} is not valid JSON: ${(err as Error).message}`);
-  }
-  const library = (spec as { native?: unknown } | null)?.native;
-  if (typeof library !== 'string' || !LIBRARY.test(library)) {
-    throw gsfError('GSF_ERR_PLUGIN_LOAD', label, `${marker} must be {"native": "<path of the .so, relative to the folder>"}`);
-  }
-  return path.resolve(folder, library);
-}
 
 /** A plugin's label in messages: its folder for `<folder>/build/<lib>`, else the library's name. */
 function labelOf(file: string): string {
@@ -99,11 +76,6 @@ export function nativePluginDefinition(file: string, rt: EventRuntime): PluginDe
       addTransactEvent(rt, ops);
     },
   };
-}
-
-/** Lets native invoke and timers target every event registered on this thread (managed ones too). */
-export function declareNativeTargets(rt: EventRuntime): void {
-  native.pluginDeclareEvents([...rt.handlers.keys()].filter((name) => !name.startsWith('_')));
 }
 
 function eventHandler(rt: EventRuntime, plugin: string, event: string, handler: number, ops: SessionOps) {
