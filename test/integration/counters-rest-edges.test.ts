@@ -31,6 +31,31 @@ import { startObjectServer } from './_objects.ts';
     }
   });
 
+  test.serial('counters REST: ?values= takes true, 1, false or 0; any other value is a 400, not a counter read', async (t) => {
+    const s = await startTestServer();
+    try {
+      const api = client(s.server.api.port);
+      native.counterUpdate('pp', 'sub', 3, false);
+      native.counterUpdate('pp/sub', 'inner', 4, false);
+      for (const yes of ['true', '1']) {
+        const { status, body } = await api.get(`/v1/counters/pp/sub/?values=${yes}`);
+        t.deepEqual({ status, body }, { status: 200, body: { category: 'pp/sub', counters: ['inner'], values: { inner: 4 } } }, yes);
+      }
+      for (const no of ['false', '0']) {
+        const { status, body } = await api.get(`/v1/counters/pp/sub/?values=${no}`);
+        t.deepEqual({ status, body }, { status: 200, body: { category: 'pp', counter: 'sub', value: 3 } }, no);
+      }
+      for (const odd of ['maybe', '', 'TRUE', 'yes']) {
+        const { status, body } = await api.get(`/v1/counters/pp/sub/?values=${odd}`);
+        t.deepEqual({ status, body }, { status: 400, body: { error: 'GSF_ERR_BAD_REQUEST', message: `values must be true or false (got '${odd}')` } }, odd);
+      }
+      const { status, body } = await api.get('/v1/counters/pp/sub/?values=true&values=true');
+      t.deepEqual({ status, body }, { status: 400, body: { error: 'GSF_ERR_BAD_REQUEST', message: "query parameter 'values' must be given once, got 2 values" } });
+    } finally {
+      await s.stop();
+    }
+  });
+
   test.serial('counters REST: a counter created in a built-in category (event, os) is listed and read back', async (t) => {
     const s = await startTestServer();
     try {

@@ -7,7 +7,7 @@
  * Category and counter names may contain `/`: the longest known category prefix wins.
  */
 import { gsfError } from '../../errors.ts';
-import { queryParam, type ApiResponse, type Router } from './router.ts';
+import { queryParam, type ApiRequest, type ApiResponse, type Router } from './router.ts';
 import type { CounterReading, CounterRegistry, LayoutStamp } from '../../counters/registry.ts';
 
 /** How a counter path splits into category and counter, with the JSON text before the value. */
@@ -69,11 +69,23 @@ export function registerCounterRoutes(router: Router, registry: CounterRegistry)
     return { status: 200, body: { category, counters: read.names, values } };
   };
 
+  /**
+   * `?values=`: true or 1 lists a category, false, 0 or absent reads a counter. Anything else
+   * is a 400 rather than a quiet "no": `values=yes` would otherwise read a counter the caller
+   * did not ask for, or answer 404 for a category that exists.
+   */
+  const valuesAsked = (req: ApiRequest): boolean => {
+    const value = queryParam(req, 'values');
+    if (value === null || value === 'false' || value === '0') return false;
+    if (value === 'true' || value === '1') return true;
+    throw gsfError('GSF_ERR_BAD_REQUEST', `values must be true or false (got '${value}')`);
+  };
+
   router.get('/v1/counters/{path*}', (req) => {
     const path = req.params.path!;
     // `?values=true` asks for a category: one named like a counter of a shorter category
     // (`pp/sub` beside the counter `sub` of `pp`) is listed rather than that counter read.
-    if (['true', '1'].includes(queryParam(req, 'values') ?? '')) {
+    if (valuesAsked(req)) {
       const listing = categoryListing(path);
       if (listing !== null) return listing;
     }
