@@ -192,7 +192,7 @@ export function checkValue(spec: ArgSpec, value: unknown): string | null {
       // Past 2^53 - 1 an integer is not exact as a number: that ceiling is the reason, not the sign.
       if (spec.type === 'uint64' && whole && !integer && value > 0) return `must be at most ${Number.MAX_SAFE_INTEGER} (2^53 - 1: larger integers are not exact)`;
       if (spec.type === 'int32') {
-        if (integer && (value < -2147483648 || value > 2147483647)) return 'must be a 32-bit integer';
+        if (whole && (value < -2147483648 || value > 2147483647)) return 'must be a 32-bit integer';
         if (min !== undefined && max !== undefined) return `must be an integer from ${min} to ${max}`;
         return min === undefined ? 'must be a 32-bit integer' : `must be an integer >= ${min}`;
       }

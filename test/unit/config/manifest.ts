@@ -88,6 +88,9 @@ test('bad manifests name the file, the component and the argument', (t) => {
   t.is(messageOf(one('Logging', { log_format: 'xml' })),
     'MANIFEST.json: Logging.log_format must be one of "text", "json"');
   t.is(messageOf(one('Logging', { v: 2 ** 40 })), 'MANIFEST.json: Logging.v must be a 32-bit integer');
+  // Past 2^53 too: the reason is the range, not the minimum the value is above.
+  t.is(messageOf(one('Logging', { v: 1e20 })), 'MANIFEST.json: Logging.v must be a 32-bit integer');
+  t.is(messageOf(one('Logging', { v: -1e20 })), 'MANIFEST.json: Logging.v must be a 32-bit integer');
   t.is(messageOf(one('EventDispatcher', { event_thread_size: 4 })),
     'MANIFEST.json: EventDispatcher.event_thread_size is not an argument of EventDispatcher (known: event_threads_size, ' +
     'enable_event_profiler, slow_event_log_threshold_in_ms, event_timeout_in_ms, enable_inheriting_event_tag, ' +
