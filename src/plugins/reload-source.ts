@@ -31,20 +31,58 @@ function skipped(name: string): boolean {
   return name === 'node_modules' || name.startsWith('.');
 }
 
-/** The plugin's files, sorted: every file under its folder but `node_modules` and hidden ones, or the file alone. */
-export function sourceFiles(source: PluginSource): string[] {
-  if (source.folder === null) return fs.existsSync(source.file) ? [source.file] : [];
+/** A symbolic link in a plugin's folder that leads out of it: its target's real path. */
+export interface LinkOut {
+  target: string;
+  folder: boolean;
+}
+
+/**
+ * The files under `folder` but `node_modules` and hidden ones, and the links that lead out of
+ * it. A symbolic link counts as what it points at (a module shared between plugins, as
+ * monorepos link them): a linked file is a file of the folder, a linked folder is walked, and
+ * a link back to a folder being walked is not followed again. A link to nothing is no file.
+ */
+function walkFolder(folder: string): { files: string[]; linksOut: LinkOut[] } {
   const files: string[] = [];
-  const walk = (dir: string): void => {
+  const linksOut: LinkOut[] = [];
+  const realFolder = realPath(folder);
+  const walk = (dir: string, walking: ReadonlySet<string>): void => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       if (skipped(entry.name)) continue;
       const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.isFile()) files.push(full);
+      let kind: fs.Stats | fs.Dirent = entry;
+      if (entry.isSymbolicLink()) {
+        try {
+          kind = fs.statSync(full);
+        } catch {
+          continue;
+        }
+        const target = realPath(full);
+        const rel = path.relative(realFolder, target);
+        if (rel.startsWith('..') || path.isAbsolute(rel)) linksOut.push({ target, folder: kind.isDirectory() });
+      }
+      if (kind.isDirectory()) {
+        const real = realPath(full);
+        if (!walking.has(real)) walk(full, new Set([...walking, real]));
+      } else if (kind.isFile()) {
+        files.push(full);
+      }
     }
   };
-  walk(source.folder);
-  return files.sort();
+  walk(folder, new Set([realFolder]));
+  return { files: files.sort(), linksOut };
+}
+
+/** The plugin's files, sorted: every file under its folder but `node_modules` and hidden ones (see `walkFolder`), or the file alone. */
+export function sourceFiles(source: PluginSource): string[] {
+  if (source.folder === null) return fs.existsSync(source.file) ? [source.file] : [];
+  return walkFolder(source.folder).files;
+}
+
+/** The symbolic links in a managed plugin's folder that lead out of it (`--watch` watches their targets too). */
+export function linksOut(source: PluginSource): LinkOut[] {
+  return source.folder === null ? [] : walkFolder(source.folder).linksOut;
 }
 
 /** What a reload compares: the hash of all the plugin's files, and of its object declarations alone. */
@@ -125,10 +163,12 @@ function realPath(p: string): string {
 
 /**
  * Whether a module cache key is one of the plugin's own files. The cache names files by their
- * real path, so a plugin listed through a symbolic link is compared by its real folder too.
+ * real path, so a plugin listed through a symbolic link is compared by its real folder too, and
+ * a file linked into the folder by its target (`linked`).
  */
-function isPluginModule(source: PluginSource, key: string, realFolder: string | null, realFile: string): boolean {
+function isPluginModule(source: PluginSource, key: string, realFolder: string | null, realFile: string, linked: ReadonlySet<string>): boolean {
   if (source.folder === null) return key === source.file || key === realFile;
+  if (linked.has(key)) return true;
   for (const folder of realFolder === source.folder ? [source.folder] : [source.folder, realFolder!]) {
     const rel = path.relative(folder, key);
     if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) && !rel.split(path.sep).some(skipped)) return true;
@@ -145,8 +185,10 @@ export function dropModules(source: PluginSource): SavedModules {
   const saved: SavedModules = new Map();
   const realFolder = source.folder === null ? null : realPath(source.folder);
   const realFile = realPath(source.file);
+  // Files the folder links to from elsewhere are cached under their real path, outside it.
+  const linked = new Set(source.folder === null ? [] : sourceFiles(source).map(realPath));
   for (const key of Object.keys(cache)) {
-    if (!isPluginModule(source, key, realFolder, realFile)) continue;
+    if (!isPluginModule(source, key, realFolder, realFile, linked)) continue;
     saved.set(key, cache[key]!);
     delete cache[key];
   }

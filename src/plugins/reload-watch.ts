@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Logger } from '../log/logger.ts';
 import { describeError } from '../errors.ts';
 import { pluginFolder } from '../objects/schema.ts';
-import type { PluginSource } from './reload-source.ts';
+import { linksOut, type PluginSource } from './reload-source.ts';
 
 /** Changes are gathered until none came for this long (editors write files in several steps). */
 export const WATCH_DEBOUNCE_MS = 300;
@@ -53,6 +53,16 @@ function watchSpec(source: PluginSource): WatchSpec {
   // A single file: its folder may hold much else, so only the file and objects/ (watched apart) count.
   const file = path.basename(source.file);
   return { dir: path.dirname(source.file), recursive: false, counts: (rel) => rel === null || rel === file || inObjects(rel) };
+}
+
+/** The links of a managed plugin's folder that lead out of it; none when the folder cannot be read (logged). */
+function linkedTargets(source: PluginSource, log: Logger): ReturnType<typeof linksOut> {
+  try {
+    return linksOut(source);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log.warn(`--watch: cannot list the links in ${source.folder}: ${describeError(err)}`);
+    return [];
+  }
 }
 
 /** Starts watching; returns the function that stops it. */
@@ -132,10 +142,21 @@ export function watchPlugins(server: WatchedServer, log: Logger, debounceMs = WA
       if (fs.existsSync(spec.dir)) open();
       changed();
     }) : null;
+    // Files and folders linked into a managed plugin's folder from elsewhere (links made since
+    // the watch started are seen at the next start).
+    const linked: fs.FSWatcher[] = [];
+    for (const link of linkedTargets(source, log)) {
+      const base = path.basename(link.target);
+      const watcher = link.folder
+        ? watch(link.target, true, (rel) => { if (relevant(rel)) changed(); })
+        : watch(path.dirname(link.target), false, (rel) => { if (rel === null || rel === base) changed(); });
+      if (watcher !== null) linked.push(watcher);
+    }
     watchers.push(() => {
       main?.close();
       objects?.close();
       parent?.close();
+      for (const watcher of linked) watcher.close();
     });
   }
   log.info(`--watch: reloading plugins when their files change (${folders} folder(s))`);
