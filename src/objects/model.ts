@@ -80,12 +80,21 @@ export class TypeInfo {
 
   /** Checks a value for a field (`lookup`: a value looked for, not stored); throws with type, field and reason. */
   check(f: FieldInfo, value: unknown, lookup = false): void {
+    if (f.uniqueIndex >= 0 && f.type === 'string' && typeof value === 'string') {
+      // Any text may be looked for: text no object can hold (a client's input, say) finds none.
+      if (lookup) return;
+      if (!storableKey(value)) {
+        throw gsfError('GSF_ERR_OBJECT_VALUE', `${this.name}.${f.name} is a unique key: it must be text without NUL or unpaired surrogates, `
+          + `got ${JSON.stringify(value)}`);
+      }
+      const bytes = Buffer.byteLength(value);
+      if (bytes > UNIQUE_TEXT_MAX_BYTES) {
+        throw gsfError('GSF_ERR_OBJECT_VALUE', `${this.name}.${f.name} is a unique key: it must be at most ${UNIQUE_TEXT_MAX_BYTES} bytes of UTF-8, `
+          + `got ${bytes}`);
+      }
+    }
     const problem = checkValue(f, value);
     if (problem) throw gsfError('GSF_ERR_OBJECT_VALUE', `${this.name}.${f.name} ${problem}`);
-    if (!lookup && f.uniqueIndex >= 0 && typeof value === 'string' && !storableKey(value)) {
-      throw gsfError('GSF_ERR_OBJECT_VALUE', `${this.name}.${f.name} is a unique key: it must be text without NUL or unpaired surrogates, `
-        + `got ${JSON.stringify(value)}`);
-    }
   }
 
   /** A fresh copy of a field's default (arrays and maps are not shared between objects). */
@@ -146,6 +155,11 @@ export class Model {
 }
 
 const ID_MAX = 255;
+/**
+ * The longest text a unique key holds, in bytes of UTF-8: PostgreSQL's unique index takes at
+ * most 2,704 bytes a row, and a key must be storable on either store alike.
+ */
+export const UNIQUE_TEXT_MAX_BYTES = 2048;
 
 /**
  * True for a string a unique key may hold: no NUL and no unpaired surrogate (a database's text
@@ -155,15 +169,15 @@ export function storableKey(value: string): boolean {
   return storableText(value);
 }
 
-/** True for a string an object may have as its id: non-empty, at most ID_MAX characters, no NUL. */
+/** True for a string an object may have as its id: non-empty, at most ID_MAX characters, no NUL or unpaired surrogate. */
 export function storableId(id: string): boolean {
-  return id !== '' && id.length <= ID_MAX && !id.includes('\0');
+  return id !== '' && id.length <= ID_MAX && storableText(id);
 }
 
 /** Checks an object id given by a caller. */
 export function checkId(type: string, id: unknown): string {
   if (typeof id !== 'string' || !storableId(id)) {
-    throw gsfError('GSF_ERR_OBJECT_VALUE', `${type} id must be a non-empty string of at most ${ID_MAX} characters without NUL, got ${JSON.stringify(id)}`);
+    throw gsfError('GSF_ERR_OBJECT_VALUE', `${type} id must be a non-empty string of at most ${ID_MAX} characters without NUL or unpaired surrogates, got ${JSON.stringify(id)}`);
   }
   return id;
 }

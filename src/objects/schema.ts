@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { gsfError } from '../errors.ts';
+import { hasLoneSurrogate } from '../text.ts';
 
 export const SCALAR_TYPES = ['string', 'integer', 'double', 'bool', 'datetime'] as const;
 export type ScalarType = (typeof SCALAR_TYPES)[number];
@@ -234,7 +235,10 @@ export function fromJsonDefault(field: FieldDef, value: JsonDefault): unknown {
 
 function checkElement(kind: ElementKind, v: unknown): string | null {
   switch (kind) {
-    case 'string': return typeof v === 'string' ? null : 'must be a string';
+    case 'string':
+      if (typeof v !== 'string') return 'must be a string';
+      // A store keeps text as UTF-8: such a unit would read back as U+FFFD.
+      return hasLoneSurrogate(v) ? `must be text without unpaired UTF-16 surrogates (no UTF-8 form), got ${JSON.stringify(v)}` : null;
     case 'integer': return Number.isSafeInteger(v) ? null : 'must be an integer';
     case 'double': return typeof v === 'number' && Number.isFinite(v) ? null : 'must be a finite number';
     case 'bool': return typeof v === 'boolean' ? null : 'must be true or false';
@@ -258,6 +262,8 @@ export function checkValue(field: FieldDef, value: unknown): string | null {
     for (const [k, v] of Object.entries(value)) {
       // Decoding renames that key (a guard against prototype pollution): it would not read back.
       if (k === '__proto__') return "may not have the key '__proto__'";
+      // Two such keys would be one once stored as UTF-8.
+      if (hasLoneSurrogate(k)) return `may not have a key with an unpaired UTF-16 surrogate (no UTF-8 form), got ${JSON.stringify(k)}`;
       const p = checkElement(field.of!, v);
       if (p) return `[${JSON.stringify(k)}] ${p}`;
     }

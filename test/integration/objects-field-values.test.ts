@@ -35,3 +35,34 @@ test.serial("sqlite: get('__proto__') and get('constructor') are refused as unkn
     await s.stop();
   }
 });
+
+test.serial('sqlite: text with an unpaired surrogate is refused in a string field, an array of strings and a map key; nothing changes', async (t) => {
+  const s = await startObjectServer(await storeArgs('sqlite'));
+  try {
+    const owner = await transact((tx) => tx.create('ProbeAccount', { name: 'lone-owner', tags: ['a'], stats: { wins: 1 } }).id);
+    const item = await transact((tx) => tx.create('ProbeItem', { owner, kind: 'sword', serial: 1 }).id);
+    // A store keeps text as UTF-8, where each of these would read back as U+FFFD: two map keys
+    // would become one.
+    const kind = await t.throwsAsync(transact(async (tx) => (await tx.fetch('ProbeItem', item))!.set('kind', 'a\ud800b')));
+    t.is(kind!.message, 'ProbeItem.kind must be text without unpaired UTF-16 surrogates (no UTF-8 form), got "a\\ud800b"');
+    const created = await t.throwsAsync(transact((tx) => tx.create('ProbeItem', { owner, kind: '\udc00', serial: 2 }).id));
+    t.is(created!.message, 'ProbeItem.kind must be text without unpaired UTF-16 surrogates (no UTF-8 form), got "\\udc00"');
+    const tags = await t.throwsAsync(transact(async (tx) => (await tx.fetch('ProbeAccount', owner))!.set('tags', ['ok', 'x\ud83d'])));
+    t.is(tags!.message, 'ProbeAccount.tags [1] must be text without unpaired UTF-16 surrogates (no UTF-8 form), got "x\\ud83d"');
+    const stats = await t.throwsAsync(transact(async (tx) => (await tx.fetch('ProbeAccount', owner))!.set('stats', { 'k\ud800': 1, 'k\ud801': 2 })));
+    t.is(stats!.message, 'ProbeAccount.stats may not have a key with an unpaired UTF-16 surrogate (no UTF-8 form), got "k\\ud800"');
+    // An id holding one names no object: a fetch finds none, a create is refused.
+    t.is(await transact(async (tx) => tx.fetch('ProbeItem', 'id\ud800')), null);
+    await t.throwsAsync(transact((tx) => tx.create('ProbeItem', { owner, kind: 'axe', serial: 3 }, { id: 'id\ud800' }).id),
+      { message: 'ProbeItem id must be a non-empty string of at most 255 characters without NUL or unpaired surrogates, got "id\\ud800"' });
+    // A pair is text like any other, and what was there is kept.
+    await transact(async (tx) => (await tx.fetch('ProbeItem', item))!.set('kind', 'blade \ud83d\ude00'));
+    const read = await transact(async (tx) => {
+      const [i, a] = [(await tx.fetch('ProbeItem', item))!, (await tx.fetch('ProbeAccount', owner))!];
+      return { kind: i.get('kind'), tags: a.get('tags'), stats: a.get('stats') };
+    });
+    t.deepEqual(read, { kind: 'blade \ud83d\ude00', tags: ['a'], stats: { wins: 1 } });
+  } finally {
+    await s.stop();
+  }
+});

@@ -80,7 +80,7 @@ for (const backend of BACKENDS) {
       t.is(err(() => tx.create('ProbeAccount', { name: 'x', stats: { a: 'b' } })), 'ProbeAccount.stats ["a"] must be an integer');
       t.is(err(() => tx.create('ProbeAccount', { name: 'x', joined: new Date('nope') })), 'ProbeAccount.joined must be a valid Date');
       t.is(err(() => tx.create('ProbeAccount', { name: 'x' }, { id: '' })),
-        'ProbeAccount id must be a non-empty string of at most 255 characters without NUL, got ""');
+        'ProbeAccount id must be a non-empty string of at most 255 characters without NUL or unpaired surrogates, got ""');
       const a = tx.create('ProbeAccount', { name: 'x' });
       t.is(err(() => a.set('active', 'yes')), 'ProbeAccount.active must be true or false');
       t.is(err(() => (a.get('tags') as string[]).push('z')), 'Cannot add property 0, object is not extensible');
@@ -90,7 +90,7 @@ for (const backend of BACKENDS) {
       t.is(await tx.fetch('ProbeAccount', 'a\u0000b'), null);
       t.is(await tx.fetch('ProbeAccount', 'x'.repeat(256), 'write'), null);
       t.is(tx.fetchCached('ProbeAccount', ''), null);
-      await t.throwsAsync(tx.fetch('ProbeAccount', 7 as never), { message: 'ProbeAccount id must be a non-empty string of at most 255 characters without NUL, got 7' });
+      await t.throwsAsync(tx.fetch('ProbeAccount', 7 as never), { message: 'ProbeAccount id must be a non-empty string of at most 255 characters without NUL or unpaired surrogates, got 7' });
       const other = new Transaction(threadStore());
       t.is(err(() => other.delete(a)), 'delete: the object must come from this event (fetch or create it here)');
       t.deepEqual(await tx.commit(), { ok: true });

@@ -5,6 +5,7 @@
  * on either store, and a lookup of one finds no object.
  */
 import test from 'ava';
+import { randomBytes } from 'node:crypto';
 import { transact } from '../../src/objects/plugin-api.ts';
 import { postgresInstalled } from './_postgres.ts';
 import { startObjectServer, stopPostgres, storeArgs, type Backend } from './_objects.ts';
@@ -27,6 +28,25 @@ for (const backend of backends) {
       await t.throwsAsync(transact(async (tx) => (await tx.fetch('ProbeAccount', id))!.set('name', 'grace\u0000')), { message: /unique key/ });
       const found = await transact(async (tx) => (await tx.fetchBy('ProbeAccount', 'name', 'grace \ud83d\ude00'))?.id ?? null);
       t.is(found, id);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test.serial(`${backend}: a unique name is at most 2048 bytes of UTF-8; a longer one is refused where it is set`, async (t) => {
+    const s = await startObjectServer(await storeArgs(backend));
+    try {
+      // Random text: PostgreSQL's index refuses a row past 2,704 bytes it cannot compress.
+      const longest = randomBytes(1024).toString('hex');
+      const id = await transact((tx) => tx.create('ProbeAccount', { name: longest }).id);
+      t.is(await transact(async (tx) => (await tx.fetchBy('ProbeAccount', 'name', longest))?.id ?? null), id);
+      const over = `${randomBytes(1024).toString('hex').slice(0, 2046)}éé`;
+      const err = await t.throwsAsync(transact((tx) => tx.create('ProbeAccount', { name: over }).id));
+      t.is(err!.message, 'ProbeAccount.name is a unique key: it must be at most 2048 bytes of UTF-8, got 2050');
+      await t.throwsAsync(transact(async (tx) => (await tx.fetch('ProbeAccount', id))!.set('name', over)), { message: /at most 2048 bytes/ });
+      // A lookup of a longer name is no mistake: it finds none.
+      t.is(await transact(async (tx) => tx.fetchBy('ProbeAccount', 'name', over)), null);
+      t.is(await transact(async (tx) => (await tx.fetch('ProbeAccount', id))!.get('name')), longest);
     } finally {
       await s.stop();
     }
