@@ -79,13 +79,19 @@ export class GsfServer {
     }
 
     native.profilerEnable(flags.get<boolean>('enable_event_profiler'));
-    const publish = (): void => native.configSet(JSON.stringify(flags.snapshot()));
+    // Event threads read a change at their next flag read: the stamp moves once it is published.
+    const configStamp = new Int32Array(new SharedArrayBuffer(4));
+    const publish = (): void => {
+      native.configSet(JSON.stringify(flags.snapshot()));
+      Atomics.add(configStamp, 0, 1);
+    };
     publish();
 
     const init: WorkerInit = {
       manifest: { file: manifest.file, dir: manifest.dir, components: manifest.components, plugins: manifest.plugins, listed: [...manifest.listed] },
       pluginFiles,
       contextModule: fileURLToPath(new URL('./thread-setup.ts', import.meta.url)),
+      configStamp,
     };
     const dispatcher = new Dispatcher(thread, init);
     const ed = manifest.components.EventDispatcher!;

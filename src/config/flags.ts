@@ -53,8 +53,33 @@ export class FlagRegistry {
     return this.flags.delete(name);
   }
 
+  /** A thread mirroring the main thread's values: the shared cell that moves on each change (`follow`). */
+  private stamp: Int32Array | null = null;
+  private seenStamp = 0;
+  private refresh: () => void = () => undefined;
+
+  /**
+   * Makes every read of this (a worker's) registry first look at `stamp[0]`, a shared cell the
+   * main thread moves once it has published a change, and call `refresh` (which loads the
+   * published values) when it moved. A thread whose serve loop does not turn (an event still
+   * awaiting on a retired thread, a handler resuming before the loop's next turn) then reads a
+   * change as soon as the main thread answered it. A read costs one shared load.
+   */
+  follow(stamp: Int32Array, refresh: () => void): void {
+    this.stamp = stamp;
+    this.seenStamp = Atomics.load(stamp, 0);
+    this.refresh = refresh;
+  }
+
   /** The current value; throws for an unknown flag (a programming error). */
   get<T extends ArgValue = ArgValue>(name: string): T {
+    if (this.stamp !== null) {
+      const stamp = Atomics.load(this.stamp, 0);
+      if (stamp !== this.seenStamp) {
+        this.seenStamp = stamp;
+        this.refresh();
+      }
+    }
     const flag = this.flags.get(name);
     if (!flag) throw new Error(`unknown flag '${name}'`);
     return flag.value as T;

@@ -20,6 +20,8 @@ export interface WorkerInit {
    * named here by the server so that events/ imports none of it.
    */
   contextModule: string;
+  /** A shared cell the main thread moves after it published a flag change (`FlagRegistry.follow`). */
+  configStamp: Int32Array;
 }
 
 /** What `WorkerInit.contextModule` exports. */

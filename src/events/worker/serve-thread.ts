@@ -74,6 +74,7 @@ export function setUpWorker(init: WorkerInit, progress: Int32Array, finished: (f
       flags.load(JSON.parse(core.configGet()) as Record<string, ArgValue>);
       lines.slowMs = flags.get<number>('slow_event_log_threshold_in_ms');
     };
+    flags.follow(init.configStamp, refreshFlags);
     return { thread, effects, slot, cell, idle, lines, awaiting, refreshFlags };
   });
 }
