@@ -49,6 +49,11 @@ import { startObjectServer } from './_objects.ts';
         const { status, body } = await api.get(`/v1/counters/pp/sub/?values=${odd}`);
         t.deepEqual({ status, body }, { status: 400, body: { error: 'GSF_ERR_BAD_REQUEST', message: `values must be true or false (got '${odd}')` } }, odd);
       }
+      // A counter named like a property of every object is listed with its value.
+      native.counterUpdate('pp/proto', '__proto__', 42, false);
+      native.counterUpdate('pp/proto', 'constructor', 7, false);
+      const proto = await api.get('/v1/counters/pp/proto/?values=true');
+      t.is(proto.text, '{"category":"pp/proto","counters":["__proto__","constructor"],"values":{"__proto__":42,"constructor":7}}');
       const { status, body } = await api.get('/v1/counters/pp/sub/?values=true&values=true');
       t.deepEqual({ status, body }, { status: 400, body: { error: 'GSF_ERR_BAD_REQUEST', message: "query parameter 'values' must be given once, got 2 values" } });
     } finally {

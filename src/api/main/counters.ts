@@ -65,7 +65,11 @@ export function registerCounterRoutes(router: Router, registry: CounterRegistry)
     const read = registry.reading(category);
     if (read === null) return null;
     const values: Record<string, unknown> = {};
-    for (const name of read.names) values[name] = read.values.get(name) ?? null;
+    for (const name of read.names) {
+      // Defined, not assigned: a counter named `__proto__` (a plugin may name counters after
+      // player data) would otherwise set the object's prototype and be left out.
+      Object.defineProperty(values, name, { value: read.values.get(name) ?? null, enumerable: true, writable: true, configurable: true });
+    }
     return { status: 200, body: { category, counters: read.names, values } };
   };
 
