@@ -90,7 +90,7 @@ for (const managed of [true, false]) {
 
       // A gift of 2 gems to ada: the bag grows.
       await page.getByRole('link', { name: 'Live operations' }).click();
-      await page.getByLabel('Ids, comma-separated').fill('ada');
+      await page.getByLabel('Ids, one per line').fill('ada');
       await page.getByLabel('Title', { exact: true }).fill('Sorry');
       await page.getByLabel('Content').fill('For the downtime');
       await page.getByLabel('Quantity of Gem').fill('2');

@@ -5,7 +5,7 @@
  */
 /* global URLSearchParams */
 import { V1, call, choices, get, path } from './console-api.js';
-import { $, attempt, change, clearError, el, fieldList, latest, paged, say, show, valueGiven, words } from './console-ui.js';
+import { $, attempt, change, clearError, dropped, el, fieldList, latest, paged, say, show, valueGiven, words } from './console-ui.js';
 import { renderCharacters } from './console-characters.js';
 
 /** Fills the search conditions and wires the search form. */
@@ -68,7 +68,10 @@ export async function openAccount(id) {
     const [user, loggedIn, banned] = await Promise.all([
       get(path('account', id)), settle(get(path('account', id, 'connection'))), settle(get(path('account', id, 'ban'))),
     ]);
-    if (!mine()) return;
+    if (!mine()) {
+      dropped();
+      return;
+    }
     const reopen = () => openAccount(id);
     const post = (what, question, done) => async () => {
       if (await change(question, () => call('POST', path('account', id, what)), done)) await reopen();
@@ -95,5 +98,5 @@ export async function openAccount(id) {
       characters));
     heading.focus();
     await renderCharacters(characters, id);
-  });
+  }, mine);
 }

@@ -37,7 +37,8 @@ async function sendGift() {
   const items = [...$('gift-items').querySelectorAll('input[data-item]')]
     .map((i) => ({ item_id: i.dataset.item, quantity: Number(i.value) }))
     .filter((i) => i.quantity !== 0);
-  const users = $('gift-users').value.split(',').map((u) => u.trim()).filter((u) => u !== '');
+  // One id per line, exactly as typed: an account id may hold a comma or a space.
+  const users = $('gift-users').value.split(/\r?\n/).filter((u) => u !== '');
   const expires = $('gift-expires').value;
   const body = {
     target_type: $('gift-target').value, title: $('gift-title-text').value, content: $('gift-content').value,
@@ -46,7 +47,8 @@ async function sendGift() {
   };
   if (!toAll) body.users = users;
   const what = items.map((i) => words`${i.quantity} ${i.item_id}`).join(', ') || 'nothing';
-  const whom = toAll ? words`every ${body.target_type}` : words`${body.target_type}(s) ${users.join(', ')}`;
+  // Each id isolated on its own, so the list's commas stay the page's.
+  const whom = toAll ? words`every ${body.target_type}` : `${words`${body.target_type}`}(s) ${users.map((u) => words`${u}`).join(', ')}`;
   await change(`Gift ${what} to ${whom}?`, () => call('POST', `${V1}/item/${toAll ? 'gift-to-all' : 'gift'}/`, body), `Gift sent to ${whom}.`);
 }
 
@@ -80,7 +82,9 @@ async function initNotice() {
       .map((r) => ({ language_code: r.querySelector('.lang').value, message: r.querySelector('.text').value }));
     const category = $('notice-category').value;
     const color = $('notice-color').value.toUpperCase();
-    await change(words`Send a notice to ${category === 'all' ? 'every session' : words`category ${category}`}: "${messages.map((m) => m.message).join(' / ')}"?`,
+    // Not nested: `words` shows a value's own isolates as text.
+    const to = category === 'all' ? 'every session' : words`category ${category}`;
+    await change(`Send a notice to ${to}: "${words`${messages.map((m) => m.message).join(' / ')}`}"?`,
       () => call('POST', `${V1}/notice/`, { category, color, messages }), words`Notice sent to ${category}.`);
   });
 }

@@ -25,13 +25,22 @@ export function el(tag, attrs = {}, ...children) {
   return e;
 }
 
+/** Bidi controls that open or close a scope: embeddings, overrides, isolates and their ends. */
+const BIDI_SCOPES = /[\u202A-\u202E\u2066-\u2069]/g;
+
 /**
  * A sentence with data in it (a tagged template): each value is wrapped in Unicode isolates
  * (FSI … PDI), so that a name holding a bidi override (U+202E) cannot turn the page's own words
- * around it backwards, in the page or in a confirmation.
+ * around it backwards, in the page or in a confirmation. The value's own scope controls are
+ * shown as `<U+202E>`: its PDI would otherwise close the page's isolate early (and let an
+ * override after it reach the page's words), and the operator sees what the name holds.
  */
 export const words = (strings, ...values) =>
-  strings.reduce((out, s, i) => out + s + (i < values.length ? `\u2068${values[i]}\u2069` : ''), '');
+  strings.reduce((out, s, i) => out + s + (i < values.length ? `\u2068${visibleBidi(String(values[i]))}\u2069` : ''), '');
+
+/** `text` with each bidi scope control written out as `<U+XXXX>`. */
+const visibleBidi = (text) =>
+  text.replace(BIDI_SCOPES, (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase()}>`);
 
 /** A value as the page shows it: strings as they are, the rest as JSON. */
 export const show = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
@@ -54,15 +63,25 @@ export function clearError() {
   $('error').replaceChildren();
 }
 
-/** Runs `fn`, showing its error if it fails; resolves to whether it succeeded. */
-export async function attempt(fn) {
+/**
+ * Runs `fn`, showing its error if it fails; resolves to whether it succeeded. `wanted` (from
+ * `latest`) says whether the answer is still the one asked for last: an older load's failure
+ * is not shown over a newer one's results.
+ */
+export async function attempt(fn, wanted = () => true) {
   try {
     await fn();
     return true;
   } catch (err) {
-    showError(err);
+    if (wanted()) showError(err);
+    else dropped();
     return false;
   }
+}
+
+/** Counts an answer dropped because a newer one was asked for (`data-dropped` on the body, for tests and the curious). */
+export function dropped() {
+  document.body.dataset.dropped = String(Number(document.body.dataset.dropped ?? 0) + 1);
 }
 
 /**
@@ -174,8 +193,11 @@ export function paged(box, label, load, render, pageSize = 20) {
   const show1 = async (target = pageNo) => {
     const mine = latest(box);
     let answer;
-    const ok = await attempt(async () => { answer = await load(target, pageSize); });
-    if (!mine()) return false;
+    const ok = await attempt(async () => { answer = await load(target, pageSize); }, mine);
+    if (!mine()) {
+      if (ok) dropped();
+      return false;
+    }
     if (!ok) {
       // A first page that failed shows nothing rather than what an earlier load of the box left.
       if (!shown) box.replaceChildren();
