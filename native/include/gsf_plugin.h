@@ -530,9 +530,11 @@ typedef gsf_type_status (*gsf_on_start)(const struct gsf_type_host_api* host, gs
 typedef gsf_type_status (*gsf_on_stop)(const struct gsf_type_host_api* host, gsf_type_call call, int64_t deadline_ms);
 
 /**
- * Runs before a reload retires this copy of the library (after its last event ended) and when
- * the server stops, last of all its hooks: stop the copy's own threads here. gsf has already
- * ended the copy's timers and released the user data it held for it (gsf_on_drop). @since 1.2
+ * Runs before a reload retires this copy of the library (after its last event ended), last of
+ * all its hooks: stop the copy's own threads here. gsf has already ended the copy's timers and
+ * released the user data it held for it (gsf_on_drop). Not run when a server stops: the copy
+ * stays loaded and serves the next server the process starts; stop threads a stop should end
+ * in on_stop. @since 1.2
  */
 typedef void (*gsf_on_unload)(const struct gsf_type_host_api* host, gsf_type_call call);
 
@@ -780,7 +782,9 @@ typedef struct gsf_type_host_api {
 
   /**
    * Registers a hook run when a session opens (init only), as a managed sessions.onOpen. `drop`
-   * (may be NULL) releases `user_data` when the copy is retired or the server stops. @since 1.2
+   * (may be NULL) releases `user_data` when a reload retires the copy. A copy is loaded once per
+   * process and serves every server started in it, so without a reload the hook lives as long
+   * as the process (no `drop` at exit). @since 1.2
    */
   gsf_type_status (*register_session_opened)(gsf_type_call init, gsf_on_session fn, void* user_data, gsf_on_drop drop);
   /** Registers a hook run when a session has closed (init only), as sessions.onClose; `drop` as above. @since 1.2 */
@@ -848,8 +852,8 @@ typedef struct gsf_type_host_api {
                                  gsf_on_timer fn, void* user_data, gsf_on_drop drop, uint64_t* timer_id);
   /**
    * Registers a handler called when any event times out (init only; see gsf_on_event_timeout),
-   * as a managed onEventTimeout. `drop` (may be NULL) releases `user_data` when the copy is
-   * retired or the server stops. @since 1.2
+   * as a managed onEventTimeout. `drop` (may be NULL) releases `user_data` when a reload retires
+   * the copy (as for register_session_opened: not when a server stops). @since 1.2
    */
   gsf_type_status (*register_timeout_handler)(gsf_type_call init, gsf_on_event_timeout fn, void* user_data, gsf_on_drop drop);
 
