@@ -200,7 +200,8 @@ gsf_type_status CounterIncrease(gsf_type_borrowed_str category, gsf_type_borrowe
 
 gsf_type_status CounterRead(gsf_type_borrowed_str category, gsf_type_borrowed_str name, double* value) {
   return Guard([&]() -> gsf_type_status {
-    if (!value) return GSF_STATUS_INVALID_ARGUMENT;  // the value has nowhere to go
+    // The names as every counter call checks them: a name no counter can have is a mistake, not NOT_FOUND.
+    if (!value || !CounterNames(category, name)) return GSF_STATUS_INVALID_ARGUMENT;
     double v;
     if (!Host().runtime().counters.Value(View(category), View(name), &v)) return GSF_STATUS_NOT_FOUND;
     *value = v;

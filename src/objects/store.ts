@@ -19,7 +19,7 @@ import { syncSqliteSchema } from './sqlite-store.ts';
 import { syncPostgresSchema } from './postgres-store.ts';
 import { defineStoredCounters } from './stats.ts';
 import { registerObjectCounters } from './counters.ts';
-import { closeThreadStore } from './thread-store.ts';
+import { closeThreadStore, threadStore } from './thread-store.ts';
 import type { CommittedObjects, WriterCommand, WriterEvent, WriterInit } from './writer/messages.ts';
 
 const WRITER_FILE = fileURLToPath(new URL('./writer/thread.ts', import.meta.url));
@@ -117,6 +117,9 @@ export async function startObjectStore(manifest: Manifest, pluginFiles: readonly
   }
   log.info(`object store: ${schema.types.length} type(s) on ${config.backend === 'sqlite' ? config.sqlitePath : 'postgresql'}`,
     { types: schema.types.map((t) => t.name) });
+  // The types object_read_cached knows, published for every thread now: a native plugin's first
+  // call may come before any JavaScript of the process has touched objects.
+  threadStore();
 
   let stopped: Promise<void> | null = null;
   const stop = async (limitMs: number): Promise<void> => {

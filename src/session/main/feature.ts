@@ -12,7 +12,7 @@ import { AccountManager, type LoginPolicy } from './accounts.ts';
 import { serveAccountCalls, type AccountOp } from '../account-calls.ts';
 import { encodeFrame } from '../codec.ts';
 import { manifestMaintenanceRecord, Maintenance, type MaintenanceState } from '../../maintenance/state.ts';
-import { setMainSessionTarget } from './ops.ts';
+import { noAccounts, setMainSessionTarget } from './ops.ts';
 import { OutboundReader } from './outbound-reader.ts';
 import { setOutboundListening } from '../worker/outbound-writer.ts';
 import { CloseCode, EngineType, type CodecName, type MaintenanceNotice } from '../protocol.ts';
@@ -52,7 +52,14 @@ export const sessionFeature: Feature = {
     native.counterUpdate('engine', 'concurrent_user', 0, false, 'Accounts logged in');
     if (!manifest.listed.has('SessionService')) {
       maintenance.start(m.under_maintenance as boolean);
-      return { stop: () => maintenance.stop() };
+      // Event threads' account calls are answered at once: there is no account manager to wait for.
+      dispatcher.onChannel('accounts', (hello) => serveAccountCalls(hello.port, (op) => { throw noAccounts(op); }));
+      return {
+        stop: () => {
+          dispatcher.onChannel('accounts', null);
+          maintenance.stop();
+        },
+      };
     }
 
     const args = manifest.components.SessionService!;

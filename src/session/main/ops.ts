@@ -1,5 +1,6 @@
 /** Session operations of plugin code on the main thread: straight to the running listener. */
 import type { EventRuntime } from '../../events/runtime.ts';
+import { gsfError, type GsfError } from '../../errors.ts';
 import { encodeFrame, sessionCodec } from '../codec.ts';
 import type { AccountOp } from '../account-calls.ts';
 import type { SessionOps } from '../ops.ts';
@@ -18,6 +19,11 @@ const encode = encodeFrame, codecOf = sessionCodec;
 const utf8 = new TextEncoder();
 
 let mainTarget: MainSessionTarget | null = null;
+
+/** What an account call gets on a server without sessions: no account can log in there. */
+export function noAccounts(op: AccountOp): GsfError {
+  return gsfError('GSF_ERR_UNAVAILABLE', `accounts.${op}: this server has no SessionService (the manifest lists none), so no account logs in here`);
+}
 
 /** Set by the session feature while it runs (main thread only). */
 export function setMainSessionTarget(target: MainSessionTarget | null): void {
@@ -57,7 +63,7 @@ export function mainOps(rt: EventRuntime): SessionOps {
       target()?.publish(group, utf8.encode(encode('json', type, body) as string), encode('msgpack', type, body) as Uint8Array);
     },
     async account(op, args) {
-      if (!mainTarget) throw new Error('no SessionService is running');
+      if (!mainTarget) throw noAccounts(op);
       return mainTarget.account(op, args);
     },
   };
