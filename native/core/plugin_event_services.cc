@@ -130,6 +130,8 @@ gsf_type_status Invoke(gsf_type_call call, gsf_type_borrowed_str event, gsf_type
     uint32_t handler = TargetEvent(s, "invoke", name, &status);
     if (handler == 0) return status;
     if (!CheckPayload(s, "invoke", payload, &status)) return status;
+    // Texts as bytes are: a NULL with a length is a lost buffer, not an empty name.
+    if (o.name.ptr == nullptr && o.name.len != 0) return Note(s, GSF_STATUS_INVALID_ARGUMENT, "invoke: options.name is NULL but its length is not 0");
     bool in_event = s && !s->init && s->event.event_id != 0;  // lifecycle hooks run in no event
     uint64_t tag;
     switch (o.tag_mode) {
@@ -138,6 +140,7 @@ gsf_type_status Invoke(gsf_type_call call, gsf_type_borrowed_str event, gsf_type
         tag = o.tag;
         break;
       case GSF_TAG_MODE_NAMED:
+        if (!TagName(o.tag_name)) return Note(s, GSF_STATUS_INVALID_ARGUMENT, "invoke: options.tag_name must be UTF-8 (NULL only with length 0)");
         tag = NamedTag(View(o.tag_name));
         break;
       case GSF_TAG_MODE_RANDOM:

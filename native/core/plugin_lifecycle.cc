@@ -330,6 +330,7 @@ gsf_type_status TimerStart(gsf_type_call call, double delay_ms, double interval_
       return Note(s, GSF_STATUS_INVALID_ARGUMENT, "timer_start: times must be finite, non-negative ms");
     }
     if (!fn) return Note(s, GSF_STATUS_INVALID_ARGUMENT, "timer_start: no timer function");
+    if (name.ptr == nullptr && name.len != 0) return Note(s, GSF_STATUS_INVALID_ARGUMENT, "timer_start: name is NULL but its length is not 0");
     std::string_view n = View(name);
     if (!n.empty() && (!ValidName(n) || n.size() > 255)) {
       return Note(s, GSF_STATUS_INVALID_ARGUMENT, "timer_start: the name must be UTF-8 of at most 255 bytes");

@@ -91,6 +91,7 @@ gsf_type_status ClusterInvoke(gsf_type_call call, gsf_type_borrowed_str server_i
         tag = o.tag;
         break;
       case GSF_TAG_MODE_NAMED:
+        if (!TagName(o.tag_name)) return Note(s, GSF_STATUS_INVALID_ARGUMENT, what + ": options.tag_name must be UTF-8 (NULL only with length 0)");
         tag = NamedTag(View(o.tag_name));
         break;
       default:

@@ -44,6 +44,8 @@ bool ValidName(std::string_view s) {
 
 bool Text(gsf_type_borrowed_str s) { return s.ptr != nullptr && ValidName(View(s)); }
 
+bool TagName(gsf_type_borrowed_str s) { return s.len == 0 || Text(s); }
+
 bool CounterNames(gsf_type_borrowed_str category, gsf_type_borrowed_str name) {
   // '.' and '..' are no URL path segment (clients fold them away): REST could not read the counter.
   const auto segment = [](gsf_type_borrowed_str s) { return Text(s) && View(s) != "." && View(s) != ".."; };

@@ -22,6 +22,8 @@ std::string_view View(gsf_type_borrowed_bytes b);
 bool ValidName(std::string_view s);
 /** A borrowed string that is non-empty, valid UTF-8 (false for a null pointer). */
 bool Text(gsf_type_borrowed_str s);
+/** A named tag's name: empty, or valid UTF-8 (false for a null pointer with a length). */
+bool TagName(gsf_type_borrowed_str s);
 /** A counter's category and name: both non-empty, valid UTF-8, and neither '.' nor '..'. */
 bool CounterNames(gsf_type_borrowed_str category, gsf_type_borrowed_str name);
 /** "<what> of plugin '<name>'": how a message names a plugin's request. */

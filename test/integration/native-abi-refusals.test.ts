@@ -90,3 +90,31 @@ test.serial('counter_read refuses names no counter can have; object_read_cached 
     await s.stop();
   }
 });
+
+test.serial('invoke and timer_start refuse a text that is a lost buffer (NULL with a length) or not UTF-8, as bodies are refused', async (t) => {
+  const s = await startTestServer({ EventDispatcher: { event_threads_size: 1 } }, [NATIVE]);
+  const status = (name: string): number | null => {
+    const v = native.counterValue('ab', name);
+    return v === null ? null : v - 100;
+  };
+  try {
+    s.server.invoke('ab.texts');
+    await waitFor(() => status('timer_name_lost') !== null, 10000, 'ab.texts');
+    const OK = 0, INVALID_ARGUMENT = 1;
+    t.deepEqual({
+      invoke_name_lost: status('invoke_name_lost'),
+      invoke_tag_name_lost: status('invoke_tag_name_lost'),
+      invoke_tag_name_bad_utf8: status('invoke_tag_name_bad_utf8'),
+      invoke_tag_name_empty: status('invoke_tag_name_empty'),
+      timer_name_lost: status('timer_name_lost'),
+    }, {
+      invoke_name_lost: INVALID_ARGUMENT,
+      invoke_tag_name_lost: INVALID_ARGUMENT,
+      invoke_tag_name_bad_utf8: INVALID_ARGUMENT,
+      invoke_tag_name_empty: OK,
+      timer_name_lost: INVALID_ARGUMENT,
+    });
+  } finally {
+    await s.stop();
+  }
+});
