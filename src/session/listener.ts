@@ -315,7 +315,7 @@ export class SessionListener implements LocalSessions {
   }
 
   /** One message to many sessions (null: every session), each in its codec's encoding. */
-  broadcast(sessionIds: readonly number[] | null, json: Uint8Array, msgpack: Uint8Array): void {
+  broadcast(sessionIds: readonly number[] | null, json: Uint8Array, msgpack: Uint8Array, members = false): void {
     if (sessionIds === null) {
       this.sendAll((codec) => (codec === 'json' ? json : msgpack));
       this.remote?.broadcastAll(json, msgpack);
@@ -324,6 +324,9 @@ export class SessionListener implements LocalSessions {
     for (const id of sessionIds) {
       const d = this.sessions.get(id);
       if (d === undefined) {
+        // A group's member (an I/O thread's publish) that closed here since had left the group
+        // by then, as with one thread, where the publish would not have named it.
+        if (members) continue;
         // The session id's low bit is its codec (1: msgpack).
         if (this.remote !== null) this.remote.send(id, id % 2 === 1 ? msgpack : json);
         else this.dropped('no_session');

@@ -12,6 +12,8 @@
 
 export const enum IoOp { send = 1, close = 2, ids = 3, all = 4 }
 export const IO_BINARY = 1;
+/** An `ids` record of a group's members: one that closed here since is no drop (it has left the group). */
+export const IO_MEMBERS = 2;
 
 const utf8 = new TextEncoder();
 const INITIAL_BYTES = 64 * 1024;
@@ -77,11 +79,11 @@ export class IoBatchWriter {
     this.used += 16 + text.length;
   }
 
-  /** One message to some sessions of the thread, each in its codec's encoding. */
-  ids(sessionIds: readonly number[], json: Uint8Array, msgpack: Uint8Array): void {
+  /** One message to some sessions of the thread, each in its codec's encoding; `members`: a group's (see IO_MEMBERS). */
+  ids(sessionIds: readonly number[], json: Uint8Array, msgpack: Uint8Array, members = false): void {
     this.room(32 + json.length + msgpack.length + sessionIds.length * 8);
     this.align();
-    this.head(IoOp.ids, 0);
+    this.head(IoOp.ids, members ? IO_MEMBERS : 0);
     const v = this.view;
     v.setUint32(this.used, json.length, true);
     v.setUint32(this.used + 4, msgpack.length, true);
@@ -116,7 +118,7 @@ export interface IoBatchTarget {
   sendOne(sessionId: number, frame: Uint8Array, binary: boolean): void;
   sendRun(sessionId: number, frames: (write: (frame: Uint8Array, binary: boolean) => void) => void): void;
   end(sessionId: number, code: number, reason: string): boolean;
-  broadcast(sessionIds: readonly number[] | null, json: Uint8Array, msgpack: Uint8Array): void;
+  broadcast(sessionIds: readonly number[] | null, json: Uint8Array, msgpack: Uint8Array, members?: boolean): void;
 }
 
 const decoder = new TextDecoder();
@@ -171,7 +173,7 @@ export function applyIoBatch(buffer: ArrayBuffer, target: IoBatchTarget): void {
         const ids = new Array<number>(count);
         for (let i = 0; i < count; i++) ids[i] = v.getFloat64(p + i * 8, true);
         p += count * 8;
-        target.broadcast(ids, json, msgpack);
+        target.broadcast(ids, json, msgpack, (flags & IO_MEMBERS) !== 0);
         break;
       }
       case IoOp.all: {

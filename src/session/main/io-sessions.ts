@@ -335,14 +335,15 @@ export class IoSessions implements LocalSessions {
     this.toThreads(perThread, json, msgpack);
   }
 
-  private toThreads(perThread: number[][], json: Uint8Array, msgpack: Uint8Array): void {
+  /** `members`: the ids are a group's (a member that closed on its thread since is no drop there). */
+  private toThreads(perThread: number[][], json: Uint8Array, msgpack: Uint8Array, members = false): void {
     if (this.stopping) {
       this.dropped(perThread.reduce((n, ids) => n + ids.length, 0));
       return;
     }
     perThread.forEach((ids, thread) => {
       if (ids.length === 0) return;
-      this.threads.batch(thread).ids(ids, json, msgpack);
+      this.threads.batch(thread).ids(ids, json, msgpack, members);
     });
   }
 
@@ -376,7 +377,7 @@ export class IoSessions implements LocalSessions {
     if (this.logLevel > 0) this.thread.log.info(`session publish: group=${group}, members=${members.length}`);
     const perThread: number[][] = [];
     for (const m of members) (perThread[m.thread] ??= []).push(m.id);
-    this.toThreads(perThread, json, msgpack);
+    this.toThreads(perThread, json, msgpack, true);
   }
 
   /** Stops listening and closes every session with 1001; resolves once their closed events are queued. */
