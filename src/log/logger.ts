@@ -31,6 +31,8 @@ export interface LogOutput {
   /** Append lines to this file; '' means standard output. */
   file: string;
   format: 'text' | 'json';
+  /** How lines name the thread (default: `main`, or `worker-<threadId>` for an event thread). */
+  thread?: string;
 }
 
 export interface Logger {
@@ -210,7 +212,7 @@ function jsonLine(level: number, thread: string, msg: string, fields?: LogFields
 
 /** Creates a logger for this thread. */
 export function createLogger(flags: LogFlags, output: LogOutput): Logger {
-  const thread = isMainThread ? 'main' : `worker-${threadId}`;
+  const thread = output.thread ?? (isMainThread ? 'main' : `worker-${threadId}`);
   const render = output.format === 'json' ? jsonLine : textLine;
   const write = (level: number, msg: string, fields?: LogFields): void => {
     if (level < Number(flags.get('minloglevel'))) return;

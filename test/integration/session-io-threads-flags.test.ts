@@ -44,6 +44,9 @@ test.serial('raising session_message_logging_level logs frames sent to a session
   await pushed; // a line is written before its frame
   t.true(messageLines(s, a.id).some((l) => l.endsWith(`session message out: session=${a.id}, type=push, length=34`)), 'the reply on the thread that read a message is logged');
   t.deepEqual(messageLines(s, b.id).map((l) => l.replace(/^.*\] /, '')), [`session message out: session=${b.id}, type=pushed, length=32`]);
+  // Each line names the I/O thread that wrote it (a on the first thread, b on the second).
+  t.regex(messageLines(s, a.id).at(-1)!, / io-0\] session message out: /);
+  t.regex(messageLines(s, b.id)[0]!, / io-1\] session message out: /);
 });
 
 test.serial('lowering session_message_logging_level to 0 stops logging frames sent to a session on the other thread', async (t) => {

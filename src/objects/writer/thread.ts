@@ -41,7 +41,7 @@ const log = createLogger({
     }
     return flags.get(name);
   },
-}, { file: init.logFile, format: init.logFormat });
+}, { file: init.logFile, format: init.logFormat, thread: 'object-writer' });
 const model = new Model(config.schema);
 const types: readonly TypeInfo[] = model.types;
 const stats = new GroupStats(databaseLabel(config));

@@ -33,7 +33,7 @@ function refresh(): void {
   flags.load(JSON.parse(core.configGet()) as Record<string, ArgValue>);
 }
 refresh();
-const log = createLogger(flags, { file: init.logFile, format: init.logFormat });
+const log = createLogger(flags, { file: init.logFile, format: init.logFormat, thread: `io-${init.index}` });
 
 const handlers = { messages: new Set<string>(), opened: { length: 0 }, closed: { length: 0 } };
 function setHandled(h: HandledTypes): void {
