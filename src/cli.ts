@@ -170,7 +170,8 @@ async function main(argv: string[]): Promise<void> {
       const { runObjectsCommand, OBJECTS_USAGE } = await loadModule<typeof import('./objects-command.ts')>(import.meta.url, './objects-command.ts');
       helpAsked(rest, OBJECTS_USAGE);
       if (rest[0] !== 'types') {
-        process.stderr.write(OBJECTS_USAGE);
+        const said = rest[0] === undefined ? 'gsf: objects needs a command\n' : `gsf: unknown objects command '${rest[0]}'\n`;
+        process.stderr.write(said + OBJECTS_USAGE);
         process.exit(2);
       }
       // A mistyped --check would otherwise write the files it was meant to check.

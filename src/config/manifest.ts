@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { COMPONENTS, SERVICES, type ArgSpec, type ComponentSchema } from './schema.ts';
+import { parseJsonText } from './json-text.ts';
 
 export type ArgValue = boolean | number | string | string[];
 export type ComponentArgs = Record<string, ArgValue>;
@@ -72,7 +73,7 @@ export function readManifestJson(file: string): { json: unknown; shown: string; 
   }
   if (text === null) throw new ManifestError(`${shown}: is larger than ${MAX_MANIFEST_BYTES / (1 << 20)} MiB, which no manifest is (is it the right file?)`);
   try {
-    return { json: JSON.parse(text), shown, dir: path.dirname(path.resolve(file)) };
+    return { json: parseJsonText(text), shown, dir: path.dirname(path.resolve(file)) };
   } catch (err) {
     throw new ManifestError(`${shown}: is not valid JSON (${(err as Error).message})`);
   }
@@ -203,6 +204,9 @@ export function checkValue(spec: ArgSpec, value: unknown): string | null {
     case 'string':
       if (typeof value !== 'string') return 'must be a string';
       if (spec.oneOf && !spec.oneOf.includes(value)) return `must be one of ${spec.oneOf.map((v) => `"${v}"`).join(', ')}`;
+      if (spec.address === true && (value === '' || /\s/.test(value))) {
+        return 'must be a host name or an IP address without white space (0.0.0.0 for every interface)';
+      }
       return spec.secret === true ? secretProblem(value) : null;
     case 'string_list':
       // An empty entry names no version and no flag.

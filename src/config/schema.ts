@@ -20,6 +20,8 @@ export interface ArgSpec {
   oneOf?: readonly string[];
   /** A secret compared byte for byte with what requests carry: white space alone, or around it, is refused. */
   secret?: boolean;
+  /** An address to listen on or reach: empty, or holding white space, is refused (uWS reads '' as every interface). */
+  address?: boolean;
   /** When set, the argument is also a flag in the flag registry under this name. */
   flag?: { mutable: boolean };
 }
@@ -88,7 +90,7 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
     },
   },
   ApiService: {
-    api_service_address: str('127.0.0.1', 'Address the API service listens on'),
+    api_service_address: str('127.0.0.1', 'Address the API service listens on', { address: true }),
     api_service_port: port(8014, 'Port of the API service (0 picks a free port)'),
     api_service_max_body_bytes: u64(1048576, 'Largest accepted request body', 1),
     api_service_token: str('', 'Bearer token required on every API-service request (also GSF_API_TOKEN); empty: none', { secret: true }),
@@ -115,7 +117,7 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
     additional_configurations: list('User flags that become mutable over REST'),
   },
   SessionService: {
-    websocket_address: str('0.0.0.0', 'Address the client WebSocket listener binds'),
+    websocket_address: str('0.0.0.0', 'Address the client WebSocket listener binds', { address: true }),
     websocket_port: port(8012, 'Client WebSocket port (0 picks a free port)'),
     io_threads_size: u64(1, 'Threads that own client sockets (1: the main thread; at most the cores)', 1),
     max_message_bytes: { ...u64(65536, 'Largest client message; larger ones get a GSF_ERR_MESSAGE_TOO_BIG error frame', 1), max: 256 * 1024 * 1024, maxReason: '256 MiB: uWebSockets.js counts frame sizes in 32 bits' },
@@ -133,7 +135,7 @@ export const COMPONENTS: Record<string, ComponentSchema> = {
   // Read on every thread through (immutable) flags, so plugins on event workers can authenticate.
   AuthenticationClient: {
     use_authenticator: bool(false, 'Ask the authenticator agent; false: every authentication request succeeds (local testing)', { mutable: false }),
-    remote_authenticator_ip_address: str('127.0.0.1', 'Address of the authenticator agent', { flag: { mutable: false } }),
+    remote_authenticator_ip_address: str('127.0.0.1', 'Address of the authenticator agent', { flag: { mutable: false }, address: true }),
     remote_authenticator_port: port(12800, 'Port of the authenticator agent', 1, { mutable: false }),
     authenticator_request_timeout_in_ms: ms(10000, 'How long a request to the agent may take before it is a system error', 1, { mutable: false }),
   },

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { hasLoneSurrogate } from '../text.ts';
 import { ManifestError, type Manifest } from '../config/manifest.ts';
+import { parseJsonText } from '../config/json-text.ts';
 
 export interface MaintenanceRecord {
   date_start: string;
@@ -103,7 +104,7 @@ export function loadMaintenanceFile(file: string, manifestFile: string): Mainten
   }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJsonText(text);
   } catch (err) {
     throw new ManifestError(`${where} is not valid JSON (${(err as Error).message})`);
   }

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { gsfError } from '../errors.ts';
 import { hasLoneSurrogate } from '../text.ts';
+import { parseJsonText } from '../config/json-text.ts';
 
 export const SCALAR_TYPES = ['string', 'integer', 'double', 'bool', 'datetime'] as const;
 export type ScalarType = (typeof SCALAR_TYPES)[number];
@@ -104,7 +105,7 @@ export function loadSchema(files: readonly string[]): ObjectSchema {
     const label = shown(file);
     let json: unknown;
     try {
-      json = JSON.parse(fs.readFileSync(file, 'utf8'));
+      json = parseJsonText(fs.readFileSync(file, 'utf8'));
     } catch (err) {
       throw bad(label, '', `is not valid JSON (${(err as Error).message})`);
     }

@@ -15,6 +15,9 @@ import { loadModule } from '../load-module.ts';
 /** The entry file of a plugin folder, the first of these that exists. */
 export const ENTRY_FILES = ['index.ts', 'index.mts', 'index.js', 'index.mjs'];
 
+/** A module file a plugin entry may name. */
+const MODULE_FILE = /\.[mc]?[jt]s$/;
+
 /** A plugin's label in messages: its folder (or file) name. */
 export function pluginLabel(file: string): string {
   const base = path.basename(file);
@@ -46,7 +49,12 @@ export function resolvePluginFiles(manifest: Pick<Manifest, 'dir' | 'plugins' | 
       if (!file) throw gsfError('GSF_ERR_PLUGIN_LOAD', entry, `no ${ENTRY_FILES.join(', ')} in ${target}`);
       return file;
     }
-    if (fs.existsSync(target)) return target;
+    if (fs.existsSync(target)) {
+      // Another file would be run as JavaScript, and fail with a parser's words about its text.
+      if (MODULE_FILE.test(target) || isNativeLibrary(target)) return target;
+      throw gsfError('GSF_ERR_PLUGIN_LOAD', entry, `${target} is not a plugin: list a folder (with an index.ts, index.js, … `
+        + `or a gsf-plugin.json), a module file (.ts, .mts, .cts, .js, .mjs, .cjs) or a native library (listed in ${manifest.file})`);
+    }
     throw gsfError('GSF_ERR_PLUGIN_LOAD', entry, `not found at ${target} (listed in ${manifest.file})`);
   });
 }

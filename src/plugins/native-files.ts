@@ -8,6 +8,7 @@ import path from 'node:path';
 import { native } from '../native.ts';
 import { gsfError } from '../errors.ts';
 import type { EventRuntime } from '../events/runtime.ts';
+import { parseJsonText } from '../config/json-text.ts';
 
 /** The file in a native plugin's folder that names its library. */
 export const NATIVE_MARKER = 'gsf-plugin.json';
@@ -25,7 +26,7 @@ export function nativeLibraryOf(folder: string): string | null {
   const label = path.basename(folder);
   let spec: unknown;
   try {
-    spec = JSON.parse(fs.readFileSync(marker, 'utf8'));
+    spec = parseJsonText(fs.readFileSync(marker, 'utf8'));
   } catch (err) {
     throw gsfError('GSF_ERR_PLUGIN_LOAD', label, `${marker} is not valid JSON: ${(err as Error).message}`);
   }

@@ -90,5 +90,7 @@ export function explainLoadError(err: unknown, file: string): string {
   if (e?.code === 'ERR_REQUIRE_ESM') {
     return `${firstLine} (an ES module with top-level await or an ESM-only loader cannot be required by a plugin)`;
   }
-  return message;
+  // Node's parser (a .js file) or the module's own code at load: which file, and its first line.
+  if (err instanceof SyntaxError) return `cannot compile: ${file}: ${firstLine}`;
+  return `${file} threw while it loaded: ${firstLine}`;
 }

@@ -170,9 +170,11 @@ test('--help or -h after a command prints the usage on standard output and exits
 });
 
 test('gsf with an unknown command prints usage and exits 2, and so does bench with an unknown benchmark', async (t) => {
-  const [p, bench] = [run(['launch']), run(['bench', 'events', 'nope'])];
+  const [p, bench, objects] = [run(['launch']), run(['bench', 'events', 'nope']), run(['objects', 'typse'])];
   t.is(await p.exited, 2);
   t.regex(p.err(), /^gsf: unknown command 'launch'\nusage: gsf <command>/);
+  t.is(await objects.exited, 2);
+  t.regex(objects.err(), /^gsf: unknown objects command 'typse'\nusage: gsf objects types /);
   // Checked before any benchmark runs: events, named first, did not start.
   t.is(await bench.exited, 2);
   t.regex(bench.err(), /^gsf: unknown benchmark 'nope' \(known: events, auth, /);

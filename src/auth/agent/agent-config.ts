@@ -12,7 +12,7 @@ const str = (def: string, desc: string): ArgSpec => ({ type: 'string', default: 
 /** Arguments of the `Authenticator` component. */
 export const AUTHENTICATOR_SCHEMA: ComponentSchema = {
   enabled: u64(0, 'The agent runs only when this is 1'),
-  address: str('127.0.0.1', 'Listen address'),
+  address: { ...str('127.0.0.1', 'Listen address'), address: true },
   port: port(12800, 'Listen port (0 picks a free port)'),
   max_body_bytes: u64(65536, 'Largest accepted request body', 1),
   cache_ttl_in_sec: u64(300, 'How long a positive platform answer is reused (0: no cache)'),

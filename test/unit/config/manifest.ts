@@ -118,4 +118,20 @@ test('files: unreadable and invalid JSON', (t) => {
   t.throws(() => loadManifest(bad), { instanceOf: TypeError, message: new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: is not valid JSON \\(`) });
   const good = write('good.json', JSON.stringify(one('EventDispatcher', { event_threads_size: 3 })));
   t.is(loadManifest(good).components.EventDispatcher!.event_threads_size, 3);
+  // A byte order mark, as editors on Windows save one, is no error.
+  const marked = write('bom.json', `\ufeff${JSON.stringify(one('EventDispatcher', { event_threads_size: 4 }))}`);
+  t.is(loadManifest(marked).components.EventDispatcher!.event_threads_size, 4);
+  // The parser quotes the text near its error, line feeds included: the message stays one line.
+  const todo = write('todo.json', 'TODO\n');
+  const err = t.throws(() => loadManifest(todo), { instanceOf: TypeError });
+  t.is(err!.message, `${todo}: is not valid JSON (Unexpected token 'T', "TODO\\n" is not valid JSON)`);
+});
+
+test('an address to listen on or reach is refused empty or with white space (uWS reads an empty one as every interface)', (t) => {
+  const why = 'must be a host name or an IP address without white space (0.0.0.0 for every interface)';
+  t.is(messageOf(one('ApiService', { api_service_address: '' })), `MANIFEST.json: ApiService.api_service_address ${why}`);
+  t.is(messageOf(one('SessionService', { websocket_address: ' 0.0.0.0' })), `MANIFEST.json: SessionService.websocket_address ${why}`);
+  t.is(messageOf(one('AuthenticationClient', { remote_authenticator_ip_address: '' })),
+    `MANIFEST.json: AuthenticationClient.remote_authenticator_ip_address ${why}`);
+  t.is(parseManifest(one('ApiService', { api_service_address: '0.0.0.0' }), 'MANIFEST.json', dir).components.ApiService!.api_service_address, '0.0.0.0');
 });

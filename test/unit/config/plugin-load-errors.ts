@@ -50,9 +50,12 @@ test('a missing file of the plugin: the path to check', async (t) => {
   });
 });
 
-test('an error thrown while the module runs is passed on as is', async (t) => {
-  const file = plugin('boom', `import { definePlugin } from 'gsf';\nthrow new Error('no map file');\n${DEFINITION}`);
-  await t.throwsAsync(load(file), { message: "plugin 'boom' load failed: no map file" });
+test('an error thrown while the module runs names the file, and a plain file the parser refuses says it cannot compile', async (t) => {
+  const file = plugin('boom', `import { definePlugin } from 'gsf';\nthrow new Error('no map file\\nsecond line');\n${DEFINITION}`);
+  await t.throwsAsync(load(file), { message: `plugin 'boom' load failed: ${file} threw while it loaded: no map file` });
+  const js = path.join(path.dirname(plugin('plain', DEFINITION)), 'notes.js');
+  fs.writeFileSync(js, 'hi there\n');
+  await t.throwsAsync(load(js), { message: `plugin 'notes' load failed: cannot compile: ${js}: Unexpected identifier 'there'` });
 });
 
 test('the same folder loads once the problem is fixed, with imports of its own files', async (t) => {

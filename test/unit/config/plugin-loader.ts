@@ -27,10 +27,10 @@ test('malformed definitions name the plugin and what is missing', async (t) => {
 });
 
 test('a module that fails to import', async (t) => {
-  const err = await t.throwsAsync(host([bad('throws-on-import')]), { message: "plugin 'throws-on-import' load failed: kaput" });
+  const err = await t.throwsAsync(host([bad('throws-on-import')]), { message: `plugin 'throws-on-import' load failed: ${bad('throws-on-import')} threw while it loaded: kaput` });
   t.true(err instanceof PluginError);
   t.like(err as PluginError, { code: 'GSF_ERR_PLUGIN_LOAD', plugin: 'throws-on-import', stage: 'load' });
-  t.is(((err as PluginError).cause as Error).message, 'kaput');
+  t.is((((err as PluginError).cause as Error).cause as Error).message, 'kaput', "the module's own error is kept as the cause");
 });
 
 test('duplicate plugin names and duplicate events', async (t) => {
@@ -56,6 +56,15 @@ test('plugin entries resolve to folders under plugins/ or to paths', (t) => {
     fs.readdirSync(path.join(fixtures, 'plugins')).sort().map((p) => path.join(fixtures, 'plugins', p, 'index.ts')));
   t.throws(() => resolvePluginFiles({ dir: fixtures, file: 'M', plugins: ['nope'] }), {
     message: `plugin 'nope' load failed: not found at ${path.join(fixtures, 'plugins', 'nope')} (listed in M)`,
+  });
+  // A file that is neither a module nor a library would run as JavaScript: refused by its path.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-entries-'));
+  fs.writeFileSync(path.join(dir, 'notes'), 'hi there\n');
+  fs.writeFileSync(path.join(dir, 'game.mjs'), '');
+  t.deepEqual(resolvePluginFiles({ dir, file: 'M', plugins: ['./game.mjs'] }), [path.join(dir, 'game.mjs')]);
+  t.throws(() => resolvePluginFiles({ dir, file: 'M', plugins: ['./notes'] }), {
+    message: `plugin './notes' load failed: ${path.join(dir, 'notes')} is not a plugin: list a folder (with an index.ts, index.js, … `
+      + 'or a gsf-plugin.json), a module file (.ts, .mts, .cts, .js, .mjs, .cjs) or a native library (listed in M)',
   });
 });
 
