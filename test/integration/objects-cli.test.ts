@@ -139,5 +139,5 @@ test('objects without a subcommand prints its usage on standard error (exit 2)',
   const r = gsfIn(dir);
   t.is(r.code, 2);
   t.is(r.out, '');
-  t.true(r.err.startsWith('usage: gsf objects types'), r.err);
+  t.true(r.err.startsWith('gsf: objects needs a command\nusage: gsf objects types'), r.err);
 });
