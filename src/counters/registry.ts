@@ -33,6 +33,11 @@ export interface LayoutStamp {
  * (NaN, Infinity, null, an object) as no value.
  */
 function callableValue(v: unknown): CounterReading {
+  // A promise (an async callback) is no value; its rejection must not end the process.
+  if (v instanceof Promise) {
+    v.catch(() => undefined);
+    return undefined;
+  }
   if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
   if (typeof v === 'string') return v;
   if (typeof v === 'bigint') return Number(v);

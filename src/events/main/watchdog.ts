@@ -141,10 +141,16 @@ export class Watchdog {
     }
     const session = s.sessionId === 0 ? null : s.sessionId;
     for (const { plugin, fn } of this.handlers) {
-      try {
-        fn(name, s.eventId, s.tag, session);
-      } catch (err) {
+      const failed = (err: unknown): void => {
         this.thread.log.error(`GSF_ERR_HANDLER_FAILED: plugin '${plugin}' timeout handler '${name}' failed: ${describeError(err)}`);
+      };
+      try {
+        // An async handler (a forced logout awaits the account manager): its rejection is
+        // logged as a throw is, never left to end the process as an unhandled rejection.
+        const result: unknown = fn(name, s.eventId, s.tag, session);
+        if (result instanceof Promise) result.catch(failed);
+      } catch (err) {
+        failed(err);
       }
     }
   }
