@@ -123,3 +123,20 @@ export function chromiumForFile(test: TestFn, options: BrowserContextOptions, ig
     },
   };
 }
+
+/**
+ * Whether the characters of `word` in the first text node of element `selector` are laid out
+ * left to right (a bidi override in data around it must not turn the page's own words).
+ */
+export async function readsLeftToRight(page: Page, selector: string, word: string): Promise<boolean> {
+  // A string, not a function: the TypeScript loader wraps named closures in a helper the page lacks.
+  return page.evaluate(`(() => {
+    const node = document.querySelector(${JSON.stringify(selector)}).firstChild;
+    const w = ${JSON.stringify(word)};
+    const at = node.textContent.indexOf(w);
+    if (at < 0) throw new Error('no ' + w + ' in ' + node.textContent);
+    const left = (i) => { const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1); return r.getBoundingClientRect().left; };
+    for (let i = at; i < at + w.length - 1; i++) if (!(left(i) < left(i + 1))) return false;
+    return true;
+  })()`);
+}

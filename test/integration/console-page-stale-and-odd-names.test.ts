@@ -5,27 +5,14 @@
  * older search, an account opened before another) is dropped, its failure included.
  */
 import test from 'ava';
-import type { Page, Route } from 'playwright-core';
+import type { Route } from 'playwright-core';
 import type { GsfClient } from '../../src/sdk/index.ts';
-import { chromiumForFile } from './_chromium.ts';
+import { chromiumForFile, readsLeftToRight } from './_chromium.ts';
 import { startConsoleServer } from './_console.ts';
 
 const V1 = '/cs-api/v1';
 const { openTab } = chromiumForFile(test, { viewport: { width: 1280, height: 1000 } }, (text) => text.startsWith('Failed to load resource'));
 const iso = (s: string): string => `\u2068${s}\u2069`;
-
-/** Whether the characters of `word` in the text of element `selector` are laid out left to right. */
-async function readsLeftToRight(page: Page, selector: string, word: string): Promise<boolean> {
-  return page.evaluate(`(() => {
-    const node = document.querySelector(${JSON.stringify(selector)}).firstChild;
-    const w = ${JSON.stringify(word)};
-    const at = node.textContent.indexOf(w);
-    if (at < 0) throw new Error('no ' + w + ' in ' + node.textContent);
-    const left = (i) => { const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1); return r.getBoundingClientRect().left; };
-    for (let i = at; i < at + w.length - 1; i++) if (!(left(i) < left(i + 1))) return false;
-    return true;
-  })()`);
-}
 
 /** A request held until the test answers it, as a slow server would. */
 function holdOne(): { held: Promise<Route>; hold(r: Route): void } {

@@ -13,6 +13,11 @@ import { native } from '../../src/native.ts';
 import { fixtures, startTestServer, waitFor } from './_server.ts';
 
 const NATIVE = path.join(fixtures, 'native-plugins', 'abi-refusals');
+/** The status a fixture call returned (recorded as 100 + status), or null before it ran. */
+const status = (name: string): number | null => {
+  const v = native.counterValue('ab', name);
+  return v === null ? null : v - 100;
+};
 const REFUSAL = 'accounts.locate: this server has no SessionService (the manifest lists none), so no account logs in here';
 
 /** A plugin whose onStart (main thread) and event `ma.locate` (an event thread) ask for an account; each writes what it got. */
@@ -62,10 +67,6 @@ test.serial('without a SessionService an account call is refused at once, on the
 
 test.serial('counter_read refuses names no counter can have; object_read_cached refuses an unknown type from the first event on', async (t) => {
   const s = await startTestServer({ EventDispatcher: { event_threads_size: 1 } }, ['objects-probe', NATIVE]);
-  const status = (name: string): number | null => {
-    const v = native.counterValue('ab', name);
-    return v === null ? null : v - 100;
-  };
   try {
     // The server's first event: no JavaScript has touched objects on any thread yet.
     s.server.invoke('ab.args');
@@ -93,10 +94,6 @@ test.serial('counter_read refuses names no counter can have; object_read_cached 
 
 test.serial('invoke and timer_start refuse a text that is a lost buffer (NULL with a length) or not UTF-8, as bodies are refused', async (t) => {
   const s = await startTestServer({ EventDispatcher: { event_threads_size: 1 } }, [NATIVE]);
-  const status = (name: string): number | null => {
-    const v = native.counterValue('ab', name);
-    return v === null ? null : v - 100;
-  };
   try {
     s.server.invoke('ab.texts');
     await waitFor(() => status('timer_name_lost') !== null, 10000, 'ab.texts');

@@ -3,27 +3,13 @@
  * and plugins that holds bidi overrides, URL-special characters in category names, and long text.
  */
 import test from 'ava';
-import { chromiumForFile } from './_chromium.ts';
+import { chromiumForFile, readsLeftToRight } from './_chromium.ts';
 import { startConsoleServer } from './_console.ts';
 
 /** Data in the console page's sentences is wrapped in Unicode isolates (console-ui.js `words`). */
 const iso = (text: string): string => `\u2068${text}\u2069`;
 
 const { openTab } = chromiumForFile(test, { viewport: { width: 1280, height: 1000 } }, (text) => text.startsWith('Failed to load resource'));
-
-/** Whether the characters of `word` in the text of element `selector` are laid out left to right. */
-async function readsLeftToRight(page: import('playwright-core').Page, selector: string, word: string): Promise<boolean> {
-  // A string, not a function: the TypeScript loader wraps named closures in a helper the page lacks.
-  return page.evaluate(`(() => {
-    const node = document.querySelector(${JSON.stringify(selector)}).firstChild;
-    const w = ${JSON.stringify(word)};
-    const at = node.textContent.indexOf(w);
-    if (at < 0) throw new Error('no ' + w + ' in ' + node.textContent);
-    const left = (i) => { const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1); return r.getBoundingClientRect().left; };
-    for (let i = at; i < at + w.length - 1; i++) if (!(left(i) < left(i + 1))) return false;
-    return true;
-  })()`);
-}
 
 test.serial('console: a player name with a bidi override does not reverse the page\'s own words (confirmation, status)', async (t) => {
   const s = await startConsoleServer(false);
