@@ -16,3 +16,17 @@ export function storableText(s: string): boolean {
 export function wellFormed(s: string): string {
   return LONE_SURROGATE.test(s) ? s.replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD') : s;
 }
+
+/** How long a value quoted back in an error message may be before it is cut (`shown`). */
+const SHOWN_MAX = 80;
+
+/**
+ * `s` as an error message quotes it back: cut after 80 characters with the full length said, so
+ * that a megabyte of bad input is not answered with a megabyte.
+ */
+export function shown(s: string): string {
+  if (s.length <= SHOWN_MAX) return s;
+  // Never half of a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(s[SHOWN_MAX - 1]!) ? SHOWN_MAX - 1 : SHOWN_MAX;
+  return `${s.slice(0, end)}… (${s.length} characters)`;
+}

@@ -7,6 +7,7 @@
  */
 import { queryParam, type ApiRequest } from '../api/main/router.ts';
 import { AnswerKind } from '../api/writer.ts';
+import { shown } from '../text.ts';
 import type { DeployApiHandler } from './types.ts';
 import { bad, bodyObject, dateQuery, Fields, oneOfQuery, pageOf, requiredQuery } from './requests.ts';
 
@@ -136,10 +137,10 @@ export const OPERATIONS: readonly ConsoleOperation[] = [
       const f = new Fields(bodyObject(req));
       const c = f.nonEmpty('category');
       if (c !== DEFAULT_NOTICE_CATEGORY && !ctx.rules.noticeCategories.has(c)) {
-        throw bad(`notice category '${c}' is not declared (declared: ${[DEFAULT_NOTICE_CATEGORY, ...[...ctx.rules.noticeCategories].sort()].join(', ')})`);
+        throw bad(`notice category '${shown(c)}' is not declared (declared: ${[DEFAULT_NOTICE_CATEGORY, ...[...ctx.rules.noticeCategories].sort()].join(', ')})`);
       }
       const color = f.string('color');
-      if (!/^#[0-9A-Fa-f]{6}$/.test(color)) throw bad(`'color' must be an RGB color #RRGGBB (got '${color}')`);
+      if (!/^#[0-9A-Fa-f]{6}$/.test(color)) throw bad(`'color' must be an RGB color #RRGGBB (got '${shown(color)}')`);
       return { category: c, color, messages: f.objects('messages', (m) => ({ language_code: m.nonEmpty('language_code'), message: m.string('message') })) };
     } },
   { name: 'GetCharacterPeriodicMissionStatus', method: 'getCharacterPeriodicMissionStatus', native: 21, http: 'GET', answer: AnswerKind.jsonArray,

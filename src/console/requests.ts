@@ -4,6 +4,7 @@
  * the handler is not called.
  */
 import { gsfError } from '../errors.ts';
+import { shown } from '../text.ts';
 import { queryParam, type ApiRequest } from '../api/main/router.ts';
 import { jsonBody } from '../api/main/dispatch.ts';
 
@@ -123,7 +124,7 @@ export class Fields {
     const valid = m !== null && day !== null && day.getUTCFullYear() === Number(m[1]) && day.getUTCMonth() === Number(m[2]) - 1 &&
       day.getUTCDate() === Number(m[3]) && Number(m[5] ?? 0) < 24 && Number(m[6] ?? 0) < 60 && Number(m[8] ?? 0) < 60 &&
       Number(m[11] ?? 0) < 24 && Number(m[12] ?? 0) < 60 && !Number.isNaN(Date.parse(v));
-    if (!valid) throw bad(`${this.name(field)} must be an ISO-8601 date or date-time (got '${v}')`);
+    if (!valid) throw bad(`${this.name(field)} must be an ISO-8601 date or date-time (got '${shown(v)}')`);
     return v;
   }
 }

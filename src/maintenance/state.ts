@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { hasLoneSurrogate } from '../text.ts';
+import { hasLoneSurrogate, shown } from '../text.ts';
 import { ManifestError, type Manifest } from '../config/manifest.ts';
 import { parseJsonText } from '../config/json-text.ts';
 
@@ -70,7 +70,7 @@ export function checkRecord(value: unknown, update: boolean): RecordProblem | nu
   }
   for (const key of ['date_start', 'date_end'] as const) {
     if (parseMaintenanceDate(v[key] as string) === null) {
-      return { field: key, message: `'${key}' must be a date in the format ${DATE_FORMAT} (got '${v[key] as string}')` };
+      return { field: key, message: `'${key}' must be a date in the format ${DATE_FORMAT} (got '${shown(v[key] as string)}')` };
     }
   }
   if (parseMaintenanceDate(v.date_end as string)! < parseMaintenanceDate(v.date_start as string)!) {

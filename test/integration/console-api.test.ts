@@ -278,6 +278,9 @@ for (const [managed, game] of [[true, 'managed'], [false, 'managed'], [false, 'n
       [400, failure('GSF_ERR_BAD_REQUEST', "notice category 'guild' is not declared (declared: all, lobby)")]);
     t.deepEqual(await send('POST', `${V1}/notice/`, { category: 'all', color: 'red', messages }),
       [400, failure('GSF_ERR_BAD_REQUEST', "'color' must be an RGB color #RRGGBB (got 'red')")]);
+    // A long bad value is quoted cut, never half of a surrogate pair.
+    t.deepEqual(await send('POST', `${V1}/notice/`, { category: 'all', color: `${'#'.repeat(79)}😀${'x'.repeat(5000)}`, messages }),
+      [400, failure('GSF_ERR_BAD_REQUEST', `'color' must be an RGB color #RRGGBB (got '${'#'.repeat(79)}… (5081 characters)')`)]);
     t.deepEqual(await send('POST', `${V1}/notice/`, { category: 'all', color: '#000000', messages: [{ message: 'x' }] }),
       [400, failure('GSF_ERR_BAD_REQUEST', "'messages[0].language_code' must be a string")]);
   });

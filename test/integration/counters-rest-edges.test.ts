@@ -49,6 +49,10 @@ import { startObjectServer } from './_objects.ts';
         const { status, body } = await api.get(`/v1/counters/pp/sub/?values=${odd}`);
         t.deepEqual({ status, body }, { status: 400, body: { error: 'GSF_ERR_BAD_REQUEST', message: `values must be true or false (got '${odd}')` } }, odd);
       }
+      // The list of categories too.
+      const all = await api.get('/v1/counters/?values=maybe');
+      t.deepEqual({ status: all.status, body: all.body }, { status: 400, body: { error: 'GSF_ERR_BAD_REQUEST', message: "values must be true or false (got 'maybe')" } });
+      t.true(((await api.get('/v1/counters/?values=true')).body as { categories: string[] }).categories.includes('pp/sub'));
       // A counter named like a property of every object is listed with its value.
       native.counterUpdate('pp/proto', '__proto__', 42, false);
       native.counterUpdate('pp/proto', 'constructor', 7, false);

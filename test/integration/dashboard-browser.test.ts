@@ -96,6 +96,10 @@ test.serial('in Chromium the charts update after events, the table follows the o
     t.true(charted.includes('process cpu'));
     t.true(charted.includes('process maxrss'));
     t.is(await page.evaluate(() => gsfDashboard.error), null);
+    // Chart values: the unit is chosen after rounding, and small values keep their digits.
+    const shown = await page.evaluate(() => [999, 999.6, 1500, 999_999, 12_345_678, -2500, 0.5, 0.004, 0, null]
+      .map((v) => (globalThis as unknown as { gsfDashboardView: { fmtNum(v: number | null): string } }).gsfDashboardView.fmtNum(v)));
+    t.deepEqual(shown, ['999', '1.00k', '1.50k', '1.00M', '12.3M', '-2.50k', '0.50', '4.0e-3', '0', '–']);
     // process figures are plotted from the first point on
     const maxrss = await page.evaluate(() => gsfDashboard.series('process', 'maxrss'));
     t.true(typeof maxrss?.[0] === 'number' && maxrss[0] > 0, JSON.stringify(maxrss));

@@ -105,6 +105,9 @@ test.serial('PUT /v1/maintenance/update: every 400 case has its exact body', asy
     [JSON.stringify({ ...RECORD, date_end: '2026/02/30 10:00' }), bad("'date_end' must be a date in the format YYYY/MM/DD HH:MM (got '2026/02/30 10:00')", 'date_end')],
     [JSON.stringify({ ...RECORD, date_end: '2026/11/22 24:00' }), bad("'date_end' must be a date in the format YYYY/MM/DD HH:MM (got '2026/11/22 24:00')", 'date_end')],
     [JSON.stringify({ ...RECORD, date_end: '2026/11/21 05:00' }), bad("'date_end' must not be before 'date_start'", 'date_end')],
+    // A long bad value is quoted cut, with its length: a megabyte in is not a megabyte out.
+    [JSON.stringify({ ...RECORD, date_start: `2026/${'9'.repeat(200_000)}` }),
+      bad(`'date_start' must be a date in the format YYYY/MM/DD HH:MM (got '2026/${'9'.repeat(75)}… (200005 characters)')`, 'date_start')],
     [JSON.stringify({ ...RECORD, reason: 'x' }), bad("unknown key 'reason' (allowed: date_start, date_end, messages, under_maintenance)", 'reason')],
   ];
   for (const [body, expected] of cases) t.deepEqual(await put(body), expected, body);

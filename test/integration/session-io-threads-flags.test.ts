@@ -1,11 +1,12 @@
 /**
  * Flags read live on I/O threads (`SessionService.io_threads_size: 2`): frames the main thread
- * routes to a thread follow the message-logging level set since, as with one thread.
+ * routes to a thread, and the maintenance notices it sends, follow the message-logging level set
+ * since, as with one thread.
  */
 import test from 'ava';
 import { type GsfClient } from '../../src/sdk/index.ts';
 import { ioThreadOf } from '../../src/session/io/io-ids.ts';
-import { startSessionServer, type SessionServer } from './_session.ts';
+import { apiUrl, startSessionServer, type SessionServer } from './_session.ts';
 
 let s: SessionServer | undefined;
 
@@ -63,4 +64,23 @@ test.serial('lowering session_message_logging_level to 0 stops logging frames se
   t.true(await a.c.request('push', { to: b.id, body: 'secret' }));
   await pushed;
   t.deepEqual(messageLines(s, b.id).slice(before).map((l) => l.replace(/^.*\] /, '')), [], 'level 0 logs nothing');
+});
+
+// The maintenance notices each thread writes to its sessions are logged at the level set since,
+// though no client message or routed frame reached the thread after the change.
+test.serial('raising session_message_logging_level logs the maintenance notices of both threads', async (t) => {
+  s = await startSessionServer({ SessionService: { io_threads_size: 2 } });
+  const sessions = await spread(s);
+  s.server.thread.flags.set('session_message_logging_level', 1);
+  const record = { date_start: '2026/11/22 03:00', date_end: '2026/11/22 05:00', messages: 'Back at five.' };
+  for (const [on, type] of [[true, '_maintenance'], [false, '_maintenance_end']] as const) {
+    const notices = sessions.map((x) => x.c.next(type));
+    const res = await fetch(`${apiUrl(s)}/v1/maintenance/update`, { method: 'PUT', body: JSON.stringify({ ...record, under_maintenance: on }) });
+    t.is(res.status, 200);
+    await Promise.all(notices); // a line is written before its frame
+    for (const [thread, x] of sessions.entries()) {
+      t.is(messageLines(s, x.id).filter((l) => new RegExp(` io-${thread}\\] session message out: session=${x.id}, type=${type}, `).test(l)).length, 1,
+        `${type} to the session on thread ${thread} is logged`);
+    }
+  }
 });

@@ -51,7 +51,6 @@ function longestCategory(registry: CounterRegistry, segments: string[]): string 
 }
 
 export function registerCounterRoutes(router: Router, registry: CounterRegistry): void {
-  router.get('/v1/counters', () => ({ status: 200, body: { categories: registry.categories() } }));
 
   // Dashboards and scrapers poll the same few counters: each path's split is cached and
   // checked against the registry's layout stamp (a new category can change the longest match).
@@ -84,6 +83,12 @@ export function registerCounterRoutes(router: Router, registry: CounterRegistry)
     if (value === 'true' || value === '1') return true;
     throw gsfError('GSF_ERR_BAD_REQUEST', `values must be true or false (got '${value}')`);
   };
+
+  // The list of categories takes `values` as every counters path does: a bad one is refused here too.
+  router.get('/v1/counters', (req) => {
+    valuesAsked(req);
+    return { status: 200, body: { categories: registry.categories() } };
+  });
 
   router.get('/v1/counters/{path*}', (req) => {
     const path = req.params.path!;

@@ -66,12 +66,12 @@ parentPort!.on('message', (m: IoCommand) => {
 });
 
 function command(m: IoCommand): void {
+  // Flags read live (message logging, log levels) hold for what the main thread has this thread
+  // write (routed frames, maintenance notices, closes), not only from its next client message on.
+  refresh();
   switch (m.kind) {
     case 'batch':
       try {
-        // Flags read live (message logging, log levels) hold for frames routed here too, not
-        // only from this thread's next client message on.
-        refresh();
         applyIoBatch(m.buffer, listener);
       } finally {
         // Free for the next batch; if the main thread held one back meanwhile, ask for it.

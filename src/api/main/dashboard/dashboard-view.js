@@ -10,14 +10,18 @@
 
   // ---- number formatting --------------------------------------------------------------
 
+  const UNITS = [[1, ''], [1e3, 'k'], [1e6, 'M'], [1e9, 'G'], [1e12, 'T']];
+
+  /**
+   * A chart value in at most about four characters and a unit: 1.50k, 12.3M. The unit is chosen
+   * after rounding (999,999 is 1.00M, not 1000k); a value under 0.01 keeps its digits (4.0e-3).
+   */
   function fmtNum(v) {
     if (v === null || v === undefined || Number.isNaN(v)) return '–';
-    const a = Math.abs(v);
-    const units = [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']];
-    for (const [size, unit] of units) {
-      if (a >= size) return trim(v / size) + unit;
-    }
-    return trim(v);
+    if (v !== 0 && Math.abs(v) < 0.01) return v.toExponential(1);
+    let i = 0;
+    while (i < UNITS.length - 1 && Math.abs(Number(trim(v / UNITS[i][0]))) >= 1000) i++;
+    return trim(v / UNITS[i][0]) + UNITS[i][1];
   }
 
   function trim(v) {
