@@ -233,3 +233,54 @@ import { hasResponses, parseResponses, rawExchange } from './_raw-http.ts';
     });
   }
 }
+
+{
+  /**
+   * A microblog that moved its API answers 307 to the new path. Each request the agent makes is
+   * signed for its own URL with a nonce of its own (OAuth 1.0a signs the URL, and a platform
+   * refuses a nonce seen before), redirects included; a redirect to another origin is result
+   * 5, and the user's credentials are not sent there.
+   */
+  let moved: FakeMicroblog;
+  let away: FakeMicroblog;
+  let agentMoved: AgentProcess;
+  let agentAway: AgentProcess;
+  const data = { tokens: { 'mb-alice': { secret: 'mb-alice-secret', user: '5001' } }, friends: { 5001: ['6001', '6002', '6003'] } };
+  const alice = { player_id: '5001', access_token: 'mb-alice', access_token_secret: 'mb-alice-secret' };
+  const start = (mb: FakeMicroblog): Promise<AgentProcess> => startAgentProcess({
+    microblog_base_url: mb.url, microblog_consumer_key: mb.consumerKey, microblog_consumer_secret: 'cs-secret', microblog_request_timeout_in_ms: 2500,
+  });
+
+  test.before(async () => {
+    moved = await startFakeMicroblog({ ...data, movedUnder: '/v2' });
+    away = await startFakeMicroblog({ ...data, redirectTo: moved.url });
+    [agentMoved, agentAway] = await Promise.all([start(moved), start(away)]);
+  });
+
+  test.after.always(async () => {
+    await Promise.all([agentMoved?.stop(), agentAway?.stop()]);
+    await Promise.all([moved?.close(), away?.close()]);
+  });
+
+  test.serial('microblog redirecting to another origin is result 5, and the credentials are not sent there', async (t) => {
+    const a = await post(`${agentAway.url}/v1/authentication/microblog`, alice);
+    t.deepEqual(a.body, {
+      result: 5, description: 'microblog /1.1/account/verify_credentials.json answered HTTP 307 to another origin, where the user\'s credentials are not sent',
+    });
+    t.is(away.calls.length, 1);
+    t.deepEqual(moved.calls, [], 'nothing reached the other origin');
+  });
+
+  test.serial('microblog redirecting within its origin: each hop is signed for its own URL, and the answer is the user\'s', async (t) => {
+    const a = await post(`${agentMoved.url}/v1/authentication/microblog`, alice);
+    t.deepEqual(a.body, { result: 0, description: '' });
+    const p = await post(`${agentMoved.url}/v1/personalinfo/microblog`, alice);
+    t.deepEqual(p.body, { result: 0, description: '', friends: ['6001', '6002', '6003'] });
+    t.deepEqual(moved.calls.map((c) => c.path), [
+      '/1.1/account/verify_credentials.json', '/v2/1.1/account/verify_credentials.json',
+      '/1.1/friends/ids.json', '/v2/1.1/friends/ids.json', '/1.1/friends/ids.json', '/v2/1.1/friends/ids.json',
+    ]);
+    t.deepEqual(moved.calls.filter((c) => c.path.startsWith('/v2/')).map((c) => c.query.get('cursor')), [null, '-1', '2']);
+    t.deepEqual([moved.goodSignatures, moved.badSignatures], [3, 0]);
+  });
+}

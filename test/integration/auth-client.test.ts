@@ -88,6 +88,18 @@ test.serial('a forged or another user\'s token is a failed authentication, not a
   }
 });
 
+// docs/guides/authenticator.md: only trouble reaching the agent is a system error (which a game
+// may retry); a request the client cannot send is a bad argument, in every form.
+test.serial('personal info for the ipaddress platform is a bad argument in every form, never a system error', async (t) => {
+  const ip = authenticationRequest('ipaddress', 'p1', makeIpAddressAuthenticationKey('1.2.3.4'));
+  const message = 'personal info is not available for platform ipaddress';
+  for (const form of ['callback', 'async', 'sync'] as const) {
+    const r = await ask(form, 'personalinfo', ip);
+    // The callback form throws in the asking event itself: no answer event runs.
+    t.deepEqual([r.tag, r.error, r.error_code, form === 'async' ? message : r.response], [r.askTag, true, 'GSF_ERR_BAD_ARGUMENT', message], form);
+  }
+});
+
 test.serial('promise form inside an event: socialnet, microblog, IP and test platforms', async (t) => {
   t.deepEqual((await ask('async', 'authentication', alice())).response, ok);
   const mbReq = authenticationRequest('microblog', '5001', makeMicroblogAuthenticationKey('mb-alice', 'mb-secret'));

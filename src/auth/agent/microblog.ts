@@ -30,11 +30,10 @@ export class MicroblogAdapter implements PlatformAdapter {
     return this.base !== '' && this.o.consumerKey !== '' && this.o.consumerSecret !== '';
   }
 
+  /** A signed GET: each request, a redirect's included, is signed for its own URL with a new nonce. */
   private get(url: string, creds: Credentials) {
-    const authorization = oauthHeader('GET', url, {
-      consumerKey: this.o.consumerKey, consumerSecret: this.o.consumerSecret, token: creds.token, tokenSecret: creds.secret ?? '',
-    });
-    return platformGet('microblog', url, this.o.timeoutMs, { authorization });
+    const keys = { consumerKey: this.o.consumerKey, consumerSecret: this.o.consumerSecret, token: creds.token, tokenSecret: creds.secret ?? '' };
+    return platformGet('microblog', url, this.o.timeoutMs, (at) => ({ authorization: oauthHeader('GET', at, keys) }));
   }
 
   async verify(playerId: string, creds: Credentials): Promise<AgentAnswer> {

@@ -57,16 +57,24 @@ async function bodyText(res: Response, where: string): Promise<string> {
 }
 
 /**
- * GETs `url` and parses the JSON answer, whatever its status. Messages name the platform and
- * the path only: URLs carry tokens in their query.
+ * The headers that sign a request for `url` (an OAuth 1.0a `Authorization` names the URL and a
+ * nonce used once): made again for each redirect's location.
  */
-export async function platformGet(platform: string, url: string, timeoutMs: number, headers: Record<string, string> = {}): Promise<PlatformAnswer> {
+export type Signer = (url: string) => Record<string, string>;
+
+/**
+ * GETs `url` and parses the JSON answer, whatever its status. Messages name the platform and
+ * the path only: URLs carry tokens in their query. With `sign`, each request, redirects
+ * included, carries the headers it makes for its URL, and a redirect to another origin is
+ * refused: the user's credentials go to the configured platform only.
+ */
+export async function platformGet(platform: string, url: string, timeoutMs: number, sign?: Signer): Promise<PlatformAnswer> {
   const where = `${platform} ${new URL(url).pathname}`;
   const signal = AbortSignal.timeout(timeoutMs);
   let status: number | null = null;
   let text: string;
   try {
-    const res = await follow(url, where, { headers: { accept: 'application/json', ...headers }, signal });
+    const res = await follow(url, where, signal, sign);
     status = res.status;
     text = await bodyText(res, where);
   } catch (err) {
@@ -90,10 +98,12 @@ export async function platformGet(platform: string, url: string, timeoutMs: numb
  * fetch, following HTTP(S) redirects itself: a redirect it cannot follow (a loop, a location
  * that is not HTTP) was an answer of the platform, so it is a bad answer, not an unreachable one.
  */
-async function follow(url: string, where: string, init: RequestInit): Promise<Response> {
+async function follow(url: string, where: string, signal: AbortSignal, sign: Signer | undefined): Promise<Response> {
+  const origin = new URL(url).origin;
   let at = url;
   for (let hop = 0; ; hop++) {
-    const res = await fetch(at, { ...init, redirect: 'manual' });
+    const headers = { accept: 'application/json', ...sign?.(at) };
+    const res = await fetch(at, { headers, signal, redirect: 'manual' });
     const location = res.headers.get('location');
     if (res.status < 300 || res.status > 399 || location === null) return res;
     await res.body?.cancel();
@@ -106,6 +116,9 @@ async function follow(url: string, where: string, init: RequestInit): Promise<Re
     }
     if (next.protocol !== 'http:' && next.protocol !== 'https:') {
       throw new PlatformError('bad_answer', `${where} answered HTTP ${res.status} to a ${next.protocol.slice(0, -1)} location, which is not HTTP`);
+    }
+    if (sign !== undefined && next.origin !== origin) {
+      throw new PlatformError('bad_answer', `${where} answered HTTP ${res.status} to another origin, where the user's credentials are not sent`);
     }
     at = next.href;
   }

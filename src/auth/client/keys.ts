@@ -4,6 +4,7 @@
  * into the agent's request body.
  */
 import { gsfError } from '../../errors.ts';
+import { hasLoneSurrogate } from '../../text.ts';
 import { PLATFORM_TYPES, type AuthenticationRequest, type PlatformType } from '../types.ts';
 
 /** Test platform: no credentials. */
@@ -23,7 +24,16 @@ export function makeSocialnetAuthenticationKey(accessToken: string): string {
 
 /** microblog: the user's OAuth 1.0a access token and token secret. */
 export function makeMicroblogAuthenticationKey(accessToken: string, accessTokenSecret: string): string {
-  return `${encodeURIComponent(accessToken)}&${encodeURIComponent(accessTokenSecret)}`;
+  return `${keyPart('accessToken', accessToken)}&${keyPart('accessTokenSecret', accessTokenSecret)}`;
+}
+
+/** One credential of a microblog key, percent-encoded; text with no UTF-8 form has no encoding. */
+function keyPart(name: string, value: string): string {
+  if (typeof value !== 'string') throw gsfError('GSF_ERR_BAD_ARGUMENT', `makeMicroblogAuthenticationKey: ${name} must be a string`);
+  if (hasLoneSurrogate(value)) {
+    throw gsfError('GSF_ERR_BAD_ARGUMENT', `makeMicroblogAuthenticationKey: ${name} holds an unpaired UTF-16 surrogate (text with no UTF-8 form)`);
+  }
+  return encodeURIComponent(value);
 }
 
 /** Builds a request after checking its fields. */

@@ -9,7 +9,7 @@ import { trackIo, type EventRuntime } from '../../events/runtime.ts';
 import { awaitedAnswers } from '../../events/wake.ts';
 import type { FlagRegistry } from '../../config/flags.ts';
 import { AuthenticationClient, type CallKind, type CallResponse } from './client.ts';
-import { checkRequest } from './keys.ts';
+import { agentCall, checkRequest } from './keys.ts';
 import type { AuthCallbackPayload, AuthenticationRequest, AuthenticationResponse, PersonalInfoRequest, PersonalInfoResponse } from '../types.ts';
 
 export interface AuthApi {
@@ -58,6 +58,9 @@ export function createAuthApi(rt: EventRuntime): AuthApi {
 
   const withCallback = (kind: CallKind, request: AuthenticationRequest, callbackEvent: string, context: unknown): void => {
     checkRequest(request);
+    // A request the client cannot send (personal info for ipaddress) is thrown at once, as a
+    // malformed one is: a callback with `error` true would tell the game to try again later.
+    agentCall(kind, request);
     if (typeof callbackEvent !== 'string' || !rt.handlers.has(callbackEvent)) {
       throw gsfError('GSF_ERR_UNKNOWN_EVENT', String(callbackEvent));
     }

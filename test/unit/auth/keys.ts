@@ -23,3 +23,13 @@ test('bad requests are GSF_ERR_BAD_ARGUMENT', (t) => {
   t.throws(() => agentCall('personalinfo', authenticationRequest('ipaddress', 'p', '1.2.3.4')),
     { message: 'personal info is not available for platform ipaddress' });
 });
+
+test('a microblog key of text with no UTF-8 form, or of a non-string, is GSF_ERR_BAD_ARGUMENT', (t) => {
+  t.throws(() => makeMicroblogAuthenticationKey('tok\ud800', 'secret'), {
+    code: 'GSF_ERR_BAD_ARGUMENT', message: 'makeMicroblogAuthenticationKey: accessToken holds an unpaired UTF-16 surrogate (text with no UTF-8 form)',
+  } as never);
+  t.throws(() => makeMicroblogAuthenticationKey('tok', '\udc00'), { message: /accessTokenSecret holds an unpaired/ });
+  t.throws(() => makeMicroblogAuthenticationKey('tok', 5 as never), { message: 'makeMicroblogAuthenticationKey: accessTokenSecret must be a string' });
+  // A pair is text like any other.
+  t.is(makeMicroblogAuthenticationKey('t😀', 's'), 't%F0%9F%98%80&s');
+});
