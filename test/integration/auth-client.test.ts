@@ -100,6 +100,18 @@ test.serial('personal info for the ipaddress platform is a bad argument in every
   }
 });
 
+// The agent refuses a body past its max_body_bytes (65536 here) with 413: the same request gets
+// the same answer again, so it is a failed request (incorrect parameters), not a system error.
+test.serial('a request larger than the agent takes is a failed request with reason 2 in every form, not a system error', async (t) => {
+  const huge = authenticationRequest('socialnet', '100', makeSocialnetAuthenticationKey('x'.repeat(70_000)));
+  const refused = { success: false, reason_code: 2, reason_description: 'the request is larger than the agent takes (HTTP 413; its max_body_bytes)' };
+  for (const form of ['callback', 'async', 'sync'] as const) {
+    const r = await ask(form, 'authentication', huge);
+    t.deepEqual([r.error, r.response], [false, refused], form);
+  }
+  t.deepEqual((await ask('async', 'personalinfo', huge)).response, { ...refused, friends: [] });
+});
+
 test.serial('promise form inside an event: socialnet, microblog, IP and test platforms', async (t) => {
   t.deepEqual((await ask('async', 'authentication', alice())).response, ok);
   const mbReq = authenticationRequest('microblog', '5001', makeMicroblogAuthenticationKey('mb-alice', 'mb-secret'));

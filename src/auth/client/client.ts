@@ -9,7 +9,7 @@
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { GsfError, gsfError } from '../../errors.ts';
 import { agentCall, checkRequest } from './keys.ts';
-import type { AuthenticationRequest, AuthenticationResponse, PersonalInfoResponse } from '../types.ts';
+import { AuthResult, type AuthenticationRequest, type AuthenticationResponse, type PersonalInfoResponse } from '../types.ts';
 
 export type CallKind = 'authentication' | 'personalinfo';
 export type CallResponse<K extends CallKind> = K extends 'personalinfo' ? PersonalInfoResponse : AuthenticationResponse;
@@ -123,6 +123,14 @@ export class AuthenticationClient {
     if (o.failure === 'timeout') throw gsfError('GSF_ERR_AUTH_TIMEOUT', this.agent, this.options.timeoutMs);
     if (o.failure === 'unreachable') throw gsfError('GSF_ERR_AUTH_UNREACHABLE', this.agent, o.detail ?? 'connection failed');
     const bad = (why: string): GsfError => gsfError('GSF_ERR_AUTH_BAD_ANSWER', this.agent, why);
+    if (o.status === 413) {
+      // The request itself is too large for the agent (its max_body_bytes): sending it again
+      // gets the same answer, so it is a failed request, not a system error a game would retry.
+      const refused: AuthenticationResponse = {
+        success: false, reason_code: AuthResult.incorrectParameters, reason_description: 'the request is larger than the agent takes (HTTP 413; its max_body_bytes)',
+      };
+      return (kind === 'personalinfo' ? { ...refused, friends: [] } : refused) as CallResponse<K>;
+    }
     if (o.status !== 200) throw bad(`HTTP ${String(o.status)}`);
     let answer: unknown;
     try {
