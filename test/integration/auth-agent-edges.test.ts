@@ -52,6 +52,15 @@ import { hasResponses, parseResponses, rawExchange } from './_raw-http.ts';
       t.is(typeof (a.body as { description: unknown }).description, 'string');
     });
   }
+
+  // The same in raw bytes: a credential that is not UTF-8 would reach the platform as U+FFFD.
+  test('a body that is not UTF-8 answers 200 with result 2, and no platform is asked', async (t) => {
+    const before = sn.calls.length;
+    const body = Buffer.concat([Buffer.from('{"player_id":"100","access_token":"sn-alice'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const res = await fetch(`${agent.url}/v1/authentication/socialnet`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    t.deepEqual([res.status, await res.json()], [200, { result: 2, description: 'request body is not UTF-8 text' }]);
+    t.is(sn.calls.length, before);
+  });
 }
 
 {

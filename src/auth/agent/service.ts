@@ -4,6 +4,7 @@
  * Access tokens are never logged: lines carry `token=sha256:<12 hex>` instead.
  */
 import { hash } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
 import { isIP } from 'node:net';
 import type { Logger } from '../../log/logger.ts';
 import { BusyError, InFlight, Limiter, TtlCache, tokenHash } from './cache.ts';
@@ -78,6 +79,9 @@ export class AuthService {
   handle(path: string, raw: Buffer): AgentAnswer | Promise<AgentAnswer> {
     const endpoint = this.endpoints.get(path);
     if (!endpoint) throw new Error(`no endpoint ${path}`);
+    // Bytes that are not UTF-8 would reach the platform as U+FFFD, someone else's token: refused
+    // as a lone surrogate in the JSON text is.
+    if (!isUtf8(raw)) return bad('request body is not UTF-8 text');
     let body: unknown;
     try {
       body = JSON.parse(raw.toString('utf8'));
