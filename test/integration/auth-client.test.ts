@@ -44,11 +44,11 @@ test.after.always(async () => {
 });
 
 /** Invokes `auth_probe.ask` and waits for its record. */
-async function ask(form: Ask['form'], kind: Ask['kind'], request: AuthenticationRequest): Promise<AskRecord> {
+async function ask(form: Ask['form'], kind: Ask['kind'], request: AuthenticationRequest, oddContext = false): Promise<AskRecord> {
   const label = `ask-${++n}`;
   const file = path.join(srv.dir, `${label}.jsonl`);
   const tag = 7_000_000 + n;
-  srv.server.invoke('auth_probe.ask', { file, label, form, kind, request } satisfies Ask, { tag, name: `auth_probe.ask.${form}` });
+  srv.server.invoke('auth_probe.ask', { file, label, form, kind, request, oddContext } satisfies Ask, { tag, name: `auth_probe.ask.${form}` });
   const line = await waitFor(() => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : ''), 20000, label);
   const record = JSON.parse(line) as AskRecord;
   if (form !== 'callback') {
@@ -73,6 +73,12 @@ test.serial('callback form: the answer runs as an engine event with a random tag
   const again = await ask('callback', 'authentication', authenticationRequest('test', 'anyone', makeTestAuthenticationKey()));
   t.deepEqual(again.response, ok);
   t.not(again.tag, r.tag);
+});
+
+test.serial('callback form: a context that cannot be encoded is refused by the call, not lost with the answer', async (t) => {
+  const r = await ask('callback', 'authentication', alice(), true);
+  t.deepEqual([r.tag, r.error, r.error_code], [r.askTag, true, 'GSF_ERR_BAD_ARGUMENT']);
+  t.is(r.response, 'authenticate: context cannot be encoded (Unknown type: symbol)');
 });
 
 test.serial('a forged or another user\'s token is a failed authentication, not a system error, in every form', async (t) => {

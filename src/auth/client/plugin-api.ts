@@ -5,6 +5,7 @@
  * (SPEC 6.1, 6.2.3) and an `AuthCallbackPayload`.
  */
 import { GsfError, describeError, gsfError } from '../../errors.ts';
+import { encodePayload } from '../../events/codec.ts';
 import { trackIo, type EventRuntime } from '../../events/runtime.ts';
 import { awaitedAnswers } from '../../events/wake.ts';
 import type { FlagRegistry } from '../../config/flags.ts';
@@ -63,6 +64,15 @@ export function createAuthApi(rt: EventRuntime): AuthApi {
     agentCall(kind, request);
     if (typeof callbackEvent !== 'string' || !rt.handlers.has(callbackEvent)) {
       throw gsfError('GSF_ERR_UNKNOWN_EVENT', String(callbackEvent));
+    }
+    // The context travels in the callback event's payload: one that cannot be encoded is
+    // refused now, not found out when the answer has come and its callback cannot be queued.
+    if (context !== undefined) {
+      try {
+        encodePayload(context);
+      } catch (err) {
+        throw gsfError('GSF_ERR_BAD_ARGUMENT', `${kind === 'authentication' ? 'authenticate' : 'getPersonalInfo'}: context cannot be encoded (${describeError(err).replace(/^the payload cannot be encoded: /, '')})`);
+      }
     }
     const deliver = (payload: AuthCallbackPayload<unknown>): void => {
       if (context !== undefined) payload.context = context;
