@@ -10,6 +10,7 @@
  */
 
 import { ErrorTable, format, ProtocolErrorCodes } from '../errors.ts';
+import { wellFormed } from '../text.ts';
 
 /** The two codecs a client can pick at connect time. */
 export type CodecName = 'json' | 'msgpack';
@@ -95,12 +96,25 @@ export function versionRefusedReason(version: string, required: string, compatib
   return `client version '${shown}' is not accepted; required version: ${required}${also}`;
 }
 
-const utf8 = new TextEncoder();
+/** The UTF-8 length of code point `cp`. */
+const utf8Length = (cp: number): number => (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4);
 
-/** Truncates a close reason to the 123 bytes a close frame carries (server side). */
+/**
+ * A close reason as a close frame carries it (server side): UTF-8 text of at most 123 bytes, cut
+ * after the last whole character that fits. An unpaired surrogate (text with no UTF-8 form) is
+ * sent as U+FFFD: the frame must be valid UTF-8, or a client fails the connection (1006) and
+ * never sees the code.
+ */
 export function closeReason(text: string): string {
-  if (utf8.encode(text).length <= 123) return text;
-  let s = text.slice(0, 123);
-  while (utf8.encode(s).length > 123) s = s.slice(0, -1);
-  return s;
+  const s = wellFormed(text);
+  // 41 UTF-16 units are at most 123 bytes (3 per unit at most).
+  if (s.length <= 41 || Buffer.byteLength(s) <= 123) return s;
+  let bytes = 0;
+  let end = 0;
+  for (const ch of s) {
+    bytes += utf8Length(ch.codePointAt(0)!);
+    if (bytes > 123) break;
+    end += ch.length;
+  }
+  return s.slice(0, end);
 }

@@ -32,7 +32,8 @@ export interface AccountDirectory {
   logoutElsewhere(accountId: string): Promise<boolean>;
 }
 
-const replacedReason = (accountId: string): string => `account '${accountId}' logged in from another session`.slice(0, 123);
+/** The 4009 close reason (cut to what a close frame holds, at whole characters, by the listener). */
+const replacedReason = (accountId: string): string => `account '${accountId}' logged in from another session`;
 
 export class AccountManager {
   private readonly byAccount = new Map<string, number>();
