@@ -124,7 +124,10 @@ export class Inbox {
       for (const { kind, body } of eachRecord(data)) this.log.info(`rpc message in: from=${from}, ${describeRecord(kind, body, this.logLevel)}`);
     }
     try {
-      this.stats.rpc(Rpc.messagesReceived, applyRecords(data, this.sink));
+      this.stats.rpc(Rpc.messagesReceived, applyRecords(data, this.sink, (why) => {
+        this.stats.rpc(Rpc.badRecords);
+        this.log.error(`Cluster: a record from server ${from} was skipped: ${why}`);
+      }));
     } catch (err) {
       this.stats.rpc(Rpc.badBatches);
       this.log.error(`Cluster: a batch from server ${from} could not be read to its end: ${describeError(err)}`);

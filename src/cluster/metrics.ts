@@ -30,6 +30,7 @@ const ROWS: Row[] = [
   [RPC, Rpc.lostBatches, 'gsf_cluster_lost_batches_total', 'counter', 'Batches other servers sent that never arrived'],
   [RPC, Rpc.sequenceRestarts, 'gsf_cluster_sequence_restarts_total', 'counter', 'Times a server\'s batch sequence started again (Redis lost its data)'],
   [RPC, Rpc.badBatches, 'gsf_cluster_bad_batches_total', 'counter', 'Batches that could not be read'],
+  [RPC, Rpc.badRecords, 'gsf_cluster_bad_records_total', 'counter', 'Records skipped because they could not be decoded'],
   [RPC, Rpc.requestsSent, 'gsf_cluster_requests_total', 'counter', 'Requests to other servers, by direction', { direction: 'sent' }],
   [RPC, Rpc.requestsServed, 'gsf_cluster_requests_total', 'counter', 'Requests to other servers, by direction', { direction: 'served' }],
   [RPC, Rpc.requestTimeouts, 'gsf_cluster_request_timeouts_total', 'counter', 'Requests another server did not answer in time'],

@@ -32,6 +32,11 @@ export function packControl(message: ControlMessage): Uint8Array {
   return packr.pack(message);
 }
 
+/** A control message from its bytes; throws what msgpackr throws for bytes it cannot read back. */
+export function unpackControl(bytes: Uint8Array): ControlMessage {
+  return packr.unpack(bytes) as ControlMessage;
+}
+
 /** Control messages (record kind `control`). */
 export type ControlMessage =
   | { op: 'rq'; id: number; from: string; method: string; args: unknown }
@@ -141,26 +146,27 @@ export interface RecordSink {
 
 /**
  * Applies every record of a batch in order; returns how many there were. Throws on a corrupt
- * batch (after applying what came before the fault).
+ * batch (after applying what came before the fault). A control record whose bytes cannot be
+ * read back is told to `skipped`, and the records after it are applied.
  *
  * A run of send records is handed over per session, each session's frames in their order, so
  * the receiving server writes each session's frames under one cork (one system call) instead of
  * one write each. Any other record ends the run first: order per session holds throughout.
  */
-export function applyRecords(data: Buffer, sink: RecordSink): number {
+export function applyRecords(data: Buffer, sink: RecordSink, skipped: (why: string) => void): number {
   const run = new Map<number, Uint8Array[]>();
   const flush = (): void => {
     for (const [sessionId, frames] of run) sink.send(sessionId, frames);
     run.clear();
   };
   try {
-    return readRecords(data, sink, run, flush);
+    return readRecords(data, sink, run, flush, skipped);
   } finally {
     flush();
   }
 }
 
-function readRecords(data: Buffer, sink: RecordSink, run: Map<number, Uint8Array[]>, flush: () => void): number {
+function readRecords(data: Buffer, sink: RecordSink, run: Map<number, Uint8Array[]>, flush: () => void, skipped: (why: string) => void): number {
   let pos = 0;
   let count = 0;
   while (pos < data.length) {
@@ -206,9 +212,19 @@ function readRecords(data: Buffer, sink: RecordSink, run: Map<number, Uint8Array
         sink.replaced(Number(text.slice(0, bar)), text.slice(bar + 1));
         break;
       }
-      case RecordKind.control:
-        sink.control(packr.unpack(data.subarray(at, end)) as ControlMessage);
+      case RecordKind.control: {
+        // Its length is known: one that cannot be read back is skipped, and the records after it
+        // are applied (a sender refuses such a message; this is for one that did not).
+        let message: ControlMessage;
+        try {
+          message = unpackControl(data.subarray(at, end));
+        } catch (err) {
+          skipped(`a control record of ${length} bytes could not be decoded (${err instanceof Error ? err.message : String(err)})`);
+          break;
+        }
+        sink.control(message);
         break;
+      }
       default:
         throw new Error(`unknown record kind ${kind} at byte ${pos - length - HEADER}`);
     }

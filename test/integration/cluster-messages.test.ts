@@ -180,6 +180,11 @@ test.serial('a payload crosses to another server as an event carries it; one tha
   const cyclic = await x.client.request<{ ok: boolean; code: string; error: string }>('c.remote-payload', { server: c.serverId, kind: 'cycle' });
   t.like(cyclic, { ok: false, code: 'GSF_ERR_BAD_ARGUMENT' });
   t.regex(cyclic.error, /^the arguments cannot be encoded for another server: /);
+  // One msgpack encodes and cannot read back (a Map keyed by an object): refused at once too,
+  // not found unreadable by the other server while the caller waits out its timeout.
+  const keyed = await x.client.request<{ ok: boolean; code: string; error: string }>('c.remote-payload', { server: c.serverId, kind: 'object-keys' });
+  t.like(keyed, { ok: false, code: 'GSF_ERR_BAD_ARGUMENT' });
+  t.regex(keyed.error, /^the arguments cannot be read back by another server \(.+\): a Map's keys must be strings, numbers or booleans$/);
   t.deepEqual(await x.client.request('c.remote-payload', { server: c.serverId, kind: 'big' }), { ok: true });
   t.is(await counter(a, 'rpc_stat/queued_messages'), 0);
   await x.client.close();

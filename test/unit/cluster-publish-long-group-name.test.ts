@@ -59,7 +59,7 @@ test('a publish to a group name past 65,535 bytes does not corrupt the next reco
   };
   let error = '';
   try {
-    applyRecords(send!.payload, sink);
+    applyRecords(send!.payload, sink, () => undefined);
   } catch (err) {
     error = (err as Error).message;
   }

@@ -39,7 +39,7 @@ test('every record kind reads back as written, in order, with any bytes in names
   const data = w.take();
   t.is(w.length, 0);
   const { sink, seen } = recorder();
-  t.is(applyRecords(data, sink), 10);
+  t.is(applyRecords(data, sink, () => undefined), 10);
   const mp = Buffer.from(msgpack).toString('hex');
   t.deepEqual(seen, [
     ['send', 4503599627370497, mp],
@@ -60,7 +60,7 @@ test('the replaced record, as the routing script writes it, reads back', (t) => 
   const data = Buffer.concat([Buffer.from([6]), Buffer.alloc(4), Buffer.from(text)]);
   data.writeUInt32LE(Buffer.byteLength(text), 1);
   const { sink, seen } = recorder();
-  applyRecords(data, sink);
+  applyRecords(data, sink, () => undefined);
   t.deepEqual(seen, [['replaced', 4503599627370497, 'ada|lovelace']]);
 });
 
@@ -70,10 +70,10 @@ test('a cut or unknown record stops the batch with an error saying where; record
   w.close(2, 4010, 'second');
   const whole = w.take();
   const { sink, seen } = recorder();
-  t.throws(() => applyRecords(whole.subarray(0, whole.length - 3), sink), { message: /^a close record of 16 bytes is cut off at byte 20$/ });
+  t.throws(() => applyRecords(whole.subarray(0, whole.length - 3), sink, () => undefined), { message: /^a close record of 16 bytes is cut off at byte 20$/ });
   t.deepEqual(seen, [['close', 1, 4010, 'first']]);
-  t.throws(() => applyRecords(Buffer.from([9, 0, 0, 0, 0]), recorder().sink), { message: 'unknown record kind 9 at byte 0' });
-  t.throws(() => applyRecords(Buffer.from([1, 0, 0]), recorder().sink), { message: 'a record header is cut off at byte 0 of 3' });
+  t.throws(() => applyRecords(Buffer.from([9, 0, 0, 0, 0]), recorder().sink, () => undefined), { message: 'unknown record kind 9 at byte 0' });
+  t.throws(() => applyRecords(Buffer.from([1, 0, 0]), recorder().sink, () => undefined), { message: 'a record header is cut off at byte 0 of 3' });
 });
 
 test('message logging describes a record by kind, target, type and length; level 2 adds the message', (t) => {
@@ -106,6 +106,25 @@ test('a run of sends is handed over per session, in order; any other record ends
     ...recorder().sink,
     send: (id, frames) => seen.push([id, ...frames.map((x) => Buffer.from(x).toString())]),
     close: (id) => seen.push(['close', id]),
-  });
+  }, () => undefined);
   t.deepEqual(seen, [[1, f(1), f(3)], [2, f(2)], ['close', 9], [1, f(4)], [2, f(5)]]);
+});
+
+test('a control record that cannot be decoded is skipped and told; the records after it are applied', (t) => {
+  const w = new RecordWriter();
+  // msgpack encodes a Map keyed by an object, and cannot read it back.
+  w.control(packControl({ op: 'rq', id: 1, from: 'a:1', method: 'invoke', args: { m: new Map<unknown, number>([[{ a: 1 }, 1]]) } }));
+  w.send(7, '{"type":"n","body":1}');
+  w.control(packControl({ op: 'rs', id: 2, ok: true, value: 5 }));
+  const seen: unknown[] = [];
+  const skipped: string[] = [];
+  const count = applyRecords(w.take(), {
+    ...recorder().sink,
+    send: (id, frames) => seen.push([id, frames.length]),
+    control: (m) => seen.push(m),
+  }, (why) => skipped.push(why));
+  t.is(count, 3);
+  t.deepEqual(seen, [[7, 1], { op: 'rs', id: 2, ok: true, value: 5 }]);
+  t.is(skipped.length, 1);
+  t.regex(skipped[0]!, /^a control record of \d+ bytes could not be decoded \(.+\)$/);
 });
