@@ -11,6 +11,7 @@
  */
 import { PluginError } from '../errors.ts';
 import type { EventRuntime, RunningEvent } from '../events/runtime.ts';
+import { mayHaveCommitted } from '../objects/storage.ts';
 import { answerSink, type ApiCall, type AnswerSink } from './worker/answer-sink.ts';
 import { ResponseWriter, thrownAnswer } from './writer.ts';
 
@@ -71,10 +72,12 @@ function runApiEvent(rt: EventRuntime, reg: Registry, sink: AnswerSink, payload:
     call = { rid, label, answered: false, event: ev, finished: false, error: undefined, answersNow: () => ev.tx === undefined };
     ev.call = call;
     const c = call;
-    ev.failureReply = () => {
+    ev.failureReply = (err) => {
       // The event's object changes were discarded: what it answered went with them.
       c.answered = true;
-      sink.deliver(c, thrownAnswer(rid, c.error ?? new Error('its object changes could not be committed; nothing was changed')));
+      sink.deliver(c, thrownAnswer(rid, c.error ?? new Error(mayHaveCommitted(err)
+        ? 'its object changes may have been committed: the connection to the database was lost at COMMIT (read them again to know)'
+        : 'its object changes could not be committed; nothing was changed')));
     };
   }
   sink.track(call);

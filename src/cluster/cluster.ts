@@ -96,6 +96,8 @@ export class Cluster implements ClusterChanges {
     this.presence.onLive = (ids) => {
       for (const server of ids) this.outbox.serverBack(server);
     };
+    // Object announcements go to live servers only: one missed while away leaves a stale copy.
+    this.presence.onExpired = () => this.objects.forgetAll();
     await this.presence.register(true);
     this.thread.flags.set('cluster_server_id', id);
     this.inbox.start(id);

@@ -50,6 +50,11 @@ export class Presence {
   private longestGap = 0;
   /** Told the live servers after each heartbeat. */
   onLive: ((ids: Iterable<string>) => void) | null = null;
+  /**
+   * Told when this server's presence expired or must have (it did not run for longer than the
+   * TTL): while it was not live, what other servers announced to every server missed it.
+   */
+  onExpired: (() => void) | null = null;
   private beating = false;
   private readonly servers = new Map<string, ServerInfo>();
   private readonly info: ServerInfo;
@@ -130,6 +135,9 @@ export class Presence {
     this.timer = setInterval(() => {
       // A gap far past the interval means this process did not run (SIGSTOP, a VM paused, swapping).
       const now = Date.now();
+      // Past the TTL the presence has expired: what was cached from announcements is dropped
+      // now, before this process serves anything, not at the next heartbeat's answer.
+      if (now - this.lastTick > this.cfg.ttlMs) this.onExpired?.();
       this.longestGap = Math.max(this.longestGap, now - this.lastTick);
       this.lastTick = now;
       void this.beat();
@@ -165,6 +173,7 @@ export class Presence {
       this.stats.set(COORD, Coord.accounts, accounts);
       this.onLive?.(this.servers.keys());
       if (existed === 0) {
+        this.onExpired?.();
         if (stalled > this.cfg.ttlMs / 2) {
           // Not a restart: this process holds its sessions still, and its place in its stream.
           this.log.warn(`Cluster: this process was paused or stalled for ${stalled} ms (presence_ttl_in_ms ${this.cfg.ttlMs}), so its presence ` +

@@ -63,7 +63,7 @@ export class RunningEvent implements EventContext, HeldEffects {
    * Answers the event's failure when its object changes are discarded (a network event's error
    * frame to its client, which must go out while everything else the event did is dropped).
    */
-  failureReply: (() => void) | null = null;
+  failureReply: ((err: unknown) => void) | null = null;
   /**
    * The plugin handler an engine event runs for (a session message's, a REST route's): its
    * failures that are no handler's throw (a commit that kept conflicting) are logged under it,

@@ -10,7 +10,7 @@ import type { StoreConfig } from './config.ts';
 import { applyBatch, batchable } from './postgres-batch.ts';
 import type { TypeDef } from './schema.ts';
 import {
-  changed, conflict, duplicateKeyError, keyMoveOrder, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
+  changed, conflict, duplicateKeyError, keyMoveOrder, OK, OpKind, OUTCOME_UNKNOWN, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
   type CommitOp, type CommitRequest, type GroupWriter, type Outcome, type Reader, type Row,
 } from './storage.ts';
 
@@ -242,7 +242,14 @@ export class PostgresWriter implements GroupWriter {
         i++;
       }
     }
-    await q.query('COMMIT');
+    try {
+      await q.query('COMMIT');
+    } catch (err) {
+      // The database refusing the COMMIT rolled it back; a connection lost with it unanswered
+      // leaves the outcome unknown, and the group is not tried again.
+      if (databaseError(err)) throw err;
+      throw new Error(`${OUTCOME_UNKNOWN} (${describeError(err)})`);
+    }
     return outcomes;
   }
 

@@ -121,7 +121,7 @@ export class AwaitingEvents {
         // Its object changes were not committed: nothing it did may be seen, but its failure is answered.
         rt.effects?.discard(ev);
         if (ev.failureReply !== null) {
-          ev.failureReply();
+          ev.failureReply(err);
           rt.effects?.release(ev);
         }
       }

@@ -97,9 +97,12 @@ function publish(group: readonly Pending[], outcomes: readonly Outcome[]): void 
     if (stale !== undefined && stale[3] > 0) native.objCacheInvalidate(stale[1], stale[2], stale[3]);
     if (status === Status.error) {
       // A failure may have come after the database applied the changes (a connection lost at
-      // COMMIT): the cached copies they replace are dropped, so later reads ask the database.
+      // COMMIT): the cached copies they replace are dropped, so later reads ask the database,
+      // here and, announced, on the other servers (dropping a current copy costs one read).
       for (const [kind, typeIndex, id, version] of group[i]!.request.ops) {
-        if (kind !== OpKind.check) native.objCacheInvalidate(typeIndex, id, version + 1);
+        if (kind === OpKind.check) continue;
+        native.objCacheInvalidate(typeIndex, id, version + 1);
+        committed?.push([types[typeIndex]!.name, id, kind === OpKind.create ? version : version + 1]);
       }
     }
     if (status !== Status.ok) continue;
@@ -327,7 +330,8 @@ async function runGroups(): Promise<void> {
         log.warn(`Slow query: database=${databaseLabel(config)}, query=commit of ${admitted.length} event(s), time=${seconds.toFixed(3)}s`);
       }
       for (const o of outcomes) {
-        if (o.status === Status.error) log.error(`GSF_ERR_OBJECT_STORE: object store: a commit failed: ${o.reason}`);
+        // A store's reasons may say 'commit failed' already.
+        if (o.status === Status.error) log.error(`GSF_ERR_OBJECT_STORE: object store: a commit failed: ${o.reason.replace(/^commit failed: /, '')}`);
       }
     }
   } finally {
