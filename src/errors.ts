@@ -219,3 +219,15 @@ export function describeError(err: unknown): string {
     return `a thrown value with no string form (${Object.prototype.toString.call(err)})`;
   }
 }
+
+/**
+ * In the reason of a commit whose COMMIT was sent and never answered (the connection was lost):
+ * the database may have applied it. Its event is told so (`mayHaveCommitted`), not that nothing
+ * changed.
+ */
+export const OUTCOME_UNKNOWN = 'the connection was lost at COMMIT, so the changes may have been applied';
+
+/** Whether `err` (a failed commit) may have been applied all the same (OUTCOME_UNKNOWN). */
+export function mayHaveCommitted(err: unknown): boolean {
+  return err instanceof Error && err.message.includes(OUTCOME_UNKNOWN);
+}

@@ -9,9 +9,8 @@
  * itself, anything else 500) unless it answered already; when the event changed objects its
  * changes and its answer are dropped together and the failure is answered instead.
  */
-import { PluginError } from '../errors.ts';
+import { mayHaveCommitted, PluginError } from '../errors.ts';
 import type { EventRuntime, RunningEvent } from '../events/runtime.ts';
-import { mayHaveCommitted } from '../objects/storage.ts';
 import { answerSink, type ApiCall, type AnswerSink } from './worker/answer-sink.ts';
 import { ResponseWriter, thrownAnswer } from './writer.ts';
 

@@ -4,13 +4,13 @@
  */
 import { createRequire } from 'node:module';
 import type pg from 'pg';
-import { describeError } from '../errors.ts';
+import { describeError, OUTCOME_UNKNOWN } from '../errors.ts';
 import { storedKeyValue, type FieldInfo, type TypeInfo } from './model.ts';
 import type { StoreConfig } from './config.ts';
 import { applyBatch, batchable } from './postgres-batch.ts';
 import type { TypeDef } from './schema.ts';
 import {
-  changed, conflict, duplicateKeyError, keyMoveOrder, OK, OpKind, OUTCOME_UNKNOWN, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
+  changed, conflict, duplicateKeyError, keyMoveOrder, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
   type CommitOp, type CommitRequest, type GroupWriter, type Outcome, type Reader, type Row,
 } from './storage.ts';
 

@@ -108,17 +108,6 @@ export function uniqueIndexName(type: string, field: string): string {
 
 export const OK: Outcome = { status: Status.ok, reason: '' };
 
-/**
- * In the reason of a commit whose COMMIT was sent and never answered (the connection was lost):
- * the database may have applied it. Its event is told so (`mayHaveCommitted`), not that nothing
- * changed.
- */
-export const OUTCOME_UNKNOWN = 'the connection was lost at COMMIT, so the changes may have been applied';
-
-/** Whether `err` (a failed commit) may have been applied all the same (OUTCOME_UNKNOWN). */
-export function mayHaveCommitted(err: unknown): boolean {
-  return err instanceof Error && err.message.includes(OUTCOME_UNKNOWN);
-}
 
 export function conflict(reason: string): Outcome {
   return { status: Status.conflict, reason };
