@@ -27,7 +27,7 @@ export interface Op {
   sent?: boolean;
   /**
    * Its answer's time ran out while it was in flight: if that batch fails and goes back to
-   * wait for Redis, this ends the op (the caller's error) instead.
+   * wait for Redis, this ends the op (it is not sent again).
    */
   expire?: () => void;
 }

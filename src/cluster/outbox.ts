@@ -177,18 +177,23 @@ export class Outbox {
   claim(account: string, sessionId: number, policy: string): Promise<ClaimAnswer> {
     if (!this.link.up) return Promise.reject(this.link.unavailable());
     return new Promise((resolve, reject) => {
-      const timedOut = (): void => {
-        op.cancelled = true;
-        reject(gsfError('GSF_ERR_CLUSTER_UNAVAILABLE', `the login of '${account}' was not confirmed by Redis within ${this.cfg.requestTimeoutMs} ms`));
-      };
+      let refused = false;
       const timer = setTimeout(() => {
-        // Its batch is in flight: the answer (or its failure) comes soon; a batch that goes
-        // back to wait for Redis ends it then.
-        if (op.sent) op.expire = timedOut;
-        else timedOut();
+        // Refused now, even with its batch in flight (a stalled Redis may never answer). Should
+        // Redis confirm the claim later, it is let go again (below); a batch that fails and goes
+        // back to wait for Redis leaves it out.
+        if (op.sent) op.expire = () => { op.cancelled = true; };
+        else op.cancelled = true;
+        refused = true;
+        reject(gsfError('GSF_ERR_CLUSTER_UNAVAILABLE', `the login of '${account}' was not confirmed by Redis within ${this.cfg.requestTimeoutMs} ms`));
       }, this.cfg.requestTimeoutMs);
       const op = this.presence('K', account, `${sessionId}|${policy}`, (value, err) => {
         clearTimeout(timer);
+        if (refused) {
+          // The login was refused at its timeout: a claim Redis made since is let go.
+          if (err === undefined && !String(value).startsWith('refused|')) this.release(account, sessionId);
+          return;
+        }
         if (err) {
           reject(err);
           return;

@@ -88,6 +88,30 @@ test.serial('Redis goes away and comes back empty: messages accepted meanwhile a
   }
 });
 
+// docs/guides/cluster.md: a login whose claim Redis does not confirm within request_timeout_in_ms
+// is refused, also when Redis holds the connection open and answers nothing (a stalled host).
+test.serial('a login while Redis does not answer is refused within request_timeout_in_ms; the claim Redis makes later is let go', async (t) => {
+  const redis = await startRedis();
+  const [a, b] = await pair(redis, { request_timeout_in_ms: 500 });
+  try {
+    const client = await a.connect();
+    t.is(await client.request('echo', 'warm'), 'warm');
+    // Stopped (SIGSTOP): its connections stay open and nothing answers.
+    const paused = redis.pause(4000);
+    const login = client.request('login', { account: 'stalled' }).then(() => 'confirmed', (err: { code: string }) => err.code);
+    t.is(await Promise.race([login, paused.then(() => 'Redis answered again first')]), 'GSF_ERR_MESSAGE_HANDLER_FAILED');
+    await waitFor(() => a.logs().some((l) => l.includes("the login of 'stalled' was not confirmed by Redis within 500 ms")), 5000, 'the log line');
+    await paused;
+    // Redis ran the claim once it ran again: it is released, so no server holds the login.
+    await waitFor(async () => (await b.json('/v1/cluster/accounts/stalled')).status === 404, 5000, 'the claim let go');
+    t.like(await client.request('login', { account: 'stalled' }), { ok: true });
+    t.is((await b.json('/v1/cluster/accounts/stalled')).status, 200);
+  } finally {
+    await Promise.all([a.stop(), b.stop()]);
+    await redis.stop();
+  }
+});
+
 test.serial('past max_queued_messages, messages for other servers are dropped with a log line and a counter', async (t) => {
   const redis = await startRedis();
   const [a, b] = await pair(redis, { max_queued_messages: 50 });
