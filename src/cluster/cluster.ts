@@ -98,6 +98,12 @@ export class Cluster implements ClusterChanges {
     };
     // Object announcements go to live servers only: one missed while away leaves a stale copy.
     this.presence.onExpired = () => this.objects.forgetAll();
+    // Its id is another process's now: nothing more is read or sent under it.
+    this.presence.onTakenOver = () => {
+      this.inbox.stop();
+      this.outbox.pause();
+      this.objects.forgetAll();
+    };
     await this.presence.register(true);
     this.thread.flags.set('cluster_server_id', id);
     this.inbox.start(id);
@@ -125,6 +131,8 @@ export class Cluster implements ClusterChanges {
   /** Redis is back. Presence is registered again when Redis lost it, before any batch goes out. */
   private async reconnected(lostData: boolean): Promise<void> {
     this.objects.forgetAll();
+    // Its id was taken over: it left the cluster, and stays out.
+    if (this.presence?.left === true) return;
     if (!lostData) {
       this.outbox.resume(this.id);
       void this.presence?.beat();

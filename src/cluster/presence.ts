@@ -55,6 +55,17 @@ export class Presence {
    * TTL): while it was not live, what other servers announced to every server missed it.
    */
   onExpired: (() => void) | null = null;
+  /**
+   * Told when another process holds this server's id (it took the id over while this one was
+   * paused past its TTL): this process has left the cluster, and presence is no longer its own.
+   */
+  onTakenOver: (() => void) | null = null;
+  private takenOver = false;
+
+  /** Whether another process holds this server's id now (see onTakenOver). */
+  get left(): boolean {
+    return this.takenOver;
+  }
   private beating = false;
   private readonly servers = new Map<string, ServerInfo>();
   private readonly info: ServerInfo;
@@ -100,6 +111,11 @@ export class Presence {
         sessions.length, ...sessions, groups.length, ...groups, accounts.length, ...accounts.flatMap(([a, s]) => [a, String(s)])];
       // 'ok': accounts held elsewhere now, and 1 when a sweep had removed this server; 'in_use': the other's info and PTTL.
       const [status, detail, third] = await this.link.script('gsfRegister', `registration of ${sessions.length} session(s)`, args) as [string, unknown, number];
+      if (status === 'in_use' && !fresh) {
+        // Registering again (after the presence expired): the id is another process's now.
+        this.leaveTakenOver(String(detail));
+        return;
+      }
       if (status === 'ok') {
         const lost = detail as string[];
         if (third === 1) this.log.info(`Cluster: another server had removed this server's presence; its stream was kept, and reading goes on where it left off`);
@@ -153,7 +169,11 @@ export class Presence {
       this.info.beat++;
       const stalled = this.longestGap;
       const [existed, servers, dead] = await this.link.script('gsfHeartbeat', 'heartbeat',
-        [this.cfg.prefix, this.self, this.infoText(), this.cfg.ttlMs]) as [number, string[], string[]];
+        [this.cfg.prefix, this.self, this.infoText(), this.cfg.ttlMs, this.info.instance]) as [number, string[], string[]];
+      if (existed === -1) {
+        this.leaveTakenOver(servers as unknown as string);
+        return;
+      }
       this.longestGap = 0;
       this.stats.coord(Coord.heartbeats);
       this.servers.clear();
@@ -217,12 +237,34 @@ export class Presence {
   }
 
   /** Stops heartbeating and removes this server's presence (graceful stop). */
+  /**
+   * Another process holds this server's id: this one stops heartbeating and says so; it does
+   * not write presence again, and its stop removes nothing of the other's.
+   */
+  private leaveTakenOver(holder: string): void {
+    if (this.takenOver) return;
+    this.takenOver = true;
+    this.stopped = true;
+    if (this.timer !== null) clearInterval(this.timer);
+    let who = 'another process';
+    try {
+      const other = JSON.parse(holder) as ServerInfo;
+      who = `pid ${other.pid} on ${other.host} (started ${other.started})`;
+    } catch {
+      // An unreadable holder is still another process.
+    }
+    this.log.error(`GSF_ERR_CLUSTER_START: server id '${this.self}' was taken over by ${who} while this process was paused or cut off ` +
+      'past presence_ttl_in_ms: this process has left the cluster (its sessions are served here only, and nothing reaches other servers); ' +
+      'stop it, or give it its own Cluster.server_id');
+    this.onTakenOver?.();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer !== null) clearInterval(this.timer);
-    if (!this.registered || !this.link.up) return;
+    if (!this.registered || !this.link.up || this.takenOver) return;
     try {
-      await this.link.script('gsfDeregister', 'deregistration', [this.cfg.prefix, this.self]);
+      await this.link.script('gsfDeregister', 'deregistration', [this.cfg.prefix, this.self, this.info.instance]);
     } catch (err) {
       this.log.warn(`Cluster: could not remove this server's presence (it expires in ${this.cfg.ttlMs} ms): ${describeError(err)}`);
     }

@@ -187,13 +187,20 @@ return {unroutable, answers, learned, lost}
 `;
 
 /**
- * A heartbeat: ARGV = P, self, info (JSON), ttl ms. Renews this server's presence and returns
- * {whether it was still live before, [id, info, …] of the live servers, ids whose presence expired}.
+ * A heartbeat: ARGV = P, self, info (JSON), ttl ms, instance. Renews this server's presence and
+ * returns {whether it was still live before, [id, info, …] of the live servers, ids whose
+ * presence expired}; or {-1, the holder's info} when another process holds this id now (it
+ * took the id over while this one was paused past its TTL), renewing nothing.
  */
 const HEARTBEAT = PRELUDE + `
-local self, info, ttl = ARGV[2], ARGV[3], tonumber(ARGV[4])
+local self, info, ttl, instance = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
 local now = now_ms()
-local existed = redis.call('EXISTS', P .. 'srv:' .. self)
+local cur = redis.call('GET', P .. 'srv:' .. self)
+if cur then
+  local ok, decoded = pcall(cjson.decode, cur)
+  if ok and decoded.instance ~= instance then return {-1, cur} end
+end
+local existed = cur and 1 or 0
 redis.call('SET', P .. 'srv:' .. self, info, 'PX', ttl)
 redis.call('ZADD', P .. 'servers', now + ttl, self)
 local servers = {}
@@ -230,7 +237,7 @@ return 0
 const REGISTER = PRELUDE + `
 local self, info, ttl, instance, fresh = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6]
 local cur = redis.call('GET', P .. 'srv:' .. self)
-if cur and fresh == '1' then
+if cur then
   local ok, decoded = pcall(cjson.decode, cur)
   if ok and decoded.instance ~= instance then return {'in_use', cur, redis.call('PTTL', P .. 'srv:' .. self)} end
 end
@@ -279,9 +286,15 @@ end
 return {'ok', conflicts, swept}
 `;
 
-/** A graceful stop: removes this server's presence (ARGV = P, self). */
+/** A graceful stop: removes this server's presence (ARGV = P, self, instance). */
 const DEREGISTER = PRELUDE + `
-local self = ARGV[2]
+local self, instance = ARGV[2], ARGV[3]
+-- What another process holds under this id (it took the id over) is not this one's to remove.
+local cur = redis.call('GET', P .. 'srv:' .. self)
+if cur then
+  local ok, decoded = pcall(cjson.decode, cur)
+  if ok and decoded.instance ~= instance then return 0 end
+end
 cleanup(self)
 redis.call('DEL', P .. 'srv:' .. self)
 return 1

@@ -178,3 +178,38 @@ test.serial('a server id in use by a live server stops the start; one left by a 
   t.regex(String(err), /exited 1: gsf: Cluster: server id 'twin-a' is used by a live server \(pid \d+ on \S+, started \S+\); give each server its own Cluster\.server_id/);
   await onAgain.close();
 });
+
+// docs/guides/cluster.md: server ids are unique. A process paused past its TTL looks dead, and a
+// new process takes its id over; when the paused one runs again it finds its id taken, says so
+// and leaves the cluster, instead of heartbeating the id beside the new owner.
+test.serial('a paused process whose id was taken over leaves the cluster when it runs again; its stop removes nothing of the new owner', async (t) => {
+  const twin = (ttl: number): ComponentList =>
+    ({ Cluster: { redis_url: redis.url, cluster_name: 'paused', server_id: 'twin-p', heartbeat_interval_in_ms: 100, presence_ttl_in_ms: ttl } });
+  const old = await startGsf(twin(60000), PLUGINS);
+  started.push(old);
+  old.child.kill('SIGSTOP');
+  let fresh: GsfProcess;
+  try {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-cluster-'));
+    const starting = startGsf(twin(TTL), PLUGINS, dir);
+    const log = path.join(dir, 'server.log');
+    await waitFor(() => fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes("server id 'twin-p' was used by pid"), 30000, 'the start to wait');
+    // The paused process's presence expires (what Redis does when its TTL runs out).
+    t.is(redisCli(redis, 'PEXPIRE', 'paused:srv:twin-p', '1'), '1');
+    fresh = await starting;
+    started.push(fresh);
+  } finally {
+    old.child.kill('SIGCONT');
+  }
+  await waitFor(() => old.logs().some((l) => l.includes("GSF_ERR_CLUSTER_START: server id 'twin-p' was taken over by pid " + fresh.child.pid)), 10000, 'the old process to find its id taken');
+  const holder = (): { pid: number } => JSON.parse(redisCli(redis, 'GET', 'paused:srv:twin-p')) as { pid: number };
+  t.is(holder().pid, fresh.child.pid);
+  const onFresh = await fresh.connect();
+  const session = (await onFresh.request<{ sessionId: number }>('c.where')).sessionId;
+  await waitFor(async () => (await fresh.json(`/v1/cluster/sessions/${session}`)).status === 200, 5000, 'the new session in presence');
+  // The old process stops: what the new owner holds stays.
+  await old.stop();
+  t.is(holder().pid, fresh.child.pid);
+  t.like(await fresh.json(`/v1/cluster/sessions/${session}`), { status: 200, body: { server: 'twin-p' } });
+  await onFresh.close();
+});
