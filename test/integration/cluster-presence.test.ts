@@ -203,13 +203,13 @@ test.serial('a paused process whose id was taken over leaves the cluster when it
   }
   await waitFor(() => old.logs().some((l) => l.includes("GSF_ERR_CLUSTER_START: server id 'twin-p' was taken over by pid " + fresh.child.pid)), 10000, 'the old process to find its id taken');
   const holder = (): { pid: number } => JSON.parse(redisCli(redis, 'GET', 'paused:srv:twin-p')) as { pid: number };
-  t.is(holder().pid, fresh.child.pid);
+  t.is(holder().pid, fresh.child.pid!);
   const onFresh = await fresh.connect();
   const session = (await onFresh.request<{ sessionId: number }>('c.where')).sessionId;
   await waitFor(async () => (await fresh.json(`/v1/cluster/sessions/${session}`)).status === 200, 5000, 'the new session in presence');
   // The old process stops: what the new owner holds stays.
   await old.stop();
-  t.is(holder().pid, fresh.child.pid);
+  t.is(holder().pid, fresh.child.pid!);
   t.like(await fresh.json(`/v1/cluster/sessions/${session}`), { status: 200, body: { server: 'twin-p' } });
   await onFresh.close();
 });
