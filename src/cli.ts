@@ -50,7 +50,8 @@ function onlyOptions(command: string, args: string[], withValue: readonly string
     else if (withValue.includes(name)) {
       if (arg.includes('=')) {
         if (arg.endsWith('=')) problem = `${name} needs a value`;
-      } else if (args[i + 1] === undefined || args[i + 1]!.startsWith('--')) {
+      } else if (args[i + 1] === undefined || args[i + 1] === '' || args[i + 1]!.startsWith('--')) {
+        // An empty argument (`--manifest "$UNSET"`) is no value either.
         problem = `${name} needs a value`;
       } else {
         i++; // its value

@@ -143,6 +143,9 @@ test('gsf start and gsf authenticator refuse an option they do not take, with us
     [['start', '--manifest='], 'gsf start: --manifest needs a value'],
     [['start', '--manifest'], 'gsf start: --manifest needs a value'],
     [['start', '--manifest', '--watch'], 'gsf start: --manifest needs a value'],
+    // An empty argument, as a script's unset variable gives (`--manifest "$GAME_MANIFEST"`).
+    [['start', '--manifest', ''], 'gsf start: --manifest needs a value'],
+    [['authenticator', '--manifest', ''], 'gsf authenticator: --manifest needs a value'],
     [['authenticator', '--watch'], "gsf authenticator: unknown option '--watch' (authenticator takes --manifest <value>)"],
     // Given twice, whichever was meant: refused rather than the first (or the last) taken.
     [['start', '--manifest', 'a.json', '--manifest=b.json'], 'gsf start: --manifest is given more than once'],
