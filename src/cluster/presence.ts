@@ -222,7 +222,7 @@ export class Presence {
   /** Where an account is logged in: its server and session, or null. */
   async locate(account: string): Promise<{ server: string; sessionId: number } | null> {
     if (!this.link.up) throw this.link.unavailable();
-    const v = await this.link.script('gsfLocate', 'account lookup', [this.cfg.prefix, account]);
+    const v = await this.link.answerWithin('account lookup', this.link.script('gsfLocate', 'account lookup', [this.cfg.prefix, account]));
     if (typeof v !== 'string') return null;
     const bar = v.indexOf('|');
     return { server: v.slice(0, bar), sessionId: Number(v.slice(bar + 1)) };
@@ -231,7 +231,8 @@ export class Presence {
   /** Which live server holds a session, and its account; null when none does. */
   async session(sessionId: number): Promise<{ server: string; account: string | null } | null> {
     if (!this.link.up) throw this.link.unavailable();
-    const v = await this.link.script('gsfSession', 'session lookup', [this.cfg.prefix, String(sessionId)]) as [string, string] | null;
+    const v = await this.link.answerWithin('session lookup',
+      this.link.script('gsfSession', 'session lookup', [this.cfg.prefix, String(sessionId)])) as [string, string] | null;
     if (!Array.isArray(v)) return null;
     return { server: v[0], account: v[1] === '' ? null : v[1] };
   }

@@ -156,12 +156,27 @@ export class RedisLink {
     }
   }
 
-  /** Runs a plain command, timed. */
+  /**
+   * `work`, or GSF_ERR_CLUSTER_UNAVAILABLE once `request_timeout_in_ms` has passed without its
+   * answer: a Redis that keeps its connection open and answers nothing (a stalled host) must not
+   * hold a caller forever. The command itself is not taken back.
+   */
+  answerWithin<T>(operation: string, work: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(gsfError('GSF_ERR_CLUSTER_UNAVAILABLE',
+        `Redis at ${shownUrl(this.cfg.redisUrl)} did not answer the ${operation} within ${this.cfg.requestTimeoutMs} ms`)), this.cfg.requestTimeoutMs);
+    });
+    work.catch(() => undefined); // an answer after the timeout is nobody's
+    return Promise.race([work, late]).finally(() => clearTimeout(timer));
+  }
+
+  /** Runs a plain command, timed; it answers within `request_timeout_in_ms` (answerWithin). */
   async command<T>(operation: string, run: (r: Redis) => Promise<T>): Promise<T> {
     if (!this.up) throw this.unavailable();
     const start = performance.now();
     try {
-      return await run(this.cmd);
+      return await this.answerWithin(operation, run(this.cmd));
     } catch (err) {
       this.stats.coord(Coord.errors);
       throw err;

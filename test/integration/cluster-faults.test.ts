@@ -97,10 +97,18 @@ test.serial('a login while Redis does not answer is refused within request_timeo
     const client = await a.connect();
     t.is(await client.request('echo', 'warm'), 'warm');
     // Stopped (SIGSTOP): its connections stay open and nothing answers.
-    const paused = redis.pause(4000);
+    const paused = redis.pause(6000);
     const login = client.request('login', { account: 'stalled' }).then(() => 'confirmed', (err: { code: string }) => err.code);
     t.is(await Promise.race([login, paused.then(() => 'Redis answered again first')]), 'GSF_ERR_MESSAGE_HANDLER_FAILED');
     await waitFor(() => a.logs().some((l) => l.includes("the login of 'stalled' was not confirmed by Redis within 500 ms")), 5000, 'the log line');
+    // Lookups and cluster-wide changes answer 503 as well, not when Redis runs again.
+    const lookup = a.json('/v1/cluster/accounts/stalled').then((r) => [r.status, r.body]);
+    t.deepEqual(await Promise.race([lookup, paused.then(() => 'Redis answered again first')]),
+      [503, { error: 'GSF_ERR_CLUSTER_UNAVAILABLE', message: `the cluster is unavailable: Redis at ${redis.url} did not answer the account lookup within 500 ms` }]);
+    const change = a.json('/v1/maintenance/update?cluster=true', { method: 'PUT', body: JSON.stringify({ date_start: '2030/01/01 00:00', date_end: '2030/01/01 01:00', messages: 'x' }) })
+      .then((r) => [r.status, r.body]);
+    t.deepEqual(await Promise.race([change, paused.then(() => 'Redis answered again first')]),
+      [503, { error: 'GSF_ERR_CLUSTER_UNAVAILABLE', message: `the cluster is unavailable: Redis at ${redis.url} did not answer the maintenance write within 500 ms` }]);
     await paused;
     // Redis ran the claim once it ran again: it is released, so no server holds the login.
     await waitFor(async () => (await b.json('/v1/cluster/accounts/stalled')).status === 404, 5000, 'the claim let go');
