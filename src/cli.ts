@@ -86,8 +86,15 @@ async function start(args: string[]): Promise<void> {
   // the start took (its ports, its cluster presence) instead of dying half-started.
   let early: string | null = null;
   let onSignal = (signal: string): void => {
-    if (early !== null) native().then((n) => n.exitNow(1), () => process.exit(1)); // a second one: at once
-    early ??= signal;
+    if (early !== null) {
+      // A second one: at once (a start held by a plugin's onStart that never settles ends here).
+      process.stderr.write(`gsf: ${signal} again during the start: exiting at once\n`);
+      native().then((n) => n.exitNow(1), () => process.exit(1));
+      return;
+    }
+    early = signal;
+    // Said at once: the stop waits for the start, which a slow onStart hook may hold.
+    process.stderr.write(`gsf: ${signal} during the start: the server stops once it is up (a second signal exits at once)\n`);
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));

@@ -132,7 +132,29 @@ export default definePlugin({ name: 'slow', version: '1.0.0', register(api) {
   t.is(await p.exited, 0);
   t.regex(p.out(), /SIGTERM received: stopping/);
   t.regex(p.out(), /\] stopped/);
-  t.is(p.err(), '');
+  t.is(p.err(), 'gsf: SIGTERM during the start: the server stops once it is up (a second signal exits at once)\n');
+});
+
+test('a start held by an onStart hook that never settles: the first SIGTERM says it waits, a second exits 1 at once', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-cli-stuck-'));
+  const marker = path.join(dir, 'starting');
+  fs.mkdirSync(path.join(dir, 'stuck'));
+  fs.writeFileSync(path.join(dir, 'stuck', 'index.ts'), `import fs from 'node:fs';
+import { definePlugin } from ${JSON.stringify(path.join(root, 'src', 'index.ts'))};
+export default definePlugin({ name: 'stuck', version: '1.0.0', register(api) {
+  api.onStart(() => { fs.writeFileSync(${JSON.stringify(marker)}, ''); return new Promise(() => undefined); });
+} });
+`);
+  const manifest = path.join(dir, 'MANIFEST.json');
+  fs.writeFileSync(manifest, JSON.stringify({ components: [{ name: 'ApiService', arguments: { api_service_port: 0 } }], plugins: [path.join(dir, 'stuck')] }));
+  const p = run(['start', '--manifest', manifest]);
+  await until(() => (fs.existsSync(marker) ? 'started' : undefined), 30000);
+  p.child.kill('SIGTERM');
+  await until(() => (p.err().includes('during the start') ? 'said' : undefined), 10000);
+  p.child.kill('SIGINT');
+  t.is(await p.exited, 1);
+  t.is(p.err(), 'gsf: SIGTERM during the start: the server stops once it is up (a second signal exits at once)\n'
+    + 'gsf: SIGINT again during the start: exiting at once\n');
 });
 
 test('gsf start and gsf authenticator refuse an option they do not take, with usage and exit 2', async (t) => {
