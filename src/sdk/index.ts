@@ -5,7 +5,7 @@
  * package when there is no global WebSocket) and in browsers.
  */
 import { Packr, Unpackr } from 'msgpackr';
-import { typedArraysAsBytes } from './typed-arrays.ts';
+import { msgpackBody, wellFormedText } from './msgpack-body.ts';
 import { MAX_TIMER_MS, timeoutProblem } from './timeouts.ts';
 import {
   CloseCode, EngineType, ProtocolError, type CodecName, type Envelope, type MaintenanceNotice, type ProtocolErrorBody,
@@ -93,6 +93,21 @@ export function clientUrl(url: string, version: string, codec: CodecName): strin
   u.searchParams.set('version', version);
   u.searchParams.set('codec', codec);
   return u.toString();
+}
+
+/**
+ * Calls a handler of the game's: what it throws is thrown again on its own (the page's or the
+ * process's uncaught-error path), not into the socket's frame reader, which would stop reading,
+ * and the other handlers and the next frames are delivered as always.
+ */
+function callHandler<A extends unknown[]>(fn: (...args: A) => void, ...args: A): void {
+  try {
+    fn(...args);
+  } catch (err) {
+    queueMicrotask(() => {
+      throw err;
+    });
+  }
 }
 
 export class GsfClient {
@@ -226,13 +241,13 @@ export class GsfClient {
     }
     return () => {
       if (!set.delete(fn)) return;
-      // Kept pushes it had not run yet are kept again, for `next` or the next `on`, if no
-      // other handler of the type is left to have them.
+      // Kept pushes it had not run yet are kept again, for `next` or the next `on` (handlers of
+      // the type added after it never had them).
       const queues = this.catchingUp.get(type);
       const left = queues?.get(fn);
       if (left === undefined) return;
       queues!.delete(fn);
-      if (set.size === 0) this.backlog.unshift(...left);
+      this.backlog.unshift(...left);
     };
   }
 
@@ -243,7 +258,7 @@ export class GsfClient {
       // Stops when the handler is removed (its `off` keeps what is left).
       while (queues?.get(fn) === queue && queue.length > 0) {
         const e = queue.shift()!;
-        fn(e.body, e);
+        callHandler(fn, e.body, e);
       }
     } finally {
       if (queues?.get(fn) === queue && queue.length === 0) queues.delete(fn);
@@ -279,13 +294,14 @@ export class GsfClient {
 
   /**
    * Closes the connection and resolves when it has ended. A reason is cut to the 123 bytes a close
-   * frame holds; a code the WebSocket API refuses (any but 1000 and 3000–4999) rejects, and the
-   * connection stays open, whichever WebSocket the client runs on.
+   * frame holds. A code other than 1000 and the private-use 4000–4999 rejects, and the connection
+   * stays open: the WebSocket API refuses all but 1000 and 3000–4999, and a gsf server takes
+   * 3000–3999 (codes registered for libraries) for a protocol error, losing code and reason.
    */
   close(code = 1000, reason = ''): Promise<CloseInfo> {
     if (!this.closeInfo) {
-      if (code !== 1000 && !(Number.isInteger(code) && code >= 3000 && code <= 4999)) {
-        return Promise.reject(new RangeError(`close code must be 1000 or from 3000 to 4999 (got ${String(code)})`));
+      if (code !== 1000 && !(Number.isInteger(code) && code >= 4000 && code <= 4999)) {
+        return Promise.reject(new RangeError(`close code must be 1000 or from 4000 to 4999 (got ${String(code)})`));
       }
       try {
         this.ws.close(code, fitReason(String(reason)));
@@ -303,7 +319,7 @@ export class GsfClient {
 
   private write(envelope: Envelope): void {
     if (this.codec === 'json') this.ws.send(JSON.stringify(envelope));
-    else this.ws.send(packr.pack({ ...envelope, body: typedArraysAsBytes(envelope.body, 0) }));
+    else this.ws.send(packr.pack({ ...envelope, type: wellFormedText(envelope.type), body: msgpackBody(envelope.body, 0) }));
   }
 
   private receive(data: unknown): void {
@@ -335,7 +351,7 @@ export class GsfClient {
       // told already. Ids are this client's, in order, so no list of them is kept.
       if (Number.isSafeInteger(envelope.id) && envelope.id > 0 && envelope.id < this.nextId) return;
     }
-    if (envelope.type === EngineType.error) for (const fn of this.errorHandlers) fn(envelope.body as ProtocolErrorBody);
+    if (envelope.type === EngineType.error) for (const fn of [...this.errorHandlers]) callHandler(fn, envelope.body as ProtocolErrorBody);
     const i = this.waiters.findIndex((w) => w.type === envelope.type);
     if (i >= 0) this.waiters.splice(i, 1)[0]!.resolve(envelope);
     const handlers = this.handlers.get(envelope.type);
@@ -346,7 +362,7 @@ export class GsfClient {
       for (const fn of [...handlers]) {
         const queue = queues?.get(fn);
         if (queue !== undefined) queue.push(envelope);
-        else fn(envelope.body, envelope);
+        else callHandler(fn, envelope.body, envelope);
       }
     }
     else if (i < 0 && (envelope.type !== EngineType.error || this.errorHandlers.size === 0)) {
