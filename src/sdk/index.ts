@@ -8,7 +8,7 @@ import { Packr, Unpackr } from 'msgpackr';
 import { msgpackBody, wellFormedText } from './msgpack-body.ts';
 import { MAX_TIMER_MS, timeoutProblem } from './timeouts.ts';
 import {
-  CloseCode, EngineType, ProtocolError, type CodecName, type Envelope, type MaintenanceNotice, type ProtocolErrorBody,
+  CloseCode, closeReason, EngineType, ProtocolError, type CodecName, type Envelope, type MaintenanceNotice, type ProtocolErrorBody,
 } from '../session/protocol.ts';
 
 export { CloseCode, EngineType, ProtocolError, type CodecName, type Envelope, type MaintenanceNotice, type ProtocolErrorBody };
@@ -68,22 +68,6 @@ async function defaultWebSocket(): Promise<WebSocketConstructor> {
   const { createRequire } = await import('node:module');
   const ws = createRequire(import.meta.url)('ws') as { WebSocket: WebSocketConstructor };
   return ws.WebSocket;
-}
-
-const utf8 = new TextEncoder();
-
-/** `reason` cut to the 123 bytes of UTF-8 a close frame holds (whole characters only). */
-function fitReason(reason: string): string {
-  if (reason.length <= 41 || utf8.encode(reason).length <= 123) return reason;
-  let out = '';
-  let bytes = 0;
-  for (const ch of reason) {
-    const n = utf8.encode(ch).length;
-    if (bytes + n > 123) break;
-    out += ch;
-    bytes += n;
-  }
-  return out;
 }
 
 /** Builds the client URL: `ws://HOST:PORT/?version=<v>&codec=json|msgpack`. */
@@ -304,7 +288,7 @@ export class GsfClient {
         return Promise.reject(new RangeError(`close code must be 1000 or from 4000 to 4999 (got ${String(code)})`));
       }
       try {
-        this.ws.close(code, fitReason(String(reason)));
+        this.ws.close(code, closeReason(String(reason)));
       } catch (err) {
         return Promise.reject(err as Error);
       }

@@ -96,11 +96,14 @@ export function versionRefusedReason(version: string, required: string, compatib
   return `client version '${shown}' is not accepted; required version: ${required}${also}`;
 }
 
+// TextEncoder, not Buffer: the client SDK (browsers too) closes with the same cut.
+const utf8 = new TextEncoder();
+
 /** The UTF-8 length of code point `cp`. */
 const utf8Length = (cp: number): number => (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4);
 
 /**
- * A close reason as a close frame carries it (server side): UTF-8 text of at most 123 bytes, cut
+ * A close reason as a close frame carries it (server and client SDK): UTF-8 text of at most 123 bytes, cut
  * after the last whole character that fits. An unpaired surrogate (text with no UTF-8 form) is
  * sent as U+FFFD: the frame must be valid UTF-8, or a client fails the connection (1006) and
  * never sees the code.
@@ -108,7 +111,7 @@ const utf8Length = (cp: number): number => (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp 
 export function closeReason(text: string): string {
   const s = wellFormed(text);
   // 41 UTF-16 units are at most 123 bytes (3 per unit at most).
-  if (s.length <= 41 || Buffer.byteLength(s) <= 123) return s;
+  if (s.length <= 41 || utf8.encode(s).length <= 123) return s;
   let bytes = 0;
   let end = 0;
   for (const ch of s) {
