@@ -20,7 +20,7 @@ import { createLineLimiter, type LineLimiter } from '../log/rate-limit.ts';
 import type { ClusterConfig } from './config.ts';
 import { BatchBuilder, type Op } from './batch.ts';
 import { describeRecord } from './message-log.ts';
-import { eachRecord, packControl, unpackControl, type ControlMessage } from './records.ts';
+import { eachRecord, encodeControl, type ControlMessage } from './records.ts';
 import { isRetryable, type RedisLink } from './redis-link.ts';
 import { Rpc, Coord, type ClusterStats } from './stats.ts';
 
@@ -379,26 +379,4 @@ export class Outbox {
     this.pending = 0;
     this.drops.close();
   }
-}
-
-/**
- * A control message's bytes, or GSF_ERR_BAD_ARGUMENT naming why it cannot be encoded, or read
- * back: msgpack encodes a Map keyed by objects, which no server can decode, so the bytes are
- * read once here rather than found unreadable there (with the caller left to time out).
- */
-function encodeControl(message: ControlMessage): Uint8Array {
-  const what = message.op === 'rs' ? 'answer' : 'arguments';
-  let bytes: Uint8Array;
-  try {
-    bytes = packControl(message);
-  } catch (err) {
-    throw gsfError('GSF_ERR_BAD_ARGUMENT', `the ${what} cannot be encoded for another server: ${describeError(err)}`);
-  }
-  try {
-    unpackControl(bytes);
-  } catch (err) {
-    throw gsfError('GSF_ERR_BAD_ARGUMENT', `the ${what} cannot be read back by another server (${describeError(err)}): `
-      + "a Map's keys must be strings, numbers or booleans");
-  }
-  return bytes;
 }

@@ -13,6 +13,7 @@
  * Frames are already encoded for the client, so the receiving server writes them as they are.
  */
 import { Packr } from 'msgpackr';
+import { describeError, gsfError } from '../errors.ts';
 
 export const RecordKind = { send: 1, publish: 2, broadcast: 3, close: 4, group: 5, replaced: 6, control: 7 } as const;
 export type RecordKindValue = (typeof RecordKind)[keyof typeof RecordKind];
@@ -35,6 +36,28 @@ export function packControl(message: ControlMessage): Uint8Array {
 /** A control message from its bytes; throws what msgpackr throws for bytes it cannot read back. */
 export function unpackControl(bytes: Uint8Array): ControlMessage {
   return packr.unpack(bytes) as ControlMessage;
+}
+
+/**
+ * A control message's bytes, or GSF_ERR_BAD_ARGUMENT naming why it cannot be encoded, or read
+ * back: msgpack encodes a Map keyed by objects, which no server can decode, so the bytes are
+ * read once here rather than found unreadable there (with the caller left to time out).
+ */
+export function encodeControl(message: ControlMessage): Uint8Array {
+  const what = message.op === 'rs' ? 'answer' : 'arguments';
+  let bytes: Uint8Array;
+  try {
+    bytes = packControl(message);
+  } catch (err) {
+    throw gsfError('GSF_ERR_BAD_ARGUMENT', `the ${what} cannot be encoded for another server: ${describeError(err)}`);
+  }
+  try {
+    unpackControl(bytes);
+  } catch (err) {
+    throw gsfError('GSF_ERR_BAD_ARGUMENT', `the ${what} cannot be read back by another server (${describeError(err)}): `
+      + "a Map's keys must be strings, numbers or booleans");
+  }
+  return bytes;
 }
 
 /** Control messages (record kind `control`). */
