@@ -12,13 +12,14 @@ import type { ArgValue } from '../../config/manifest.ts';
 import { databaseLabel } from '../config.ts';
 import { Model, type TypeInfo } from '../model.ts';
 import { channelNamePrefix, helloChannelName, type HelloMessage } from '../channel.ts';
-import { OpKind, Status, type CommitOp, type CommitReply, type CommitRequest, type GroupWriter, type Outcome } from '../storage.ts';
+import { Status, type CommitOp, type CommitReply, type CommitRequest, type GroupWriter, type Outcome } from '../storage.ts';
 import { SqliteWriter } from '../sqlite-store.ts';
 import { PostgresWriter } from '../postgres-store.ts';
 import { GroupStats } from '../stats.ts';
 import { ObjectTurns, type Waiting } from './turns.ts';
 import { stampCreates } from './versions.ts';
-import type { WriterInit, WriterCommand, WriterEvent, CommittedObjects } from './messages.ts';
+import { publishGroup } from './publish.ts';
+import type { WriterInit, WriterCommand, WriterEvent } from './messages.ts';
 
 interface Pending {
   request: CommitRequest;
@@ -83,43 +84,9 @@ function schedule(): void {
   });
 }
 
-/**
- * Makes a durable group visible: new versions into the cache, stale copies out. With the
- * Cluster component, the main thread also hears what changed, to drop other servers' copies.
- */
+/** Makes a durable group visible (`publishGroup`); the main thread hears what to announce. */
 function publish(group: readonly Pending[], outcomes: readonly Outcome[]): void {
-  const committed: CommittedObjects | null = config.announceCommits ? [] : null;
-  for (let i = 0; i < group.length; i++) {
-    const { status, stale } = outcomes[i]!;
-    // A conflict: the copy the event read of the object that had changed may be outdated in
-    // the cache (another server committed it), so its rerun reads it from the database. The
-    // event's other objects were current: their entries stay.
-    if (stale !== undefined && stale[3] > 0) native.objCacheInvalidate(stale[1], stale[2], stale[3]);
-    if (status === Status.error) {
-      // A failure may have come after the database applied the changes (a connection lost at
-      // COMMIT): the cached copies they replace are dropped, so later reads ask the database,
-      // here and, announced, on the other servers (dropping a current copy costs one read).
-      for (const [kind, typeIndex, id, version] of group[i]!.request.ops) {
-        if (kind === OpKind.check) continue;
-        native.objCacheInvalidate(typeIndex, id, version + 1);
-        committed?.push([types[typeIndex]!.name, id, kind === OpKind.create ? version : version + 1]);
-      }
-    }
-    if (status !== Status.ok) continue;
-    for (const [kind, typeIndex, id, version, bytes, uniques] of group[i]!.request.ops) {
-      if (committed !== null && kind !== OpKind.check) committed.push([types[typeIndex]!.name, id, kind === OpKind.create ? version : version + 1]);
-      if (kind === OpKind.create || kind === OpKind.update) {
-        native.objCachePut(typeIndex, id, kind === OpKind.create ? version : version + 1, bytes!);
-        const unique = types[typeIndex]!.unique;
-        for (let u = 0; u < unique.length; u++) {
-          const value = uniques?.[u];
-          if (value !== null && value !== undefined) native.objCachePutKey(typeIndex, u, String(value), id);
-        }
-      } else if (kind === OpKind.delete) {
-        native.objCachePutDeleted(typeIndex, id, version + 1);
-      }
-    }
-  }
+  const committed = publishGroup(group.map((p) => p.request), outcomes, types, config.announceCommits);
   if (committed !== null && committed.length > 0) port.postMessage({ committed } satisfies WriterEvent);
 }
 
