@@ -118,3 +118,67 @@ export async function startPostgres(): Promise<TestPostgres> {
     },
   };
 }
+
+/** A simple-query message `COMMIT` of PostgreSQL's protocol ('Q', length, text, NUL). */
+const COMMIT_QUERY = Buffer.concat([Buffer.from('Q\0\0\0\x0b', 'latin1'), Buffer.from('COMMIT\0')]);
+
+/**
+ * A TCP proxy to PostgreSQL. `blackhole()` makes the connections open now silent: their
+ * PostgreSQL side is closed, gsf's side is neither closed nor reset (a crashed host, a firewall
+ * that drops); new connections work. `loseNextCommitAnswer()`: the next COMMIT reaches the
+ * database, and gsf's connection is closed before its answer (`answered` resolves once the
+ * database has answered it: it was applied). `cut()` closes everything.
+ */
+export async function postgresProxy(target: URL): Promise<{ port: number; blackhole(): void; loseNextCommitAnswer(): Promise<void>; cut(): void; close(): void }> {
+  const pairs: Array<[net.Socket, net.Socket]> = [];
+  const silent: net.Socket[] = [];
+  let onCommit: ((client: net.Socket, upstream: net.Socket) => void) | null = null;
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port), target.hostname);
+    client.on('error', () => undefined);
+    upstream.on('error', () => undefined);
+    client.on('data', (chunk: Buffer) => {
+      upstream.write(chunk);
+      if (onCommit !== null && chunk.includes(COMMIT_QUERY)) {
+        const act = onCommit;
+        onCommit = null;
+        act(client, upstream);
+      }
+    });
+    upstream.pipe(client);
+    pairs.push([client, upstream]);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    blackhole: () => {
+      for (const [client, upstream] of pairs.splice(0)) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        upstream.destroy();
+        client.on('data', () => undefined); // read and drop: no answer ever comes
+        silent.push(client);
+      }
+    },
+    loseNextCommitAnswer: () => new Promise<void>((answered) => {
+      onCommit = (client, upstream) => {
+        upstream.unpipe(client);
+        client.destroy();
+        upstream.once('data', () => {
+          upstream.destroy();
+          answered();
+        });
+        upstream.resume(); // unpiped, it stopped flowing
+      };
+    }),
+    cut: () => {
+      for (const c of silent.splice(0)) c.destroy();
+      for (const [a, b] of pairs.splice(0)) { a.destroy(); b.destroy(); }
+    },
+    close: () => {
+      for (const c of silent.splice(0)) c.destroy();
+      for (const [a, b] of pairs.splice(0)) { a.destroy(); b.destroy(); }
+      server.close();
+    },
+  };
+}

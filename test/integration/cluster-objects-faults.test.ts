@@ -7,59 +7,14 @@
  * - a server paused past its presence TTL missed the announcements made meanwhile (they go to
  *   live servers): it drops its cached copies when it runs again.
  */
-import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { testWithPostgres as test } from './_redis-test.ts';
 import { fixtures, waitFor } from './_server.ts';
-import { startPostgres, type TestPostgres } from './_postgres.ts';
+import { postgresProxy, startPostgres, type TestPostgres } from './_postgres.ts';
 import { startGsf, startRedis, type GsfProcess, type TestRedis } from './_cluster.ts';
 
 const PLUGIN = path.join(fixtures, 'plugins', 'cluster-objects');
-
-/** A simple-query message `COMMIT` of PostgreSQL's protocol ('Q', length, text, NUL). */
-const COMMIT_QUERY = Buffer.concat([Buffer.from('Q\0\0\0\x0b', 'latin1'), Buffer.from('COMMIT\0')]);
-
-/** A TCP proxy to PostgreSQL whose `loseNextCommitAnswer()` passes the next COMMIT on and closes gsf's side before the answer. */
-async function proxy(port: number): Promise<{ port: number; loseNextCommitAnswer(): Promise<void>; close(): void }> {
-  const sockets: net.Socket[] = [];
-  let onCommit: ((client: net.Socket, upstream: net.Socket) => void) | null = null;
-  const server = net.createServer((client) => {
-    const upstream = net.connect(port, '127.0.0.1');
-    sockets.push(client, upstream);
-    client.on('error', () => undefined);
-    upstream.on('error', () => undefined);
-    client.on('data', (chunk: Buffer) => {
-      upstream.write(chunk);
-      if (onCommit !== null && chunk.includes(COMMIT_QUERY)) {
-        const act = onCommit;
-        onCommit = null;
-        act(client, upstream);
-      }
-    });
-    upstream.pipe(client);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    // Resolves once PostgreSQL answered the COMMIT (which gsf never sees).
-    loseNextCommitAnswer: () => new Promise<void>((answered) => {
-      onCommit = (client, upstream) => {
-        upstream.unpipe(client);
-        client.destroy();
-        upstream.once('data', () => {
-          upstream.destroy();
-          answered();
-        });
-        upstream.resume();
-      };
-    }),
-    close: () => {
-      for (const s of sockets) s.destroy();
-      server.close();
-    },
-  };
-}
 
 let postgres: TestPostgres;
 let redis: TestRedis;
@@ -81,7 +36,7 @@ const live = async (s: GsfProcess): Promise<number> => (await s.json<{ servers: 
 
 test.serial('a COMMIT applied whose answer was lost: the other server drops its copy, and the request is told the changes may stand', async (t) => {
   const url = await postgres.database(`gsf_cluster_objects_lost_${process.pid}`);
-  const p = await proxy(Number(new URL(url).port));
+  const p = await postgresProxy(new URL(url));
   const via = new URL(url);
   via.port = String(p.port);
   const common = { Cluster: { redis_url: redis.url, heartbeat_interval_in_ms: 200, presence_ttl_in_ms: 5000 }, EventDispatcher: { event_threads_size: 1 } };

@@ -4,12 +4,12 @@
  * answer was lost.
  */
 import test from 'ava';
-import net from 'node:net';
 import pg from 'pg';
 import { native } from '../../src/native.ts';
 import { transact } from '../../src/objects/plugin-api.ts';
 import { waitFor } from './_server.ts';
 import { counter, startObjectServer, stopPostgres, storeArgs } from './_objects.ts';
+import { postgresProxy } from './_postgres.ts';
 
 test.after.always(stopPostgres);
 
@@ -73,70 +73,11 @@ test.serial('one event whose update a CHECK refuses fails alone; its neighbours 
   }
 });
 
-/** A simple-query message `COMMIT` of PostgreSQL's protocol ('Q', length, text, NUL). */
-const COMMIT_QUERY = Buffer.concat([Buffer.from('Q\0\0\0\x0b', 'latin1'), Buffer.from('COMMIT\0')]);
-
-/**
- * A TCP proxy to PostgreSQL. `blackhole()` makes the connections open now silent: their
- * PostgreSQL side is closed, gsf's side is neither closed nor reset (a crashed host, a firewall
- * that drops); new connections work. `loseNextCommitAnswer()`: the next COMMIT reaches the
- * database, and gsf's connection is closed before its answer (`answered` resolves once the
- * database has answered it: it was applied). `cut()` closes everything.
- */
-async function proxy(target: URL): Promise<{ port: number; blackhole(): void; loseNextCommitAnswer(): Promise<void>; cut(): void; close(): void }> {
-  const pairs: Array<[net.Socket, net.Socket]> = [];
-  let onCommit: ((client: net.Socket, upstream: net.Socket) => void) | null = null;
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port), target.hostname);
-    client.on('error', () => undefined);
-    upstream.on('error', () => undefined);
-    client.on('data', (chunk: Buffer) => {
-      upstream.write(chunk);
-      if (onCommit !== null && chunk.includes(COMMIT_QUERY)) {
-        const act = onCommit;
-        onCommit = null;
-        act(client, upstream);
-      }
-    });
-    upstream.pipe(client);
-    pairs.push([client, upstream]);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    blackhole: () => {
-      for (const [client, upstream] of pairs.splice(0)) {
-        client.unpipe(upstream);
-        upstream.unpipe(client);
-        upstream.destroy();
-        client.on('data', () => undefined); // read and drop: no answer ever comes
-        silent.push(client);
-      }
-    },
-    loseNextCommitAnswer: () => new Promise<void>((answered) => {
-      onCommit = (client, upstream) => {
-        upstream.unpipe(client);
-        client.destroy();
-        upstream.once('data', () => {
-          upstream.destroy();
-          answered();
-        });
-        upstream.resume(); // unpiped, it stopped flowing
-      };
-    }),
-    cut: () => {
-      for (const c of silent.splice(0)) c.destroy();
-      for (const [a, b] of pairs.splice(0)) { a.destroy(); b.destroy(); }
-    },
-    close: () => server.close(),
-  };
-}
-const silent: net.Socket[] = [];
 
 test.serial('a writer connection that went silent (dead network path) is given up after database_query_timeout_in_ms; later commits go through', async (t) => {
   const store = await storeArgs('postgresql');
   const target = new URL(store.database_url as string);
-  const p = await proxy(target);
+  const p = await postgresProxy(target);
   const via = new URL(target.href);
   via.port = String(p.port);
   native.counterUpdate('objp', 'added', 0, false);
@@ -164,7 +105,7 @@ test.serial('a writer connection that went silent (dead network path) is given u
 test.serial('a COMMIT the database applied but whose answer was lost: the event fails, and later reads see the database, not the old cached copy', async (t) => {
   const store = await storeArgs('postgresql');
   const target = new URL(store.database_url as string);
-  const p = await proxy(target);
+  const p = await postgresProxy(target);
   const via = new URL(target.href);
   via.port = String(p.port);
   const s = await startObjectServer({ ...store, database_url: via.href });
