@@ -295,7 +295,6 @@ export class Cluster implements ClusterChanges {
     return this.presence!.session(sessionId);
   }
 
-  /** Stops: lets queued batches reach Redis (bounded), removes this server's presence, closes the link. */
   /**
    * Leaves the cluster: what is queued goes out, then presence, the inbox and calls end. Commits
    * are still announced (those of the stop's drain too) until `close`.
@@ -315,6 +314,7 @@ export class Cluster implements ClusterChanges {
     this.thread.flags.set('cluster_server_id', '');
   }
 
+  /** Stops: lets queued batches reach Redis (bounded), removes this server's presence, closes the link. */
   async stop(drainMs: number): Promise<void> {
     await this.leave(drainMs);
     await this.close(drainMs);

@@ -237,7 +237,6 @@ export class Presence {
     return { server: v[0], account: v[1] === '' ? null : v[1] };
   }
 
-  /** Stops heartbeating and removes this server's presence (graceful stop). */
   /**
    * Another process holds this server's id: this one stops heartbeating and says so; it does
    * not write presence again, and its stop removes nothing of the other's.
@@ -260,6 +259,7 @@ export class Presence {
     this.onTakenOver?.();
   }
 
+  /** Stops heartbeating and removes this server's presence (graceful stop). */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer !== null) clearInterval(this.timer);
