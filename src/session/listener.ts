@@ -59,6 +59,13 @@ export class SessionListener implements LocalSessions {
   private readonly lifecycle: SessionLifecycle;
   /** The event name id of each message type plugins handle. */
   readonly types: MessageTypes;
+  /**
+   * Whether a refused frame's error is queued on the session's tag: from the first time plugins
+   * handle a message type here on. Before that no handler of a session can be running, and the
+   * error goes straight out; after a reload removes the last type, one may still be awaiting
+   * (on a retired event thread) and owe the session a reply that must go first.
+   */
+  private refusalsQueued: boolean;
   private logLevel: number;
   /** Maintenance gate, set by the maintenance feature; null: off. */
   maintenanceFrame: ((codec: CodecName) => string | Uint8Array) | null = null;
@@ -84,6 +91,7 @@ export class SessionListener implements LocalSessions {
       droppedNoSession: 0, droppedBackpressure: 0,
     };
     this.types = new MessageTypes((type) => this.handlers.messages.has(type));
+    this.refusalsQueued = handlers.messages.size > 0;
     this.messageHandlerId = intern(MESSAGE_EVENT);
     this.messageNameId = intern(MESSAGE_EVENT);
     this.refusedNameId = intern(REFUSED_EVENT);
@@ -165,7 +173,8 @@ export class SessionListener implements LocalSessions {
     const span = peekTypeSpan(bytes, isBinary);
     let nameId = this.messageNameId;
     if (span < 0 && this.handlers.messages.size === 0) {
-      this.answerWithoutWorker(ws, d, bytes);
+      const { body, id } = answerWithoutWorker(bytes, d.codec);
+      this.refuse(ws, d, body, id);
       return;
     }
     if (span >= 0) {
@@ -183,25 +192,25 @@ export class SessionListener implements LocalSessions {
     this.refuse(ws, d, body, id);
   }
 
+  /** The plugins' handled message types changed (a reload): types are looked up afresh. */
+  typesChanged(): void {
+    this.types.forget();
+    if (this.handlers.messages.size > 0) this.refusalsQueued = true;
+  }
+
   /**
-   * Answers a frame this thread refuses. While plugins handle message types, the error frame
-   * is queued as an event on the session's tag, which only sends it: the session's earlier
+   * Answers a frame this thread refuses. Once plugins have handled message types, the error
+   * frame is queued as an event on the session's tag, which only sends it: the session's earlier
    * messages may still be running (an awaiting handler), and their replies go first.
    */
   private refuse(ws: Socket, d: SessionData, body: ProtocolErrorBody, id?: number): void {
-    if (this.handlers.messages.size === 0) {
+    if (!this.refusalsQueued) {
       this.protocolError(ws, d, body, id);
       return;
     }
     this.stats.protocolErrors++;
     const frame = encodeFrame(d.codec, EngineType.error, body, id);
     this.stage.add(d.id, this.refusedNameId, typeof frame === 'string' ? encoder.encode(frame) : frame);
-  }
-
-  /** No plugin handles any message type: every frame gets its error frame from here. */
-  private answerWithoutWorker(ws: Socket, d: SessionData, bytes: Uint8Array): void {
-    const { body, id } = answerWithoutWorker(bytes, d.codec);
-    this.protocolError(ws, d, body, id);
   }
 
   private protocolError(ws: Socket, d: SessionData, body: ProtocolErrorBody, id?: number): void {

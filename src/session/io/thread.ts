@@ -81,7 +81,7 @@ function command(m: IoCommand): void {
       return;
     case 'types':
       setHandled(m.handled);
-      listener.types.forget();
+      listener.typesChanged();
       return;
     case 'maintenance': {
       const frames = { json: m.json, msgpack: m.msgpack };

@@ -140,7 +140,7 @@ export const sessionFeature: Feature = {
     thread.declarations.timeoutHandlers.push(timeoutEntry);
 
     // A plugin reload changes which message types are served, at its switch.
-    const unhookReload = onPluginSwap(() => listener.types.forget());
+    const unhookReload = onPluginSwap(() => listener.typesChanged());
     if (io !== null) await io.listen(manifest);
     else await (listener as SessionListener).listen();
     try {

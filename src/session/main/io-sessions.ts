@@ -67,7 +67,7 @@ export class IoSessions implements LocalSessions {
   onSessionClosed: (sessionId: number) => string | null = () => null;
   remote: RemoteSessions | null = null;
   /** A plugin reload changes the message types served: the threads hear the new set. */
-  readonly types = { forget: (): void => this.post({ kind: 'types', handled: this.handled() }) };
+  typesChanged = (): void => this.post({ kind: 'types', handled: this.handled() });
 
   constructor(private readonly thread: ThreadContext, private readonly handlers: HandlerView & { messages: { keys(): Iterable<string> } },
     private readonly options: SessionServiceOptions, private readonly count: number) {

@@ -13,7 +13,8 @@ export interface LocalSessions extends OutboundTarget {
   readonly port: number;
   /** Connected sessions. */
   readonly size: number;
-  readonly types: { forget(): void };
+  /** The plugins' handled message types changed (a reload). */
+  typesChanged(): void;
   /** Maintenance gate: the frame every new session gets and every message is dropped for; null: off. */
   readonly maintenanceFrame: ((codec: CodecName) => string | Uint8Array) | null;
   /**
