@@ -103,10 +103,10 @@ const utf8 = new TextEncoder();
 const utf8Length = (cp: number): number => (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4);
 
 /**
- * A close reason as a close frame carries it (server and client SDK): UTF-8 text of at most 123 bytes, cut
- * after the last whole character that fits. An unpaired surrogate (text with no UTF-8 form) is
- * sent as U+FFFD: the frame must be valid UTF-8, or a client fails the connection (1006) and
- * never sees the code.
+ * A close reason as a close frame carries it (server and client SDK): UTF-8 text of at most 123
+ * bytes, cut after the last whole character that fits. An unpaired surrogate (text with no UTF-8
+ * form) is sent as U+FFFD: the frame must be valid UTF-8, or a client fails the connection (1006)
+ * and never sees the code.
  */
 export function closeReason(text: string): string {
   const s = wellFormed(text);
