@@ -51,6 +51,8 @@ async function commit(ev: Holder & { id?: number }, timings: Float64Array, rerun
       if (tx === undefined || dropTimedOut(ev)) return;
       record(tx, timings);
       timings[F_ROLLBACKS] = reruns;
+      // The handler committed (or discarded) its transaction itself: nothing is left to commit.
+      if (tx.finished) return;
       if (!tx.dirty) {
         tx.discard();
         return;

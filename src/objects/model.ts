@@ -5,7 +5,9 @@
 import { Packr } from 'msgpackr';
 import { gsfError } from '../errors.ts';
 import { unpackRange } from '../events/codec.ts';
-import { checkValue, fromJsonDefault, type FieldDef, type ObjectSchema, type TypeDef } from './schema.ts';
+import { checkValue, fromJsonDefault, ID_MAX, storableId, type FieldDef, type ObjectSchema, type TypeDef } from './schema.ts';
+
+export { storableId };
 import { storableText } from '../text.ts';
 
 // Plain msgpack maps (no record structures): the bytes must decode the same in every
@@ -118,7 +120,7 @@ export class TypeInfo {
         out[f.name] = this.defaultOf(f);
       } else {
         this.check(f, v);
-        out[f.name] = v;
+        out[f.name] = storedCopy(v);
       }
     }
     return out;
@@ -154,7 +156,23 @@ export class Model {
   }
 }
 
-const ID_MAX = 255;
+/** A copy of a Date, or of an array's or a map's Dates. */
+const dateCopy = (v: unknown): unknown => (v instanceof Date ? new Date(v.getTime()) : v);
+
+/**
+ * A checked field value as an object keeps it: arrays, maps and Dates are copied (their
+ * Dates too), so that a caller changing its own value afterwards changes nothing unchecked.
+ */
+export function storedCopy(v: unknown): unknown {
+  if (v instanceof Date) return new Date(v.getTime());
+  if (Array.isArray(v)) return v.map(dateCopy);
+  if (v === null || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  // Defined, not assigned: a key `__proto__` stays a key.
+  for (const [k, el] of Object.entries(v)) Object.defineProperty(out, k, { value: dateCopy(el), enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
 /**
  * The longest text a unique key holds, in bytes of UTF-8: PostgreSQL's unique index takes at
  * most 2,704 bytes a row, and a key must be storable on either store alike.
@@ -169,10 +187,6 @@ export function storableKey(value: string): boolean {
   return storableText(value);
 }
 
-/** True for a string an object may have as its id: non-empty, at most ID_MAX characters, no NUL or unpaired surrogate. */
-export function storableId(id: string): boolean {
-  return id !== '' && id.length <= ID_MAX && storableText(id);
-}
 
 /** Checks an object id given by a caller. */
 export function checkId(type: string, id: unknown): string {

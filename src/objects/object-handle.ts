@@ -3,7 +3,7 @@
  * A class (methods on the prototype), because fetching makes one per object.
  */
 import { gsfError } from '../errors.ts';
-import type { Fields, TypeInfo } from './model.ts';
+import { storedCopy, type Fields, type TypeInfo } from './model.ts';
 
 export const ObjectState = { clean: 0, created: 1, changed: 2, deleted: 3 } as const;
 export type ObjectStateValue = (typeof ObjectState)[keyof typeof ObjectState];
@@ -92,7 +92,7 @@ export class ObjectHandle {
     const f = this.info.field(field);
     this.info.check(f, value);
     if (this.data[field] === value && (typeof value !== 'object' || value === null)) return;
-    this.own()[field] = Array.isArray(value) ? [...value] : value !== null && typeof value === 'object' && !(value instanceof Date) ? { ...value } : value;
+    this.own()[field] = storedCopy(value);
     if (f.uniqueIndex >= 0) this.keysChanged = true;
     if (this.state === ObjectState.clean) this.state = ObjectState.changed;
     this.owner.markDirty();

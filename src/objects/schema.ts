@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { gsfError } from '../errors.ts';
-import { hasLoneSurrogate } from '../text.ts';
+import { hasLoneSurrogate, storableText } from '../text.ts';
 import { parseJsonText } from '../config/json-text.ts';
 
 export const SCALAR_TYPES = ['string', 'integer', 'double', 'bool', 'datetime'] as const;
@@ -234,6 +234,14 @@ export function fromJsonDefault(field: FieldDef, value: JsonDefault): unknown {
   return toDate(value);
 }
 
+/** The longest object id, in UTF-16 units. */
+export const ID_MAX = 255;
+
+/** True for a string an object may have as its id: non-empty, at most ID_MAX characters, no NUL or unpaired surrogate. */
+export function storableId(id: string): boolean {
+  return id !== '' && id.length <= ID_MAX && storableText(id);
+}
+
 function checkElement(kind: ElementKind, v: unknown): string | null {
   switch (kind) {
     case 'string':
@@ -244,7 +252,10 @@ function checkElement(kind: ElementKind, v: unknown): string | null {
     case 'double': return typeof v === 'number' && Number.isFinite(v) ? null : 'must be a finite number';
     case 'bool': return typeof v === 'boolean' ? null : 'must be true or false';
     case 'datetime': return v instanceof Date && !Number.isNaN(v.getTime()) ? null : 'must be a valid Date';
-    case 'ref': return v === null || (typeof v === 'string' && v !== '') ? null : 'must be an object id (string) or null';
+    // What no object can have as its id would name none (and text with no UTF-8 form would not
+    // read back as it was set).
+    case 'ref': return v === null || (typeof v === 'string' && storableId(v)) ? null
+      : `must be an object id (a non-empty string of at most ${ID_MAX} characters without NUL or unpaired surrogates) or null, got ${JSON.stringify(v)}`;
   }
 }
 

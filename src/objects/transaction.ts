@@ -37,6 +37,11 @@ export class Transaction {
   constructor(readonly store: ThreadStore, private readonly sink: WaitSink | null = null) {}
 
   /** Throws unless the transaction takes changes; the message names `what subject[.field]` (built only then). */
+  /** Committed or discarded (by its event's end, or by the handler itself). */
+  get finished(): boolean {
+    return this.state === TxState.done;
+  }
+
   assertOpen(what: string, subject?: unknown, field?: unknown): void {
     if (this.state === TxState.open) return;
     const call = subject === undefined ? what : `${what} ${String(subject)}${field === undefined ? '' : `.${String(field)}`}`;

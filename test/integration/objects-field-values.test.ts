@@ -5,6 +5,7 @@
  */
 import test from 'ava';
 import { transact } from '../../src/objects/plugin-api.ts';
+import { native } from '../../src/native.ts';
 import { startObjectServer, storeArgs } from './_objects.ts';
 
 test.serial('sqlite: a map field refuses the key __proto__, and keeps its value', async (t) => {
@@ -66,3 +67,54 @@ test.serial('sqlite: text with an unpaired surrogate is refused in a string fiel
     await s.stop();
   }
 });
+
+/** Reads from the database, not the cache. */
+const stored = async <T>(fn: Parameters<typeof transact<T>>[0]): Promise<T> => {
+  native.objCacheClear();
+  return transact(fn);
+};
+
+/** Runs `fn` with an object server on SQLite. */
+async function withServer(fn: () => Promise<void>): Promise<void> {
+  const s = await startObjectServer(await storeArgs('sqlite'));
+  try {
+    await fn();
+  } finally {
+    await s.stop();
+  }
+}
+
+// A ref holds what an id may be: text with no UTF-8 form read back as three U+FFFD.
+test.serial('sqlite: a ref that no object could have as its id (an unpaired surrogate, a NUL, 256 characters) is refused', (t) => withServer(async () => {
+  for (const best of ['x\ud800', 'a\0b', 'r'.repeat(256)]) {
+    const err = await t.throwsAsync(transact((tx) => tx.create('ProbeAccount', { name: `ref-${best.length}`, best })));
+    t.is((err as { code?: string }).code, 'GSF_ERR_OBJECT_VALUE');
+    t.regex(err!.message, /best must be an object id \(a non-empty string of at most 255 characters without NUL or unpaired surrogates\) or null, got /);
+  }
+  const id = await transact((tx) => tx.create('ProbeAccount', { name: 'ref-ok', best: 'r'.repeat(255) }).id);
+  t.is(await stored(async (tx) => (await tx.fetch('ProbeAccount', id))!.get('best')), 'r'.repeat(255));
+}));
+
+// A value is stored as it was checked: the caller's own array, map or Date changing afterwards
+// changes nothing (an integer in an array of strings, an Invalid Date, were committed).
+test.serial('sqlite: create keeps a copy of what it checked: the caller changing its array afterwards stores nothing unchecked', (t) => withServer(async () => {
+  const tags: unknown[] = ['a'];
+  const id = await transact((tx) => {
+    const h = tx.create('ProbeAccount', { name: 'alias-array', tags: tags as string[] });
+    tags.push(42); // after the check, before the commit
+    return h.id;
+  });
+  t.deepEqual(await stored(async (tx) => (await tx.fetch('ProbeAccount', id))!.get('tags')), ['a']);
+  t.false(Object.isFrozen(tags), "the caller's own array is its own");
+}));
+
+test.serial("sqlite: set of a datetime keeps a copy: invalidating the caller's Date afterwards stores no Invalid Date", (t) => withServer(async () => {
+  const id = await transact((tx) => tx.create('ProbeAccount', { name: 'alias-date' }).id);
+  await transact(async (tx) => {
+    const a = (await tx.fetch('ProbeAccount', id))!;
+    const d = new Date(1000);
+    a.set('joined', d);
+    d.setTime(NaN); // after the check, before the commit
+  });
+  t.is((await stored(async (tx) => (await tx.fetch('ProbeAccount', id))!.get('joined'))).getTime(), 1000);
+}));
