@@ -12,7 +12,7 @@ import { workReady } from '../events/wake.ts';
 import { invokeStage } from '../events/main/invoke-stage.ts';
 import { intern } from '../events/runtime.ts';
 import { encodePayload } from '../events/codec.ts';
-import { OPENED_EVENT } from './worker/message-event.ts';
+import { CLOSED_EVENT, OPENED_EVENT } from './worker/message-event.ts';
 
 const INITIAL_RECORDS = 1024;
 // Local copies: module exports are getters under the CommonJS transform.
@@ -76,12 +76,41 @@ export class PushStage {
   }
 }
 
+/**
+ * Closed events queued, by event id, with what they carry: one cancelled with its tag's queued
+ * events (an event of the session timed out) is queued again (`requeueCancelledClosed`). Bounded:
+ * the most recent ones (a closed event runs within moments of its queuing).
+ */
+const closedQueued = new Map<number, { sessionId: number; payload: unknown }>();
+const CLOSED_KEPT = 10_000;
+
 /** Queues a session's opened or closed engine event on its tag (flush the stage of its messages first). */
 export function pushEngineEvent(event: string, sessionId: number, payload: unknown): void {
   // Events this thread invoked before it go first (on the session's tag too); its id follows theirs.
   const id = invokeStage.takeId();
   native.push(sessionId, intern(event === OPENED_EVENT ? '_session_opened' : '_session_closed'), intern(event), sessionId,
     EventKind.engine, encodePayload(payload), id);
+  if (event === CLOSED_EVENT) {
+    closedQueued.set(id, { sessionId, payload });
+    if (closedQueued.size > CLOSED_KEPT) closedQueued.delete(closedQueued.keys().next().value!);
+  }
   // Woken now: with no message behind it, an idle server would run it only at a worker's next look (up to 250 ms).
   workReady();
+}
+
+/**
+ * Closed events among `ids`, cancelled before they ran (queued behind an event of their session
+ * that timed out), are queued again: a session's closed hooks run once, after the event that
+ * timed out, as when the session closes later. Returns how many.
+ */
+export function requeueCancelledClosed(ids: readonly number[]): number {
+  let n = 0;
+  for (const id of ids) {
+    const closed = closedQueued.get(id);
+    if (closed === undefined) continue;
+    closedQueued.delete(id);
+    pushEngineEvent(CLOSED_EVENT, closed.sessionId, closed.payload);
+    n++;
+  }
+  return n;
 }

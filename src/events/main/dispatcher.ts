@@ -30,7 +30,8 @@ const DESTROY_WAIT_MS = 3000;
 const ABANDON_AFTER_MS = 5000;
 
 /** Why an event will never finish (`Dispatcher.onEventsGone`). */
-export type EventGone = 'timed out' | 'was abandoned';
+/** 'was cancelled': queued on the tag of an event that timed out, it never ran. */
+export type EventGone = 'timed out' | 'was abandoned' | 'was cancelled';
 
 export class Dispatcher extends WorkerPools {
   private nextTaskId = 1;

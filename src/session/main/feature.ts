@@ -14,6 +14,7 @@ import { encodeFrame } from '../codec.ts';
 import { manifestMaintenanceRecord, Maintenance, type MaintenanceState } from '../../maintenance/state.ts';
 import { noAccounts, setMainSessionTarget } from './ops.ts';
 import { OutboundReader } from './outbound-reader.ts';
+import { requeueCancelledClosed } from '../push-stage.ts';
 import { setOutboundListening } from '../worker/outbound-writer.ts';
 import { CloseCode, EngineType, type CodecName, type MaintenanceNotice } from '../protocol.ts';
 import { SessionListener } from '../listener.ts';
@@ -141,6 +142,13 @@ export const sessionFeature: Feature = {
 
     // A plugin reload changes which message types are served, at its switch.
     const unhookReload = onPluginSwap(() => listener.typesChanged());
+    // A closed event cancelled with its tag's queued events (an event of the session timed out)
+    // is queued again: the session's closed hooks run once, as when it closes after the timeout.
+    const unlistenGone = dispatcher.onEventsGone((ids, why) => {
+      if (why !== 'was cancelled') return;
+      const again = requeueCancelledClosed(ids);
+      if (again > 0) thread.log.vlog(1, `queued again the closed event of ${again} session(s), cancelled with a timed-out event of their tag`);
+    });
     if (io !== null) await io.listen(manifest);
     else await (listener as SessionListener).listen();
     try {
@@ -149,6 +157,7 @@ export const sessionFeature: Feature = {
       // Not started, so never stopped: its sockets and I/O threads end here (a thread running
       // uWebSockets.js must end by itself before the process exits).
       unhookReload();
+      unlistenGone();
       await listener.shutdown();
       throw err;
     }
@@ -159,6 +168,7 @@ export const sessionFeature: Feature = {
       listening: { websocket: `${args.websocket_address as string}:${listener.port}` },
       async stop() {
         unhookReload();
+        unlistenGone();
         setOutboundListening(false);
         maintenance.stop();
         await listener.shutdown();
