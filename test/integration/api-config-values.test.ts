@@ -111,12 +111,11 @@ test.serial('a string flag: taken as sent, empty with a trailing /, never NUL or
     const name = path.split('/')[3]!;
     t.is((r.body as Record<string, { message: string }>)[name]!.message, `'${name}' is not a configurable flag`, path);
   }
-  // The version list is POSTed: PUT stays 405.
-  const versions = await api.put('/v1/configurations/compatible_client_versions/');
-  t.is(versions.status, 405);
-  t.is(versions.headers.get('allow'), 'GET, HEAD, POST');
-  t.deepEqual(versions.body, {
-    error: 'GSF_ERR_METHOD_NOT_ALLOWED', message: 'method PUT not allowed for /v1/configurations/compatible_client_versions/',
-    allowed: ['GET', 'HEAD', 'POST'],
-  });
+  // The version list is POSTed: any PUT is 405, with a value too.
+  for (const path of ['/v1/configurations/compatible_client_versions/', '/v1/configurations/compatible_client_versions/1.0.0']) {
+    const versions = await api.put(path);
+    t.is(versions.status, 405);
+    t.is(versions.headers.get('allow'), 'GET, HEAD, POST');
+    t.deepEqual(versions.body, { error: 'GSF_ERR_METHOD_NOT_ALLOWED', message: `method PUT not allowed for ${path}`, allowed: ['GET', 'HEAD', 'POST'] });
+  }
 });

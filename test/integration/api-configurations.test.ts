@@ -109,6 +109,9 @@ test.serial('compatible client versions: GET, POST replaces, and every 400', asy
       ['{"a":1}', 'body must be a JSON array of strings'],
       ['["1.0", 2]', 'body must be a JSON array of strings'],
       ['"1.0"', 'body must be a JSON array of strings'],
+      ['["1.0", ""]', 'body must be a JSON array of non-empty strings (entry 1 is empty)'],
+      // Read as every request body is: text with no UTF-8 form is refused, not stored.
+      ['["1.0", "\\ud800"]', 'request body: the value of \'1\' holds an unpaired UTF-16 surrogate (text with no UTF-8 form)'],
     ] as const) {
       const r = await api.post(path, body);
       t.is(r.status, 400, body);

@@ -16,9 +16,11 @@ import { flagText, invalidText, setText } from '../../config/flags.ts';
 import { GsfError, describeError, gsfError } from '../../errors.ts';
 import { clusterRequested } from '../../hooks/cluster-hooks.ts';
 import { errorResponse, queryParam, type ApiRequest, type ApiResponse, type Router } from './router.ts';
-import { bodyText } from './dispatch.ts';
+import { jsonBody } from './dispatch.ts';
 
 const VERSIONS = 'client_compatible_versions';
+/** The path segment of that list (POSTed whole, never PUT). */
+const LIST = 'compatible_client_versions';
 
 function listing(flags: FlagRegistry): Record<string, { type: string; desc: string; value: string }> {
   const out: Record<string, { type: string; desc: string; value: string }> = {};
@@ -44,12 +46,13 @@ export function registerConfigurationRoutes(router: Router, flags: FlagRegistry)
 
   router.post('/v1/configurations/compatible_client_versions', async (req) => {
     const cluster = clusterRequested(queryParam(req, 'cluster'));
-    const text = bodyText(req);
     let list: unknown;
     try {
-      list = JSON.parse(text);
-    } catch {
-      throw gsfError('GSF_ERR_BAD_REQUEST', 'body must be a JSON array of strings (it is not JSON)');
+      // The shared reader: an unpaired surrogate escape, a key `__proto__` or too deep a body is a 400 here too.
+      list = jsonBody(req);
+    } catch (err) {
+      if (describeError(err) === 'request body is not valid JSON') throw gsfError('GSF_ERR_BAD_REQUEST', 'body must be a JSON array of strings (it is not JSON)');
+      throw err;
     }
     if (!Array.isArray(list) || !list.every((v) => typeof v === 'string')) {
       throw gsfError('GSF_ERR_BAD_REQUEST', 'body must be a JSON array of strings');
@@ -69,21 +72,24 @@ export function registerConfigurationRoutes(router: Router, flags: FlagRegistry)
     return { status: 200, body: { [name]: { type: info.type, desc: info.desc, value: flagText(info.value) } } };
   });
 
-  router.put('/v1/configurations/{flag}/{value}', (req) => putFlag(flags, req, req.params.flag!, req.params.value!));
+  router.put('/v1/configurations/{flag}/{value}', (req) => (req.params.flag === LIST ? listNotPut(req) : putFlag(flags, req, req.params.flag!, req.params.value!)));
 
   // The router takes no empty segment, so the empty value is the path ending in `/` after the
   // flag's name; without that `/` the value was left out, which must not clear the flag.
   router.put('/v1/configurations/{flag}', (req) => {
     const name = req.params.flag!;
-    if (name === 'compatible_client_versions') {
-      const allowed = ['GET', 'HEAD', 'POST'];
-      return errorResponse(new GsfError('GSF_ERR_METHOD_NOT_ALLOWED', ['PUT', req.path], { details: { allowed } }), { Allow: allowed.join(', ') });
-    }
+    if (name === LIST) return listNotPut(req);
     if (req.path.endsWith('/')) return putFlag(flags, req, name, '');
     const info = flags.info(name);
     if (!info || !info.mutable) return unknownFlag(flags, name);
     return { status: 400, body: { [name]: { result: `a value is needed: PUT /v1/configurations/${name}/{value}, or /v1/configurations/${name}/ for the empty string\n` } } };
   });
+}
+
+/** Any PUT of `compatible_client_versions` (a list, POSTed whole): 405. */
+function listNotPut(req: ApiRequest): ApiResponse {
+  const allowed = ['GET', 'HEAD', 'POST'];
+  return errorResponse(new GsfError('GSF_ERR_METHOD_NOT_ALLOWED', ['PUT', req.path], { details: { allowed } }), { Allow: allowed.join(', ') });
 }
 
 /** A PUT of one flag: 200 with the value stored, 400 for a bad value or flag, 409 when it could not take effect. */
