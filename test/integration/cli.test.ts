@@ -114,20 +114,29 @@ test('gsf start refuses a log file it cannot open, naming the manifest argument'
   t.is(a.err(), `gsf: TypeError: ${agent}: Logging.log_file 'no/such/dir/agent.log' cannot be opened (ENOENT)\n`);
 });
 
-test('a SIGTERM during the start stops the server once it is up (exit 0), not half-started', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-cli-slow-'));
+/**
+ * Starts `gsf start` with one plugin whose onStart hook writes a marker file, then awaits
+ * `hookTail` (a TypeScript expression); resolves once the hook has begun.
+ */
+async function startHeldBy(name: string, hookTail: string): Promise<ReturnType<typeof run>> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `gsf-cli-${name}-`));
   const marker = path.join(dir, 'starting');
-  fs.mkdirSync(path.join(dir, 'slow'));
-  fs.writeFileSync(path.join(dir, 'slow', 'index.ts'), `import fs from 'node:fs';
+  fs.mkdirSync(path.join(dir, name));
+  fs.writeFileSync(path.join(dir, name, 'index.ts'), `import fs from 'node:fs';
 import { definePlugin } from ${JSON.stringify(path.join(root, 'src', 'index.ts'))};
-export default definePlugin({ name: 'slow', version: '1.0.0', register(api) {
-  api.onStart(async () => { fs.writeFileSync(${JSON.stringify(marker)}, ''); await new Promise((r) => setTimeout(r, 1500)); });
+export default definePlugin({ name: '${name}', version: '1.0.0', register(api) {
+  api.onStart(async () => { fs.writeFileSync(${JSON.stringify(marker)}, ''); await ${hookTail}; });
 } });
 `);
   const manifest = path.join(dir, 'MANIFEST.json');
-  fs.writeFileSync(manifest, JSON.stringify({ components: [{ name: 'ApiService', arguments: { api_service_port: 0 } }], plugins: [path.join(dir, 'slow')] }));
+  fs.writeFileSync(manifest, JSON.stringify({ components: [{ name: 'ApiService', arguments: { api_service_port: 0 } }], plugins: [path.join(dir, name)] }));
   const p = run(['start', '--manifest', manifest]);
   await until(() => (fs.existsSync(marker) ? 'started' : undefined), 30000);
+  return p;
+}
+
+test('a SIGTERM during the start stops the server once it is up (exit 0), not half-started', async (t) => {
+  const p = await startHeldBy('slow', 'new Promise((r) => setTimeout(r, 1500))');
   p.child.kill('SIGTERM');
   t.is(await p.exited, 0);
   t.regex(p.out(), /SIGTERM received: stopping/);
@@ -136,19 +145,7 @@ export default definePlugin({ name: 'slow', version: '1.0.0', register(api) {
 });
 
 test('a start held by an onStart hook that never settles: the first SIGTERM says it waits, a second exits 1 at once', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-cli-stuck-'));
-  const marker = path.join(dir, 'starting');
-  fs.mkdirSync(path.join(dir, 'stuck'));
-  fs.writeFileSync(path.join(dir, 'stuck', 'index.ts'), `import fs from 'node:fs';
-import { definePlugin } from ${JSON.stringify(path.join(root, 'src', 'index.ts'))};
-export default definePlugin({ name: 'stuck', version: '1.0.0', register(api) {
-  api.onStart(() => { fs.writeFileSync(${JSON.stringify(marker)}, ''); return new Promise(() => undefined); });
-} });
-`);
-  const manifest = path.join(dir, 'MANIFEST.json');
-  fs.writeFileSync(manifest, JSON.stringify({ components: [{ name: 'ApiService', arguments: { api_service_port: 0 } }], plugins: [path.join(dir, 'stuck')] }));
-  const p = run(['start', '--manifest', manifest]);
-  await until(() => (fs.existsSync(marker) ? 'started' : undefined), 30000);
+  const p = await startHeldBy('stuck', 'new Promise(() => undefined)');
   p.child.kill('SIGTERM');
   await until(() => (p.err().includes('during the start') ? 'said' : undefined), 10000);
   p.child.kill('SIGINT');
