@@ -243,7 +243,14 @@ test.serial('a server that stops and comes back on its port: the page says unrea
     await page.goto(`http://127.0.0.1:${port}/dashboard/`);
     await page.waitForFunction(() => gsfDashboard.ticks >= 2 && gsfDashboard.error === null);
     await first.stop();
-    await page.waitForFunction(() => gsfDashboard.error !== null && /unreachable/.test(gsfDashboard.error), undefined, { timeout: 10000 });
+    // Held while the server is down (a connection is refused, as by no server): no server of a
+    // test file running alongside takes the port, which the kernel may hand to one asking for any.
+    const down = await holdPort(port);
+    try {
+      await page.waitForFunction(() => gsfDashboard.error !== null && /unreachable/.test(gsfDashboard.error), undefined, { timeout: 10000 });
+    } finally {
+      down.release();
+    }
     second = await startTestServer({ ApiService: { api_service_port: port } });
     await page.waitForFunction(() => gsfDashboard.error === null, undefined, { timeout: 10000 });
     const before = await page.evaluate(() => (gsfDashboard.series('process', 'maxrss') ?? []).length);
