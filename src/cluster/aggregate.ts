@@ -35,7 +35,9 @@ export interface CounterAnswer {
 
 /** Reads a counter path as `/v1/counters/` does (longest category first); null when there is none. */
 export function readCounterPath(registry: CounterRegistry, path: string): CounterAnswer | null {
-  const segments = path.split('/').filter((s) => s !== '');
+  // Empty segments come only from '%2F' (the router drops those of the URL), as there: the
+  // counter 'trail/' is read from 'pp/trail%2F'.
+  const segments = path.split('/');
   for (let i = segments.length - 1; i >= 1; i--) {
     const category = segments.slice(0, i).join('/');
     const counter = segments.slice(i).join('/');

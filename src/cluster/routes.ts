@@ -2,6 +2,7 @@
  * Cluster REST (API service, with the Cluster component):
  *   GET /v1/cluster/servers                     {"server": <this id>, "servers": [{id, host, pid, api, websocket, sessions, accounts, started}]}
  *   GET /v1/cluster/counters/{category}/{name}  {category, counter, aggregate, value, servers: {<id>: value}, missing, failed}
+ *       (404 when no server has it; 503 with `missing` and `failed` when none that answered has it and some did not answer)
  *       ?aggregate=sum|max|min|mean             (default: by counter, see aggregate.ts)
  *   GET /v1/cluster/accounts/{account}          {account, server, session} | 404
  *   GET /v1/cluster/sessions/{session}          {session, server, account} | 404
@@ -44,7 +45,12 @@ export function registerClusterRoutes(router: Router, cluster: Cluster): void {
       values[server] = answer.value;
     }
     if (first === null) {
-      throw gsfError('GSF_ERR_COUNTER_NOT_FOUND', `no counter '${path.replace(/^\/+|\/+$/g, '')}' on any server`);
+      const failed = Object.keys(fan.failed).sort();
+      if (failed.length === 0) throw gsfError('GSF_ERR_COUNTER_NOT_FOUND', `no counter '${path}' on any server`);
+      // A server that did not answer, or failed to read it, may have it: not a 404.
+      const err = gsfError('GSF_ERR_CLUSTER_UNAVAILABLE',
+        `no counter '${path}' on the servers that read it, and ${failed.length} failed to (${failed.join(', ')}): see failed`);
+      return { status: 503, body: { ...err.toBody(), missing, failed: fan.failed } };
     }
     const aggregate = (asked as Aggregate | null) ?? defaultAggregate(first.category, first.counter);
     const numbers = Object.values(values).filter((v): v is number => typeof v === 'number');
