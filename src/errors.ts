@@ -39,6 +39,7 @@ export const ErrorTable = {
   GSF_ERR_COUNTER_UNKNOWN: at('plugin', "counter '%s' of '%s' is not registered; create it before monitoring it"),
   // The event system's own log lines about events that could not finish.
   GSF_ERR_EVENT_ABANDONED: at('event', 'event_name=%s, event_id=%s, event_tag=%s: it awaited on an event thread that was ended; its tag is free again'),
+  GSF_ERR_EVENT_LOST: at('event', 'event_name=%s, event_id=%s, event_tag=%s: its event thread exited while it ran (process.exit or a fatal error); its tag is free again'),
   // API service answers: `{"error": code, "message": …}` with this status.
   GSF_ERR_BAD_REQUEST: http(400, '%s'),
   GSF_ERR_UNAUTHORIZED: http(401, 'missing or invalid bearer token'),
@@ -97,6 +98,8 @@ export const ErrorTable = {
   GSF_ERR_MESSAGE_TOO_BIG: protocol('message of %s bytes exceeds the limit of %s bytes'),
   GSF_ERR_MESSAGE_WRONG_FRAME: protocol('%s'),
   GSF_ERR_MESSAGE_HANDLER_FAILED: protocol("the handler of '%s' failed"),
+  GSF_ERR_MESSAGE_TIMEOUT: protocol("the handler of '%s' did not finish within the event timeout"),
+  GSF_ERR_MESSAGE_DROPPED: protocol("message '%s' was dropped unanswered: %s"),
   // Native addon: the `code` of errors thrown at the C++ boundary (native/core/errors.h).
   GSF_ERR_NATIVE_ARGUMENT: at('native', 'gsf native: %s'),
   GSF_ERR_NATIVE_STATE: at('native', 'gsf native: %s'),
@@ -122,6 +125,10 @@ export const ProtocolErrorCodes = {
   wrongFrame: 'GSF_ERR_MESSAGE_WRONG_FRAME',
   /** The message handler threw; details are in the server log. */
   handlerFailed: 'GSF_ERR_MESSAGE_HANDLER_FAILED',
+  /** The message's event ran past `EventDispatcher.event_timeout_in_ms`; what it sent was dropped. */
+  timeout: 'GSF_ERR_MESSAGE_TIMEOUT',
+  /** The message never finished because of another event's timeout (cancelled behind it, or abandoned with its thread). */
+  dropped: 'GSF_ERR_MESSAGE_DROPPED',
 } as const satisfies Record<string, ErrorCode>;
 
 /**

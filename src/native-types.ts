@@ -106,11 +106,18 @@ export interface SlotState {
   parked: boolean;
 }
 
-/** An event dropped by a tag cancellation, or abandoned (its worker ended while it awaited). */
-export interface CancelledEvent { id: number; tag: number; nameId: number; sessionId: number }
+/**
+ * An event dropped by a tag cancellation, or abandoned (its worker ended while it awaited). A
+ * timeout's and an ended worker's carry their handler and payload too (a client's message is
+ * answered from its frame).
+ */
+export interface CancelledEvent { id: number; tag: number; nameId: number; sessionId: number; handlerId?: number; payload?: Uint8Array }
 
-/** What a timeout did: the tag's cancelled events, the worker's abandoned awaiting events, the final name. */
-export interface TimeoutOutcome { dropped: CancelledEvent[]; abandoned: CancelledEvent[]; nameId: number }
+/**
+ * What a timeout did: the event itself (with the name it was queued under), the tag's cancelled
+ * events, the worker's abandoned awaiting events, the final name.
+ */
+export interface TimeoutOutcome { event: CancelledEvent; dropped: CancelledEvent[]; abandoned: CancelledEvent[]; nameId: number }
 
 /** The layout of the arrays exchanged with the queue, as the addon was built (checked at load). */
 export interface NativeLayout {

@@ -119,10 +119,10 @@ export interface NativeCore extends NativePluginHost {
   slotAttachTask(slot: number, taskId: number): void;
   /**
    * Frees the slot of a worker that is gone: claimed events that had not begun go back to the
-   * front of their tags in order; a begun but uncompleted event is dropped; its parked events
-   * are abandoned (their tags freed). `requeued` is -1 if the thread had no slot.
+   * front of their tags in order; a begun but uncompleted event is dropped (`lost`); its parked
+   * events are abandoned (their tags freed). `requeued` is -1 if the thread had no slot.
    */
-  slotReleaseThread(threadId: number): { requeued: number; abandoned: CancelledEvent[] };
+  slotReleaseThread(threadId: number): { requeued: number; abandoned: CancelledEvent[]; lost: CancelledEvent | null };
   /**
    * Retires the slots of a worker whose pool was replaced: `take` hands them nothing more,
    * while their open claims and parked events finish. Returns the slots retired.

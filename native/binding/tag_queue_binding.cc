@@ -145,10 +145,14 @@ Napi::Value RenameParked(const Napi::CallbackInfo& info) {
 Napi::Value TimeoutParked(const Napi::CallbackInfo& info) {
   std::vector<DroppedEvent> dropped;
   uint32_t name_id = 0;
-  if (!ProcessRuntime().queue.TimeoutParked(UintArg(info, 0, "eventId"), &dropped, &name_id)) return info.Env().Null();
+  DroppedEvent event{};
+  if (!ProcessRuntime().queue.TimeoutParked(UintArg(info, 0, "eventId"), &dropped, &name_id, &event)) {
+    return info.Env().Null();
+  }
   ProcessNativeTimers().RunsCancelled(dropped);
   Napi::Object o = Napi::Object::New(info.Env());
-  o.Set("dropped", DroppedToJs(info.Env(), dropped));
+  o.Set("event", DroppedEventToJs(info.Env(), event, true));
+  o.Set("dropped", DroppedToJs(info.Env(), dropped, true));
   o.Set("abandoned", Napi::Array::New(info.Env(), 0));
   o.Set("nameId", static_cast<double>(name_id));
   return o;
@@ -222,16 +226,39 @@ int SlotArg(const Napi::CallbackInfo& info, size_t i) {
   return static_cast<int>(IntegerArg(info, i, "slot", 0, TagQueue::kMaxSlots - 1));
 }
 
-Napi::Array DroppedToJs(Napi::Env env, const std::vector<DroppedEvent>& dropped) {
+namespace {
+
+Napi::Object EventToJs(Napi::Env env, uint64_t id, uint64_t tag, uint32_t name_id, uint64_t session_id,
+                       uint32_t handler_id, const std::string* payload) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("id", static_cast<double>(id));
+  o.Set("tag", static_cast<double>(tag));
+  o.Set("nameId", static_cast<double>(name_id));
+  o.Set("sessionId", static_cast<double>(session_id));
+  if (payload != nullptr) {
+    o.Set("handlerId", static_cast<double>(handler_id));
+    o.Set("payload", Napi::Buffer<uint8_t>::Copy(env, reinterpret_cast<const uint8_t*>(payload->data()), payload->size()));
+  }
+  return o;
+}
+
+}  // namespace
+
+Napi::Object DroppedEventToJs(Napi::Env env, const DroppedEvent& d, bool payload) {
+  return EventToJs(env, d.id, d.tag, d.name_id, d.session_id, d.handler_id, payload ? &d.payload : nullptr);
+}
+
+Napi::Array DroppedToJs(Napi::Env env, const std::vector<DroppedEvent>& dropped, bool payloads) {
   Napi::Array out = Napi::Array::New(env, dropped.size());
-  for (size_t i = 0; i < dropped.size(); ++i) {
-    const DroppedEvent& d = dropped[i];
-    Napi::Object o = Napi::Object::New(env);
-    o.Set("id", static_cast<double>(d.id));
-    o.Set("tag", static_cast<double>(d.tag));
-    o.Set("nameId", static_cast<double>(d.name_id));
-    o.Set("sessionId", static_cast<double>(d.session_id));
-    out.Set(static_cast<uint32_t>(i), o);
+  for (size_t i = 0; i < dropped.size(); ++i) out.Set(static_cast<uint32_t>(i), DroppedEventToJs(env, dropped[i], payloads));
+  return out;
+}
+
+Napi::Array AbandonedToJs(Napi::Env env, const std::vector<AbandonedEvent>& abandoned) {
+  Napi::Array out = Napi::Array::New(env, abandoned.size());
+  for (size_t i = 0; i < abandoned.size(); ++i) {
+    const AbandonedEvent& a = abandoned[i];
+    out.Set(static_cast<uint32_t>(i), EventToJs(env, a.id, a.tag, a.name_id, a.session_id, a.handler_id, &a.payload));
   }
   return out;
 }

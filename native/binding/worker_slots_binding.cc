@@ -22,27 +22,15 @@ Napi::Value SlotAttachTask(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-Napi::Array AbandonedToJs(Napi::Env env, const std::vector<AbandonedEvent>& abandoned) {
-  Napi::Array out = Napi::Array::New(env, abandoned.size());
-  for (size_t i = 0; i < abandoned.size(); ++i) {
-    const AbandonedEvent& a = abandoned[i];
-    Napi::Object o = Napi::Object::New(env);
-    o.Set("id", static_cast<double>(a.id));
-    o.Set("tag", static_cast<double>(a.tag));
-    o.Set("nameId", static_cast<double>(a.name_id));
-    o.Set("sessionId", static_cast<double>(a.session_id));
-    out.Set(static_cast<uint32_t>(i), o);
-  }
-  return out;
-}
-
 Napi::Value SlotReleaseThread(const Napi::CallbackInfo& info) {
   double thread_id = NumberArg(info, 0, "threadId");
   std::vector<AbandonedEvent> abandoned;
-  int64_t requeued = ProcessRuntime().queue.SlotReleaseThread(thread_id, &abandoned);
+  DroppedEvent lost{};
+  int64_t requeued = ProcessRuntime().queue.SlotReleaseThread(thread_id, &abandoned, &lost);
   Napi::Object o = Napi::Object::New(info.Env());
   o.Set("requeued", static_cast<double>(requeued));
   o.Set("abandoned", AbandonedToJs(info.Env(), abandoned));
+  o.Set("lost", lost.id == 0 ? info.Env().Null() : Napi::Value(DroppedEventToJs(info.Env(), lost, true)));
   return o;
 }
 
@@ -79,10 +67,14 @@ Napi::Value TimeoutSlot(const Napi::CallbackInfo& info) {
   std::vector<DroppedEvent> dropped;
   std::vector<AbandonedEvent> abandoned;
   uint32_t name_id = 0;
-  if (!ProcessRuntime().queue.TimeoutSlot(slot, event_id, &dropped, &abandoned, &name_id)) return info.Env().Null();
+  DroppedEvent event{};
+  if (!ProcessRuntime().queue.TimeoutSlot(slot, event_id, &dropped, &abandoned, &name_id, &event)) {
+    return info.Env().Null();
+  }
   ProcessNativeTimers().RunsCancelled(dropped);
   Napi::Object o = Napi::Object::New(info.Env());
-  o.Set("dropped", DroppedToJs(info.Env(), dropped));
+  o.Set("event", DroppedEventToJs(info.Env(), event, true));
+  o.Set("dropped", DroppedToJs(info.Env(), dropped, true));
   o.Set("abandoned", AbandonedToJs(info.Env(), abandoned));
   o.Set("nameId", static_cast<double>(name_id));
   return o;

@@ -64,6 +64,8 @@ struct AbandonedEvent {
   uint64_t id, tag;
   uint32_t name_id;
   uint64_t session_id;
+  uint32_t handler_id = 0;  // its handler and payload: a client's request is answered (network events)
+  std::string payload;
 };
 
 struct QueueStats {
@@ -157,8 +159,12 @@ class TagQueue {
   bool SettleParked(uint64_t event_id);
   /** Renames a parked event (diagnostics and the timeout count use the final name). */
   void RenameParked(uint64_t event_id, uint32_t name_id);
-  /** Times out a parked event, not its worker: cancels its tag's queued events (`dropped`), frees the tag; false if not parked. */
-  bool TimeoutParked(uint64_t event_id, std::vector<DroppedEvent>* dropped, uint32_t* name_id);
+  /**
+   * Times out a parked event, not its worker: cancels its tag's queued events (`dropped`), frees
+   * the tag; false if not parked. `timed_out` gets the event itself, its payload included.
+   */
+  bool TimeoutParked(uint64_t event_id, std::vector<DroppedEvent>* dropped, uint32_t* name_id,
+                     DroppedEvent* timed_out = nullptr);
   /** Parked events now. */
   size_t ParkedCount() const;
   /** Ids of the events `slot` parked that are still parked. */
@@ -182,8 +188,10 @@ class TagQueue {
   /**
    * Frees every slot of the thread; returns the events requeued, or -1 if it had none. Parked
    * events of the thread are abandoned: their tags are freed and they are reported in `abandoned`.
+   * The event it was running, which never finishes, is reported in `lost` (its id is 0 if none).
    */
-  int64_t SlotReleaseThread(double thread_id, std::vector<AbandonedEvent>* abandoned = nullptr);
+  int64_t SlotReleaseThread(double thread_id, std::vector<AbandonedEvent>* abandoned = nullptr,
+                            DroppedEvent* lost = nullptr);
   /**
    * Retires every slot of the thread: from now on Take gives it nothing (0), while its open
    * claim and its parked events finish as usual. A replaced pool's workers are retired at the
@@ -195,10 +203,12 @@ class TagQueue {
   std::vector<RunningSlot> SlotsRunning() const;
   /**
    * Times out the running event; false if `event_id` is not running on `slot`. The slot is
-   * revoked; its parked events are abandoned and reported in `abandoned`.
+   * revoked; its parked events are abandoned and reported in `abandoned`. `timed_out` gets the
+   * event itself (its payload included: a client's request is answered).
    */
   bool TimeoutSlot(int slot, uint64_t event_id, std::vector<DroppedEvent>* dropped,
-                   std::vector<AbandonedEvent>* abandoned = nullptr, uint32_t* name_id = nullptr);
+                   std::vector<AbandonedEvent>* abandoned = nullptr, uint32_t* name_id = nullptr,
+                   DroppedEvent* timed_out = nullptr);
 
  private:
   static constexpr uint32_t kNil = UINT32_MAX;
@@ -356,9 +366,9 @@ class TagQueue {
   // unclaims its tags; with `drop_tag`, that tag's events (claimed or queued)
   // are dropped instead. Returns how many events were requeued. Holds the claim's
   // run queues (`queues`) and s.mu. `running` is the index of the last begun event
-  // (its progress cell), or kProgressNone.
+  // (its progress cell), or kProgressNone; `lost` gets that event when it is given.
   size_t UnwindClaimLocked(uint32_t queues, Slot& s, int32_t running, bool drop_tag, uint64_t tag_to_drop,
-                           std::vector<DroppedEvent>* dropped, bool* made_ready);
+                           std::vector<DroppedEvent>* dropped, bool* made_ready, DroppedEvent* lost = nullptr);
   // Abandons every parked event of the slot (its worker is gone), in every run queue.
   void AbandonParked(int slot, std::vector<AbandonedEvent>* abandoned, bool* made_ready);
   // Frees a tag held by a parked event that ended; makes it ready if it has queued events.

@@ -111,7 +111,8 @@ void TagQueue::RenameParked(uint64_t event_id, uint32_t name_id) {
   if (it != q.parked.end() && name_id != 0) it->second.name_id = name_id;
 }
 
-bool TagQueue::TimeoutParked(uint64_t event_id, std::vector<DroppedEvent>* dropped, uint32_t* name_id) {
+bool TagQueue::TimeoutParked(uint64_t event_id, std::vector<DroppedEvent>* dropped, uint32_t* name_id,
+                             DroppedEvent* timed_out) {
   uint32_t name;
   {
     const size_t qi = ParkedQueue(event_id);
@@ -126,6 +127,10 @@ bool TagQueue::TimeoutParked(uint64_t event_id, std::vector<DroppedEvent>* dropp
     ForgetParked(event_id);
     name = p.name_id;
     const uint64_t tag = q.At(p.node).tag;
+    if (timed_out) {
+      const Node& nd = q.At(p.node);
+      *timed_out = DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id, nd.handler_id, nd.payload};
+    }
     q.FreeNode(p.node);
     --q.outstanding;
     ++q.cancelled_total;
@@ -183,7 +188,7 @@ void TagQueue::AbandonParked(int slot, std::vector<AbandonedEvent>* abandoned, b
         continue;
       }
       const Node& nd = q.At(p.node);
-      if (abandoned) abandoned->push_back(AbandonedEvent{nd.id, nd.tag, p.name_id, nd.session_id});
+      if (abandoned) abandoned->push_back(AbandonedEvent{nd.id, nd.tag, p.name_id, nd.session_id, nd.handler_id, nd.payload});
       const uint64_t tag = nd.tag;
       ForgetParked(nd.id);
       q.FreeNode(p.node);

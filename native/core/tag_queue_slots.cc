@@ -38,7 +38,7 @@ void TagQueue::SlotAttachTask(int slot, double task_id) {
 }
 
 size_t TagQueue::UnwindClaimLocked(uint32_t queues, Slot& s, int32_t running, bool drop_tag, uint64_t tag_to_drop,
-                                   std::vector<DroppedEvent>* dropped, bool* made_ready) {
+                                   std::vector<DroppedEvent>* dropped, bool* made_ready, DroppedEvent* lost) {
   const size_t n = s.claim.size();
   std::array<size_t, kRunQueues> gone{};
   thread_local std::array<std::vector<uint32_t>, kRunQueues> requeue;
@@ -59,6 +59,10 @@ size_t TagQueue::UnwindClaimLocked(uint32_t queues, Slot& s, int32_t running, bo
           // Events before the current one have run to their end; the current one never will.
           if (static_cast<int32_t>(i) == running) {
             ++q.cancelled_total;
+            if (lost) {
+              const Node& nd = q.At(c.node);
+              *lost = DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id, nd.handler_id, nd.payload};
+            }
           } else {
             ++q.completed_total;
           }
@@ -118,7 +122,7 @@ size_t TagQueue::UnwindClaimLocked(uint32_t queues, Slot& s, int32_t running, bo
   return requeued;
 }
 
-int64_t TagQueue::SlotReleaseThread(double thread_id, std::vector<AbandonedEvent>* abandoned) {
+int64_t TagQueue::SlotReleaseThread(double thread_id, std::vector<AbandonedEvent>* abandoned, DroppedEvent* lost) {
   bool found = false, made_ready = false;
   size_t requeued = 0;
   {
@@ -139,7 +143,7 @@ int64_t TagQueue::SlotReleaseThread(double thread_id, std::vector<AbandonedEvent
         QueueLocks locks(*this);
         std::unique_lock<SpinMutex> slot_lock;
         const uint32_t mask = LockClaim(s, &locks, &slot_lock);
-        if (mask != 0) requeued += UnwindClaimLocked(mask, s, running, false, 0, nullptr, &made_ready);
+        if (mask != 0) requeued += UnwindClaimLocked(mask, s, running, false, 0, nullptr, &made_ready, lost);
       }
       AbandonParked(static_cast<int>(SlotIndex(s)), abandoned, &made_ready);
       std::lock_guard<SpinMutex> slot_lock(s.mu);
@@ -201,7 +205,7 @@ std::vector<RunningSlot> TagQueue::SlotsRunning() const {
 }
 
 bool TagQueue::TimeoutSlot(int slot, uint64_t event_id, std::vector<DroppedEvent>* dropped,
-                           std::vector<AbandonedEvent>* abandoned, uint32_t* out_name_id) {
+                           std::vector<AbandonedEvent>* abandoned, uint32_t* out_name_id, DroppedEvent* timed_out) {
   uint32_t name_id;
   bool made_ready = false;
   if (slot < 0 || slot >= kMaxSlots) throw ArgumentError("slot index out of range");
@@ -225,6 +229,7 @@ bool TagQueue::TimeoutSlot(int slot, uint64_t event_id, std::vector<DroppedEvent
     if (!Progress(static_cast<size_t>(slot)).compare_exchange_strong(running, kProgressRevoked)) return false;
     name_id = renamed > 0 ? static_cast<uint32_t>(renamed) : nd.name_id;
     const uint64_t tag = nd.tag;
+    if (timed_out) *timed_out = DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id, nd.handler_id, nd.payload};
     // Revoked until the worker's thread is released: whatever the stuck
     // handler does later must not touch the queue again.
     s.revoked = true;

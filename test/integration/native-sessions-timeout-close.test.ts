@@ -3,6 +3,7 @@
  * two I/O threads: the closed event queued behind the stuck event is cancelled with the tag's
  * queued events, and queued again, so the session-closed hooks run once, as they do when the
  * client closes after the timeout (or with close_session_when_event_timeout). They never ran.
+ * A client that stays gets an `_error` frame for the stuck request and for the one behind it.
  */
 import path from 'node:path';
 import test from 'ava';
@@ -44,4 +45,23 @@ test.serial('closed while a native handler is stuck past its timeout: the closed
   await waitFor(() => cv('closed') > closed0, 5000, 'the closed hook');
   t.is(cv('closed'), closed0 + 1, 'the session-closed hook ran once');
   t.is(native.counterReadInt('engine', 'sessions'), 0);
+});
+
+test.serial('a native handler stuck past its timeout: its request gets an _error frame with its id, and the session goes on', async (t) => {
+  const ws = new WebSocket(`${s.url}/?version=1.0.0&codec=json`);
+  ws.on('error', () => undefined);
+  const frames: unknown[] = [];
+  ws.on('message', (data) => frames.push(JSON.parse(String(data))));
+  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  ws.send(JSON.stringify({ type: 'pns.sleep', id: 7, body: { ms: 900, sends: 0 } }));
+  ws.send(JSON.stringify({ type: 'echo', id: 8, body: 'behind' }));
+  await waitFor(() => frames.length >= 2, 5000, 'two answers');
+  t.deepEqual(frames, [
+    { type: '_error', id: 7, body: { code: 'GSF_ERR_MESSAGE_TIMEOUT', message: "the handler of 'pns.sleep' did not finish within the event timeout", type: 'pns.sleep' } },
+    { type: '_error', id: 8, body: { code: 'GSF_ERR_MESSAGE_DROPPED', message: "message 'echo' was dropped unanswered: an earlier message of this session timed out", type: 'echo' } },
+  ]);
+  ws.send(JSON.stringify({ type: 'echo', id: 9, body: 'after' }));
+  await waitFor(() => frames.length >= 3, 5000, 'the reply after');
+  t.deepEqual(frames[2], { type: 'echo', id: 9, body: 'after' });
+  ws.close();
 });

@@ -14,6 +14,7 @@ import { createLineLimiter, type LineLimiter } from '../../log/rate-limit.ts';
 import { LaterResponse, type ApiResponse } from './router.ts';
 import { nativeAnswer } from '../writer.ts';
 import type { EventGone } from '../../events/main/dispatcher.ts';
+import type { CancelledEvent } from '../../native.ts';
 
 interface Pending {
   method: string;
@@ -80,10 +81,10 @@ export class PendingRequests {
    * native writer that has not answered may still answer such a request meanwhile; the first
    * answer wins.
    */
-  eventsGone(ids: readonly number[], why: EventGone): void {
+  eventsGone(events: readonly CancelledEvent[], why: EventGone): void {
     // A stop ends its threads at the drain limit: those requests get its 503 (`close`).
     if (this.closed) return;
-    for (const id of ids) {
+    for (const { id } of events) {
       const rid = this.byEvent.get(id);
       if (rid === undefined) continue;
       let p = this.open.get(rid);

@@ -11,6 +11,7 @@
  */
 import type { Piscina } from 'piscina';
 import { native } from '../../native.ts';
+import type { CancelledEvent } from '../../native.ts';
 import { describeError, gsfError } from '../../errors.ts';
 import { awaitedAnswers, currentEpoch, nextEpoch, stopAllEpochs, workReady } from '../wake.ts';
 import type { ChannelHello, ChannelName, ServeTask, WorkerEndHooks, WorkerMessage } from '../types.ts';
@@ -31,7 +32,9 @@ const ABANDON_AFTER_MS = 5000;
 
 /** Why an event will never finish (`Dispatcher.onEventsGone`). */
 /** 'was cancelled': queued on the tag of an event that timed out, it never ran. */
-export type EventGone = 'timed out' | 'was abandoned' | 'was cancelled';
+export type EventGone = 'timed out' | 'was abandoned' | 'was cancelled' | 'ended with its thread';
+/** Told of events that will never finish (`onEventsGone`); a timeout's and an ended worker's carry their payloads. */
+export type GoneListener = (events: readonly CancelledEvent[], why: EventGone) => void;
 
 export class Dispatcher extends WorkerPools {
   private nextTaskId = 1;
@@ -49,11 +52,12 @@ export class Dispatcher extends WorkerPools {
   /**
    * Totals since start, for diagnostics and tests: serve tasks started, events that ran and
    * failed (counted by the workers as they go, in `engine/events_run` and `engine/events_failed`),
-   * awaiting events abandoned.
+   * awaiting events abandoned, events lost with a thread that exited on its own.
    */
   readonly totals = {
     tasks: 0,
     abandoned: 0,
+    lost: 0,
     get ran(): number { return native.counterValue('engine', 'events_run') ?? 0; },
     get failed(): number { return native.counterValue('engine', 'events_failed') ?? 0; },
   };
@@ -63,6 +67,7 @@ export class Dispatcher extends WorkerPools {
     native.counterUpdate('engine', 'events_awaiting', 0, false, 'Events whose handler awaits now (they hold their tag, not a thread)');
     native.counterUpdate('engine', 'events_awaiting_peak', 0, false, 'Most events awaiting at once since start');
     native.counterUpdate('engine', 'events_abandoned', 0, false, 'Awaiting events that never finished: their event thread was ended');
+    native.counterUpdate('engine', 'events_lost', 0, false, 'Running events that never finished: their event thread exited on its own (process.exit, a fatal error)');
     native.counterUpdate('engine', 'events_run', 0, false, 'Events whose handler ran to its end (failed ones included)');
     native.counterUpdate('engine', 'events_failed', 0, false, 'Events whose handler threw or rejected');
     native.counterUpdate('engine', 'event_threads_ended', 0, false, 'Event threads ended because an event held them past its timeout');
@@ -122,24 +127,24 @@ export class Dispatcher extends WorkerPools {
    * Listens for events that will never finish: timed out (or cancelled with a timed-out event of
    * their tag, before they ran) or abandoned with their ended worker.
    */
-  onEventsGone(listener: (ids: readonly number[], why: EventGone) => void): () => void {
+  onEventsGone(listener: GoneListener): () => void {
     this.goneListeners.add(listener);
     return () => this.goneListeners.delete(listener);
   }
 
   /** Tells the listeners of `onEventsGone`. */
-  eventsGone(ids: readonly number[], why: EventGone): void {
-    if (ids.length === 0) return;
+  eventsGone(events: readonly CancelledEvent[], why: EventGone): void {
+    if (events.length === 0) return;
     for (const listener of this.goneListeners) {
       try {
-        listener(ids, why);
+        listener(events, why);
       } catch (err) {
         this.thread.log.error(`a listener of ended events failed: ${describeError(err)}`);
       }
     }
   }
 
-  private readonly goneListeners = new Set<(ids: readonly number[], why: EventGone) => void>();
+  private readonly goneListeners = new Set<GoneListener>();
 
   /** Hooks told when a worker ends (see `WorkerEndHooks`). */
   addEndHooks(hooks: WorkerEndHooks): () => void {
@@ -181,13 +186,22 @@ export class Dispatcher extends WorkerPools {
   protected released(threadId: number): void {
     this.ending.delete(threadId);
     const result = this.endWorker(threadId, () => native.slotReleaseThread(threadId), (r) => r.requeued >= 0);
+    if (result.lost !== null) {
+      // A thread that exited on its own (process.exit in a handler, a fatal error) mid-event.
+      const lost = result.lost;
+      this.totals.lost++;
+      native.counterIncrease('engine', 'events_lost', 1);
+      const err = gsfError('GSF_ERR_EVENT_LOST', native.nameOf(lost.nameId), lost.id, lost.tag);
+      this.thread.log.error(`${err.code}: ${err.message}`);
+      this.eventsGone([lost], 'ended with its thread');
+    }
     this.reportAbandoned(result.abandoned);
     if (result.requeued > 0 || result.abandoned.length > 0) workReady();
   }
 
   /** Logs events that awaited on a worker that was ended: they never finish. */
-  reportAbandoned(abandoned: ReadonlyArray<{ id: number; tag: number; nameId: number }>): void {
-    this.eventsGone(abandoned.map((a) => a.id), 'was abandoned');
+  reportAbandoned(abandoned: readonly CancelledEvent[]): void {
+    this.eventsGone(abandoned, 'was abandoned');
     for (const a of abandoned) {
       this.totals.abandoned++;
       native.counterIncrease('engine', 'events_abandoned', 1);

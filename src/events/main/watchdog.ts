@@ -134,8 +134,8 @@ export class Watchdog {
     const dropped = outcome.dropped;
     // Cancelled before they ran: what native plugins keep for them (a transaction) is released.
     for (const d of dropped) native.pluginRevokeEvent(d.id);
-    this.dispatcher.eventsGone([s.eventId], 'timed out');
-    this.dispatcher.eventsGone(dropped.map((d) => d.id), 'was cancelled');
+    this.dispatcher.eventsGone([outcome.event], 'timed out');
+    this.dispatcher.eventsGone(dropped, 'was cancelled');
     if (dropped.length > 0) {
       this.thread.log.warn(`cancelled ${dropped.length} queued event(s) of timed-out tag ${s.tag}`,
         { event_ids: dropped.slice(0, 20).map((d) => d.id) });

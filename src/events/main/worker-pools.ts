@@ -130,6 +130,9 @@ export abstract class WorkerPools {
     return pool.destroy();
   }
 
+  /** The pools' workers by the thread id they had when created (`workerDestroy` may see -1). */
+  private readonly liveWorkers = new Map<number, { id: number }>();
+
   protected createPool(threads: number, init: WorkerInit): Piscina {
     // A young generation larger than V8's default (16 MiB semi-spaces on 64-bit) lets an event
     // thread's per-event garbage die between scavenges instead of waking V8's helper threads:
@@ -147,7 +150,21 @@ export abstract class WorkerPools {
       ...(youngMb > 0 ? { resourceLimits: { maxYoungGenerationSizeMb: youngMb } } : {}),
       workerData: init,
     });
-    pool.on('workerDestroy', (worker: { id: number }) => this.released(worker.id));
+    // A worker that exited on its own (a handler calling process.exit, a fatal error) reports
+    // thread id -1 by then: its id is the one noted at its creation whose worker now reads -1.
+    pool.on('workerCreate', (worker: { id: number }) => this.liveWorkers.set(worker.id, worker));
+    pool.on('workerDestroy', (worker: { id: number }) => {
+      if (worker.id >= 0) {
+        this.liveWorkers.delete(worker.id);
+        this.released(worker.id);
+        return;
+      }
+      for (const [threadId, w] of this.liveWorkers) {
+        if (w.id >= 0) continue;
+        this.liveWorkers.delete(threadId);
+        this.released(threadId);
+      }
+    });
     pool.on('error', (err: unknown) => {
       // piscina's destroy is not final: a worker of a destroyed pool that exits or fails makes
       // it start another (which, its plugins gone, fails again, forever). End it at once.

@@ -15,6 +15,7 @@ import { manifestMaintenanceRecord, Maintenance, type MaintenanceState } from '.
 import { noAccounts, setMainSessionTarget } from './ops.ts';
 import { OutboundReader } from './outbound-reader.ts';
 import { requeueCancelledClosed } from '../push-stage.ts';
+import { answerUnanswered } from './unanswered.ts';
 import { setOutboundListening } from '../worker/outbound-writer.ts';
 import { CloseCode, EngineType, type CodecName, type MaintenanceNotice } from '../protocol.ts';
 import { SessionListener } from '../listener.ts';
@@ -142,11 +143,15 @@ export const sessionFeature: Feature = {
 
     // A plugin reload changes which message types are served, at its switch.
     const unhookReload = onPluginSwap(() => listener.typesChanged());
-    // A closed event cancelled with its tag's queued events (an event of the session timed out)
-    // is queued again: the session's closed hooks run once, as when it closes after the timeout.
-    const unlistenGone = dispatcher.onEventsGone((ids, why) => {
+    // A client message whose event will never finish is answered with an error frame
+    // (unanswered.ts). A closed event cancelled with its tag's queued events (an event of the
+    // session timed out) is queued again: the session's closed hooks run once, as when it
+    // closes after the timeout.
+    const unlistenGone = dispatcher.onEventsGone((events, why) => {
+      const answered = answerUnanswered(events, why, closeOnTimeout);
+      if (answered > 0) thread.log.vlog(1, `answered ${answered} client message(s) whose event ${why}`);
       if (why !== 'was cancelled') return;
-      const again = requeueCancelledClosed(ids);
+      const again = requeueCancelledClosed(events.map((e) => e.id));
       if (again > 0) thread.log.vlog(1, `queued again the closed event of ${again} session(s), cancelled with a timed-out event of their tag`);
     });
     if (io !== null) await io.listen(manifest);

@@ -6,6 +6,9 @@
  * - `_session.refused` (network events, session tag, the same handler): the error frame the
  *   listener's thread made for a frame it refused (too big, wrong kind, unknown type), sent
  *   in its turn among the session's replies;
+ * - `_session.unanswered` (network events, session tag, the same handler): a client frame whose
+ *   event will never finish (it timed out, was cancelled behind one that did, or was abandoned
+ *   or lost with its ended thread), after a byte saying which: answered with its `_error` frame;
  * - `_session.opened` / `_session.closed` (engine events, session tag): run every plugin's
  *   opened or closed handler, in plugin order.
  */
@@ -28,6 +31,12 @@ const textDecoder = new TextDecoder();
 
 export const MESSAGE_EVENT = '_session.message';
 export const REFUSED_EVENT = '_session.refused';
+export const UNANSWERED_EVENT = '_session.unanswered';
+
+/** Why a message went unanswered: the first byte of an `_session.unanswered` event's payload. */
+export const Unanswered = { timedOut: 0, cancelled: 1, abandoned: 2, lost: 3 } as const;
+const DROPPED_BECAUSE = ['', 'an earlier message of this session timed out', 'its event thread was ended while its handler awaited',
+  'its event thread exited while its handler ran'];
 export const OPENED_EVENT = '_session.opened';
 export const CLOSED_EVENT = '_session.closed';
 
@@ -115,6 +124,10 @@ function runMessage(rt: EventRuntime, handlers: SessionHandlers, ops: SessionOps
     ops.sendFrame(sessionId, codecOf(sessionId) === 'json' ? textDecoder.decode(bytes) : bytes.slice());
     return undefined;
   }
+  if (ctx.name === UNANSWERED_EVENT) {
+    answerUnanswered(ops, frame, sessionId, ctx);
+    return undefined;
+  }
   let envelope;
   try {
     // The frame is in the worker's claim buffer: decode before anything else. An event named
@@ -183,6 +196,24 @@ function runMessage(rt: EventRuntime, handlers: SessionHandlers, ops: SessionOps
   }
   if (result instanceof Promise) return result.catch((err: unknown) => handlerFailed(ops, ctx, entry.plugin, message, err));
   return undefined;
+}
+
+/** Answers a client frame whose event will never finish (`_session.unanswered`), with its id when it has one. */
+function answerUnanswered(ops: SessionOps, frame: NetworkFrame, sessionId: number, ctx: RunningEvent): void {
+  const why = frame.bytes[frame.start]!;
+  let type: string | undefined;
+  let id: number | undefined;
+  try {
+    ({ type, id } = decode(frame.bytes.subarray(frame.start + 1, frame.end), codecOf(sessionId)));
+  } catch (err) {
+    if (!(err instanceof DecodeFailure)) throw err;
+    ({ type, id } = err);
+  }
+  const shown = type ?? '(unreadable)';
+  const body = why === Unanswered.timedOut
+    ? protocolErrorBody(ProtocolError.timeout, [shown], type)
+    : protocolErrorBody(ProtocolError.dropped, [shown, DROPPED_BECAUSE[why] ?? 'it never finished'], type);
+  sendError(ops, sessionId, body, id, ctx);
 }
 
 function sendFailure(ops: SessionOps, ctx: RunningEvent, type: string, id: number | undefined): void {
