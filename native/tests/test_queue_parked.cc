@@ -131,7 +131,7 @@ TEST(parked_event_is_listed_running_with_its_age_and_final_name) {
 TEST(parked_timeout_cancels_the_tag_and_leaves_the_slot_working) {
   QueueFixture f;
   int s = f.queue.SlotRegister(1);
-  uint64_t a1 = f.Push(100, "", 5), a2 = f.Push(100);
+  uint64_t a1 = f.Push(100, "frame", 5, 100, 2, 9), a2 = f.Push(100);
   REQUIRE(f.Take(s, 10).size() == 2);
   REQUIRE(f.Start(s, 0));
   REQUIRE(f.queue.Park(s, 0, 6));
@@ -139,8 +139,14 @@ TEST(parked_timeout_cancels_the_tag_and_leaves_the_slot_working) {
   uint64_t a3 = f.Push(100);
   std::vector<gsf::DroppedEvent> dropped;
   uint32_t name = 0;
-  CHECK(f.queue.TimeoutParked(a1, &dropped, &name));
+  gsf::DroppedEvent timed_out{};
+  CHECK(f.queue.TimeoutParked(a1, &dropped, &name, &timed_out));
   CHECK_EQ(name, 6u);
+  // The event itself, under the name it was queued with, and its payload (a client's frame is answered).
+  CHECK_EQ(timed_out.id, a1);
+  CHECK_EQ(timed_out.name_id, 5u);
+  CHECK_EQ(timed_out.handler_id, 9u);
+  CHECK_EQ(timed_out.payload, std::string("frame"));
   CHECK_EQ(DroppedIds(dropped), (std::vector<uint64_t>{a2, a3}));
   CHECK(!f.queue.TimeoutParked(a1, &dropped, &name));
   auto t = Timing(1, 0, 6, 0);
@@ -247,7 +253,7 @@ TEST(ending_a_worker_abandons_its_parked_events_and_frees_their_tags) {
 TEST(timing_out_a_running_event_abandons_the_slot_parked_events) {
   QueueFixture f;
   int s = f.queue.SlotRegister(1), other = f.queue.SlotRegister(2);
-  uint64_t a1 = f.Push(100), b1 = f.Push(200, "", 8), c1 = f.Push(300), a2 = f.Push(100);
+  uint64_t a1 = f.Push(100, "a1"), b1 = f.Push(200, "", 8), c1 = f.Push(300), a2 = f.Push(100);
   REQUIRE(f.Take(s, 10).size() == 4);  // a1 a2 b1 c1
   REQUIRE(f.Start(s, 0));
   REQUIRE(f.queue.Park(s, 0, 0));
@@ -259,6 +265,7 @@ TEST(timing_out_a_running_event_abandons_the_slot_parked_events) {
   CHECK_EQ(name, 8u);
   REQUIRE(abandoned.size() == 1);
   CHECK_EQ(abandoned[0].id, a1);
+  CHECK_EQ(abandoned[0].payload, std::string("a1"));
   CHECK_EQ(dropped.size(), 0u);
   auto got = Ids(f.Take(other, 10));
   std::sort(got.begin(), got.end());

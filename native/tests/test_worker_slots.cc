@@ -65,7 +65,11 @@ TEST(timeout_drops_tag_and_requeues_other_events_at_front) {
   std::vector<gsf::DroppedEvent> dropped;
   CHECK(!f.queue.TimeoutSlot(s, a2, &dropped));  // a2 is not the running event
   CHECK(!f.queue.TimeoutSlot(other, c1, &dropped));  // c1 was never begun
-  CHECK(f.queue.TimeoutSlot(s, a1, &dropped));
+  gsf::DroppedEvent timed_out{};
+  CHECK(f.queue.TimeoutSlot(s, a1, &dropped, nullptr, nullptr, &timed_out));
+  CHECK_EQ(timed_out.id, a1);
+  CHECK_EQ(timed_out.tag, 100u);
+  CHECK_EQ(timed_out.name_id, 5u);
   // The claimed-but-unstarted a2 first, then the queued a3; a1 itself is not listed.
   CHECK_EQ(DroppedIds(dropped), (std::vector<uint64_t>{a2, a3}));
   CHECK(!f.queue.TimeoutSlot(s, a1, &dropped));  // already timed out
@@ -125,11 +129,19 @@ TEST(timeout_counts_earlier_begun_events_as_completed) {
 TEST(release_thread_requeues_unstarted_events_in_order) {
   QueueFixture f;
   int s = f.queue.SlotRegister(21), other = f.queue.SlotRegister(22);
-  uint64_t a1 = f.Push(100), a2 = f.Push(100, "two"), a3 = f.Push(100), b1 = f.Push(200);
+  uint64_t a1 = f.Push(100, "one", 4, 100, 2, 9), a2 = f.Push(100, "two"), a3 = f.Push(100), b1 = f.Push(200);
   REQUIRE(f.Take(s, 3).size() == 3);
   uint64_t a4 = f.Push(100);
   REQUIRE(f.Start(s, 0));
-  CHECK_EQ(f.queue.SlotReleaseThread(21), 2);
+  gsf::DroppedEvent lost{};
+  CHECK_EQ(f.queue.SlotReleaseThread(21, nullptr, &lost), 2);
+  // The begun a1 never finishes: reported whole, its payload included (a client's frame is answered).
+  CHECK_EQ(lost.id, a1);
+  CHECK_EQ(lost.tag, 100u);
+  CHECK_EQ(lost.name_id, 4u);
+  CHECK_EQ(lost.session_id, 100u);
+  CHECK_EQ(lost.handler_id, 9u);
+  CHECK_EQ(lost.payload, std::string("one"));
   gsf::QueueStats st = f.queue.Stats();
   CHECK_EQ(st.cancelled_total, 1u);  // the begun a1
   CHECK_EQ(st.outstanding, 0u);
@@ -139,7 +151,6 @@ TEST(release_thread_requeues_unstarted_events_in_order) {
   CHECK_EQ(Ids(got), (std::vector<uint64_t>{a2, a3, a4, b1}));
   CHECK_EQ(got[0].payload, std::string("two"));
   CHECK_THROWS(f.queue.Take(s, nullptr, 0, nullptr, 0), gsf::StateError);  // slot is free now
-  (void)a1;
 }
 
 TEST(release_thread_frees_every_slot_of_the_thread) {

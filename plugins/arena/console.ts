@@ -75,9 +75,22 @@ export function registerConsole(api: PluginApi): void {
     for (const { item_id, quantity } of items) bag[item_id] = (bag[item_id] ?? 0) + quantity;
     p.set('inventory', bag);
   };
-  const kick = (name: string, reason: string, res: VoidWriter): void => {
-    api.invoke('arena.kick', { name, reason });
-    res.ok();
+  /**
+   * Whether the player's session is found (null: not logged in); an operator is told at once
+   * when it cannot be looked up (the cluster is unavailable), rather than 204 for a kick that
+   * never happens.
+   */
+  const located = async (name: string, res: VoidWriter): Promise<{ sessionId: number | null } | null> => {
+    try {
+      return { sessionId: await api.accounts.locate(name) };
+    } catch (err) {
+      res.fail('UNAVAILABLE', `cannot look up ${name}'s session: ${err instanceof Error ? err.message : String(err)}`);
+      return null;
+    }
+  };
+  /** Closes a session `located` found, once the console event's changes are committed. */
+  const kick = (name: string, reason: string, where: { sessionId: number | null }): void => {
+    if (where.sessionId !== null) api.invoke('arena.kick', { name, reason });
   };
 
   api.console.registerDeployApiHandler({
@@ -119,7 +132,11 @@ export function registerConsole(api: PluginApi): void {
       if (p) res.ok(p.get('session') !== 0);
     },
     async forceLogout({ id }, res) {
-      if (await player(id, res)) kick(id, 'logged out by an operator', res);
+      if (!await player(id, res)) return;
+      const where = await located(id, res);
+      if (where === null) return;
+      kick(id, 'logged out by an operator', where);
+      res.ok();
     },
     async getUserBanned({ id }, res) {
       const p = await player(id, res);
@@ -128,8 +145,11 @@ export function registerConsole(api: PluginApi): void {
     async banUser({ id }, res) {
       const p = await player(id, res, 'write');
       if (!p) return;
+      const where = await located(id, res);
+      if (where === null) return;
       p.set('banned', true);
-      kick(id, 'banned by an operator', res);
+      kick(id, 'banned by an operator', where);
+      res.ok();
     },
     async unbanUser({ id }, res) {
       const p = await player(id, res, 'write');
