@@ -53,6 +53,14 @@ async function commit(ev: Holder & { id?: number }, timings: Float64Array, rerun
       timings[F_ROLLBACKS] = reruns;
       // The handler committed (or discarded) its transaction itself: nothing is left to commit.
       if (tx.finished) return;
+      // It started the commit and returned without awaiting it: the event ends with that commit.
+      // A failure fails the event; a conflict too (logged and counted), as nobody saw it.
+      const own = tx.ownCommit;
+      if (own !== null) {
+        const result = await own;
+        if (!result.ok) throw gsfError('GSF_ERR_OBJECT_CONFLICT', 0, `${result.reason} (the handler started the commit itself and did not await it)`);
+        return;
+      }
       if (!tx.dirty) {
         tx.discard();
         return;

@@ -297,9 +297,24 @@ export class Transaction {
     return ops;
   }
 
+  /**
+   * The commit the handler started itself and has not seen end (it may not await it): its
+   * event's end waits for it rather than committing again. Null when none is under way.
+   */
+  get ownCommit(): Promise<CommitResult> | null {
+    return this.state === TxState.committing ? this.started : null;
+  }
+
+  private started: Promise<CommitResult> | null = null;
+
   /** Commits every change as one unit; resolves once durable, or with the conflict. */
-  async commit(): Promise<CommitResult> {
+  commit(): Promise<CommitResult> {
     this.assertOpen('commit');
+    this.started = this.commitNow();
+    return this.started;
+  }
+
+  private async commitNow(): Promise<CommitResult> {
     this.state = TxState.committing;
     if (!this.dirty) {
       this.state = TxState.done;

@@ -2,7 +2,8 @@
  * A handler that commits its own transaction (`api.objects.transaction().commit()`, in the call
  * table of docs/guides/objects.md) and then returns: its changes are stored, and the event ends
  * as any other (it failed with "the transaction has already been committed or discarded", and
- * its client was told its request failed although the data was durable).
+ * its client was told its request failed although the data was durable). So does a synchronous
+ * handler that starts the commit and returns without awaiting it: its event ends with that commit.
  */
 import test from 'ava';
 import path from 'node:path';
@@ -40,6 +41,28 @@ test.serial('sqlite: a client handler that commits itself gets its reply, not a 
     native.objCacheClear();
     t.truthy(await transact((tx) => tx.fetchBy('ProbeAccount', 'name', 'early-client')), 'the change is stored');
     t.deepEqual(answer, { committed: true });
+  } finally {
+    await c.close();
+  }
+});
+
+test.serial('sqlite: a synchronous handler that starts the commit without awaiting it: stored, the event does not fail', async (t) => {
+  const failed = s.server.dispatcher.totals.failed;
+  s.server.invoke('pobj.commit_unawaited', { name: 'unawaited' });
+  await idle();
+  native.objCacheClear();
+  t.truthy(await transact((tx) => tx.fetchBy('ProbeAccount', 'name', 'unawaited')), 'the change is stored');
+  t.is(s.server.dispatcher.totals.failed, failed, 'the event did not fail');
+  t.false(s.logs().some((l) => l.includes('commit: the transaction has already been committed or discarded')));
+});
+
+test.serial('sqlite: a client handler that starts the commit without awaiting it gets its reply', async (t) => {
+  const c = await GsfClient.connect({ url: `ws://127.0.0.1:${activeSessions!.listener.port}`, version: '1.0.0', codec: 'json' });
+  try {
+    const answer = await c.request('pobj.commit_unawaited', { name: 'unawaited-client' }, 5000).catch((err: Error) => `failed: ${err.message}`);
+    t.deepEqual(answer, { started: true });
+    native.objCacheClear();
+    t.truthy(await transact((tx) => tx.fetchBy('ProbeAccount', 'name', 'unawaited-client')), 'the change is stored');
   } finally {
     await c.close();
   }
