@@ -164,8 +164,12 @@ export class GsfClient {
     return this.closeInfo === null;
   }
 
-  /** Sends a message without waiting for an answer. */
+  /**
+   * Sends a message without waiting for an answer. Throws `GsfRequestError` code `closed` once
+   * the connection has ended (nothing would carry it), as `request` rejects.
+   */
   send(type: string, body?: unknown): void {
+    if (this.closeInfo) throw new GsfRequestError('closed', `'${type}' not sent: connection closed: ${this.closeInfo.code} ${this.closeInfo.reason}`, type);
     this.write({ type, body });
   }
 

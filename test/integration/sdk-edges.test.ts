@@ -1,6 +1,6 @@
 /**
  * The client SDK at its edges: error frames answer the request they refuse (too big, malformed),
- * requests pending at a close carry their type, close reasons are cut to fit and close codes the
+ * requests pending at a close carry their type (and a send after it throws), close reasons are cut to fit and close codes the
  * WebSocket API refuses are refused, a connect with no handshake times out, a negative or
  * NaN time limit is refused, kept pushes reach a handler set later in arrival order (or stay
  * kept), a handler added while a push is handed out gets only later ones, late replies are
@@ -51,7 +51,7 @@ for (const codec of ['json', 'msgpack'] as const) {
   });
 }
 
-test.serial('a request pending when the connection ends is rejected with its message type, like one made after', async (t) => {
+test.serial('a request pending when the connection ends is rejected with its message type, like one made after, and a send after throws', async (t) => {
   const srv = await silentServer();
   try {
     const c = await GsfClient.connect({ url: srv.url, version: '1' });
@@ -65,6 +65,9 @@ test.serial('a request pending when the connection ends is rejected with its mes
     t.is(n.type, 'chat.line');
     t.is(after.type, 'chat.join');
     t.is(p.type, 'chat.join');
+    // A send after the end throws the same code rather than vanishing.
+    const sent = t.throws(() => c.send('chat.say', { text: 'hi' }), { instanceOf: GsfRequestError });
+    t.like(sent, { code: 'closed', type: 'chat.say', message: "'chat.say' not sent: connection closed: 1000 " });
   } finally {
     await srv.stop();
   }
