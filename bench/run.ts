@@ -21,9 +21,37 @@ const BENCHES: Record<string, () => Promise<Benchmark>> = {
 
 export const BENCHMARK_NAMES = Object.keys(BENCHES);
 
+/** The options each benchmark takes (see its header): `--name=` takes a value, `--name` is a switch. */
+const OPTIONS: Record<string, readonly string[]> = {
+  events: ['--threads=', '--modes=', '--rounds='],
+  sessions: ['--io-threads=', '--light', '--peak-only'],
+};
+
 /** The names of `args` that are no benchmark (checked before any runs): a usage mistake, exit 2. */
 export function unknownBenchmarks(args: string[]): string[] {
   return args.filter((a) => !a.startsWith('--') && !Object.hasOwn(BENCHES, a));
+}
+
+/**
+ * What is wrong with the options of `args` (checked before any runs: a mistyped option would
+ * otherwise be ignored and the benchmark run with its defaults), or null: each must be one the
+ * named benchmarks (all, when none is named) take, a value option with its value.
+ */
+export function optionProblem(args: string[]): string | null {
+  const named = args.filter((a) => !a.startsWith('--'));
+  const names = named.length > 0 ? named : BENCHMARK_NAMES;
+  const taken = names.flatMap((n) => OPTIONS[n] ?? []);
+  for (const arg of args.filter((a) => a.startsWith('--'))) {
+    const eq = arg.indexOf('=');
+    const name = eq < 0 ? arg : arg.slice(0, eq);
+    if (taken.includes(`${name}=`)) {
+      if (eq < 0 || eq === arg.length - 1) return `${name} needs a value (${name}=…)`;
+    } else if (!taken.includes(name) || eq >= 0) {
+      const known = taken.length > 0 ? `${names.join(', ')} take${names.length === 1 ? 's' : ''} ${taken.map((o) => (o.endsWith('=') ? `${o}…` : o)).join(', ')}` : `${names.join(', ')} take${names.length === 1 ? 's' : ''} none`;
+      return `unknown option '${arg}' (${known})`;
+    }
+  }
+  return null;
 }
 
 export async function runBenchmarks(args: string[]): Promise<void> {

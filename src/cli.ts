@@ -16,7 +16,9 @@ commands:
                             SIGHUP reloads every plugin whose source changed
   authenticator [--manifest PATH]
                             start the authenticator agent (default: ./authenticator.MANIFEST.json)
-  bench [NAME]              run the benchmarks in bench/ (all, or one by name)
+  bench [NAME…] [--OPTION…] run the benchmarks in bench/ (all, or those named); options:
+                            events --threads=N --modes=trivial,chained,cpu --rounds=N,
+                            sessions --io-threads=N[,M…] --light --peak-only
   objects types [--manifest PATH] [--out FILE] [--check]
                             write the TypeScript declarations of the object types
 `;
@@ -197,10 +199,16 @@ async function main(argv: string[]): Promise<void> {
       // Benchmarks load the testing build of the addon (npm run build:testing), for the
       // boundary measurements of the native benchmark.
       process.env.GSF_NATIVE_TESTING ??= '1';
-      const { runBenchmarks, unknownBenchmarks, BENCHMARK_NAMES } = await loadModule<typeof import('../bench/run.ts')>(import.meta.url, '../bench/run.ts');
+      helpAsked(rest, USAGE);
+      const { runBenchmarks, unknownBenchmarks, optionProblem, BENCHMARK_NAMES } = await loadModule<typeof import('../bench/run.ts')>(import.meta.url, '../bench/run.ts');
       const unknown = unknownBenchmarks(rest);
       if (unknown.length > 0) {
         process.stderr.write(`gsf: unknown benchmark '${unknown[0]}' (known: ${BENCHMARK_NAMES.join(', ')})\n`);
+        process.exit(2);
+      }
+      const problem = optionProblem(rest);
+      if (problem !== null) {
+        process.stderr.write(`gsf bench: ${problem}\n`);
         process.exit(2);
       }
       await runBenchmarks(rest);

@@ -181,7 +181,8 @@ test('gsf start and gsf authenticator refuse an option they do not take, with us
 });
 
 test('--help or -h after a command prints the usage on standard output and exits 0, as gsf --help does', async (t) => {
-  const cases = [['start', '--help'], ['start', '--manifest', 'x.json', '-h'], ['objects', '--help'], ['objects', 'types', '--help'], ['authenticator', '--help']];
+  const cases = [['start', '--help'], ['start', '--manifest', 'x.json', '-h'], ['objects', '--help'], ['objects', 'types', '--help'], ['authenticator', '--help'],
+    ['bench', '--help'], ['bench', 'events', '-h']];
   const runs = cases.map((args) => run(args));
   for (const [i, args] of cases.entries()) {
     const p = runs[i]!;
@@ -201,4 +202,21 @@ test('gsf with an unknown command prints usage and exits 2, and so does bench wi
   t.is(await bench.exited, 2);
   t.regex(bench.err(), /^gsf: unknown benchmark 'nope' \(known: events, auth, /);
   t.is(bench.out(), '');
+});
+
+test('gsf bench refuses an option its benchmarks do not take, or one without its value, before any runs', async (t) => {
+  const cases: Array<[string[], string]> = [
+    [['bench', 'events', '--thread=1', '--rounds=1'], "gsf bench: unknown option '--thread=1' (events takes --threads=…, --modes=…, --rounds=…)\n"],
+    [['bench', 'events', '--modes=trivial', '--rounds'], 'gsf bench: --rounds needs a value (--rounds=…)\n'],
+    [['bench', 'events', '--threads='], 'gsf bench: --threads needs a value (--threads=…)\n'],
+    [['bench', 'sessions', '--light=1'], "gsf bench: unknown option '--light=1' (sessions takes --io-threads=…, --light, --peak-only)\n"],
+    [['bench', 'api', '--threads=2'], "gsf bench: unknown option '--threads=2' (api takes none)\n"],
+  ];
+  const runs = cases.map(([args]) => run(args));
+  for (const [i, [args, message]] of cases.entries()) {
+    const p = runs[i]!;
+    t.is(await p.exited, 2, args.join(' '));
+    t.is(p.err(), message, args.join(' '));
+    t.is(p.out(), '', args.join(' '));
+  }
 });
