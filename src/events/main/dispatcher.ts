@@ -29,6 +29,8 @@ const CLOSE_WAIT_MS = 2000;
 const DESTROY_WAIT_MS = 3000;
 /** How long a thread ended for a timeout may take to exit before it counts as abandoned. */
 const ABANDON_AFTER_MS = 5000;
+/** How often a thread ended for a timeout is looked at until it has exited. */
+const EXIT_POLL_MS = 50;
 
 /** Why an event will never finish (`Dispatcher.onEventsGone`). */
 /** 'was cancelled': queued on the tag of an event that timed out, it never ran. */
@@ -47,7 +49,7 @@ export class Dispatcher extends WorkerPools {
   /** Channels whose feature has stopped: a thread that opens one now has its port closed at once. */
   private readonly closedChannels = new Set<ChannelName>();
   private readonly endHooks = new Set<WorkerEndHooks>();
-  /** Threads ended for a timeout that have not exited yet. */
+  /** Threads ended for a timeout that have not exited yet (`threadsEnding`). */
   private readonly ending = new Set<number>();
   /**
    * Totals since start, for diagnostics and tests: serve tasks started, events that ran and
@@ -82,6 +84,11 @@ export class Dispatcher extends WorkerPools {
     this.fireTimers();
   }
 
+  /** Threads ended for a timeout that have not exited yet. */
+  get threadsEnding(): number {
+    return this.ending.size;
+  }
+
   /** Task entry of a running serve task. */
   task(taskId: number): TaskEntry | undefined {
     return this.tasks.get(taskId);
@@ -94,15 +101,24 @@ export class Dispatcher extends WorkerPools {
    * (`engine/event_threads_abandoned`) and left to run; a new worker has taken its place.
    */
   endThreadFor(taskId: number, threadId: number): void {
+    // Its Worker, found before the abort destroys it: a Worker's thread id reads -1 once its
+    // thread has exited (piscina tells of the destroy at once, before the thread stops).
+    const worker = this.workerOf(threadId);
     this.tasks.get(taskId)?.abort.abort();
     native.counterIncrease('engine', 'event_threads_ended', 1);
     this.ending.add(threadId);
-    setTimeout(() => {
-      if (!this.ending.delete(threadId)) return;
+    const since = Date.now();
+    const watch = setInterval(() => {
+      const exited = worker === undefined || worker.id < 0;
+      if (!exited && Date.now() - since < ABANDON_AFTER_MS) return;
+      clearInterval(watch);
+      this.ending.delete(threadId);
+      if (exited) return;
       native.counterIncrease('engine', 'event_threads_abandoned', 1);
       this.thread.log.error(`event thread ${threadId} did not end ${ABANDON_AFTER_MS} ms after its event timed out ` +
         '(stuck in native code?): abandoned; a new event thread serves in its place');
-    }, ABANDON_AFTER_MS).unref();
+    }, EXIT_POLL_MS);
+    watch.unref();
   }
 
   /**
@@ -184,7 +200,6 @@ export class Dispatcher extends WorkerPools {
 
   /** A worker thread is gone: its claim goes back to the queue, its awaiting events are abandoned. */
   protected released(threadId: number): void {
-    this.ending.delete(threadId);
     const result = this.endWorker(threadId, () => native.slotReleaseThread(threadId), (r) => r.requeued >= 0);
     if (result.lost !== null) {
       // A thread that exited on its own (process.exit in a handler, a fatal error) mid-event.

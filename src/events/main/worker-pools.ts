@@ -133,6 +133,11 @@ export abstract class WorkerPools {
   /** The pools' workers by the thread id they had when created (`workerDestroy` may see -1). */
   private readonly liveWorkers = new Map<number, { id: number }>();
 
+  /** A worker of the pools by its thread id: its `id` reads -1 once its thread has exited. */
+  protected workerOf(threadId: number): { readonly id: number } | undefined {
+    return this.liveWorkers.get(threadId);
+  }
+
   protected createPool(threads: number, init: WorkerInit): Piscina {
     // A young generation larger than V8's default (16 MiB semi-spaces on 64-bit) lets an event
     // thread's per-event garbage die between scavenges instead of waking V8's helper threads:
