@@ -106,12 +106,8 @@ export interface SlotState {
   parked: boolean;
 }
 
-/**
- * An event dropped by a tag cancellation, or abandoned (its worker ended while it awaited). A
- * timeout's and an ended worker's carry their handler and payload too (a client's message is
- * answered from its frame).
- */
-export interface CancelledEvent { id: number; tag: number; nameId: number; sessionId: number; handlerId?: number; payload?: Uint8Array }
+/** An event dropped by a tag cancellation, or abandoned (its worker ended while it awaited). */
+export interface CancelledEvent { id: number; tag: number; nameId: number; sessionId: number }
 
 /**
  * What a timeout did: the event itself (with the name it was queued under), the tag's cancelled

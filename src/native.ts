@@ -98,6 +98,14 @@ export interface NativeCore extends NativePluginHost {
   renameParked(eventId: number, nameId: number): void;
   /** Times out a parked event without ending its worker; null if it is not parked. */
   timeoutParked(eventId: number): TimeoutOutcome | null;
+  /**
+   * Answers client messages whose events never finish in their place (TagQueue::
+   * SetAnsweredMessages): an event of `handlerId` that times out, is cancelled with its tag, or is
+   * abandoned or lost with its thread is queued again first on its tag, named `answerNameId`, its
+   * payload after a byte saying why; one named `answerNameId` or `keepNameId` as it is.
+   * `onTimeout`: timed-out and cancelled ones too. A `handlerId` of 0 turns it off.
+   */
+  setAnsweredMessages(handlerId: number, answerNameId: number, keepNameId: number, onTimeout: boolean): void;
   /** Ids of the events `slot` parked that are still parked. */
   parkedOf(slot: number): number[];
   /** The layout constants the addon was built with. */

@@ -15,14 +15,11 @@ namespace gsf::binding {
 
 /** Reads a worker-slot index argument. */
 int SlotArg(const Napi::CallbackInfo& info, size_t i);
-/**
- * CancelledEvent[] of native.ts, shared by cancelTag and the timeouts; `payloads`: with each
- * event's handler and payload (a timeout's, so that a client's request is answered).
- */
-Napi::Array DroppedToJs(Napi::Env env, const std::vector<DroppedEvent>& dropped, bool payloads = false);
+/** CancelledEvent[] of native.ts, shared by the timeouts and a worker's release. */
+Napi::Array DroppedToJs(Napi::Env env, const std::vector<DroppedEvent>& dropped);
 /** One event of them, as DroppedToJs writes it. */
-Napi::Object DroppedEventToJs(Napi::Env env, const DroppedEvent& d, bool payload);
-/** The abandoned events of a released or timed-out worker, as DroppedToJs writes them (payloads included). */
+Napi::Object DroppedEventToJs(Napi::Env env, const DroppedEvent& d);
+/** The abandoned events of a released or timed-out worker, as DroppedToJs writes them. */
 Napi::Array AbandonedToJs(Napi::Env env, const std::vector<AbandonedEvent>& abandoned);
 
 class NameTableBinding {

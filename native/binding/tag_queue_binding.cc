@@ -151,11 +151,21 @@ Napi::Value TimeoutParked(const Napi::CallbackInfo& info) {
   }
   ProcessNativeTimers().RunsCancelled(dropped);
   Napi::Object o = Napi::Object::New(info.Env());
-  o.Set("event", DroppedEventToJs(info.Env(), event, true));
-  o.Set("dropped", DroppedToJs(info.Env(), dropped, true));
+  o.Set("event", DroppedEventToJs(info.Env(), event));
+  o.Set("dropped", DroppedToJs(info.Env(), dropped));
   o.Set("abandoned", Napi::Array::New(info.Env(), 0));
   o.Set("nameId", static_cast<double>(name_id));
   return o;
+}
+
+// (handlerId, answerNameId, keepNameId, onTimeout): see TagQueue::SetAnsweredMessages.
+Napi::Value SetAnsweredMessages(const Napi::CallbackInfo& info) {
+  const auto id = [&](size_t i, const char* what) {
+    return static_cast<uint32_t>(IntegerArg(info, i, what, 0, UINT32_MAX));
+  };
+  ProcessRuntime().queue.SetAnsweredMessages(id(0, "handlerId"), id(1, "answerNameId"), id(2, "keepNameId"),
+                                              info.Length() > 3 && info[3].ToBoolean().Value());
+  return info.Env().Undefined();
 }
 
 Napi::Value ParkedOf(const Napi::CallbackInfo& info) {
@@ -228,29 +238,24 @@ int SlotArg(const Napi::CallbackInfo& info, size_t i) {
 
 namespace {
 
-Napi::Object EventToJs(Napi::Env env, uint64_t id, uint64_t tag, uint32_t name_id, uint64_t session_id,
-                       uint32_t handler_id, const std::string* payload) {
+Napi::Object EventToJs(Napi::Env env, uint64_t id, uint64_t tag, uint32_t name_id, uint64_t session_id) {
   Napi::Object o = Napi::Object::New(env);
   o.Set("id", static_cast<double>(id));
   o.Set("tag", static_cast<double>(tag));
   o.Set("nameId", static_cast<double>(name_id));
   o.Set("sessionId", static_cast<double>(session_id));
-  if (payload != nullptr) {
-    o.Set("handlerId", static_cast<double>(handler_id));
-    o.Set("payload", Napi::Buffer<uint8_t>::Copy(env, reinterpret_cast<const uint8_t*>(payload->data()), payload->size()));
-  }
   return o;
 }
 
 }  // namespace
 
-Napi::Object DroppedEventToJs(Napi::Env env, const DroppedEvent& d, bool payload) {
-  return EventToJs(env, d.id, d.tag, d.name_id, d.session_id, d.handler_id, payload ? &d.payload : nullptr);
+Napi::Object DroppedEventToJs(Napi::Env env, const DroppedEvent& d) {
+  return EventToJs(env, d.id, d.tag, d.name_id, d.session_id);
 }
 
-Napi::Array DroppedToJs(Napi::Env env, const std::vector<DroppedEvent>& dropped, bool payloads) {
+Napi::Array DroppedToJs(Napi::Env env, const std::vector<DroppedEvent>& dropped) {
   Napi::Array out = Napi::Array::New(env, dropped.size());
-  for (size_t i = 0; i < dropped.size(); ++i) out.Set(static_cast<uint32_t>(i), DroppedEventToJs(env, dropped[i], payloads));
+  for (size_t i = 0; i < dropped.size(); ++i) out.Set(static_cast<uint32_t>(i), DroppedEventToJs(env, dropped[i]));
   return out;
 }
 
@@ -258,7 +263,7 @@ Napi::Array AbandonedToJs(Napi::Env env, const std::vector<AbandonedEvent>& aban
   Napi::Array out = Napi::Array::New(env, abandoned.size());
   for (size_t i = 0; i < abandoned.size(); ++i) {
     const AbandonedEvent& a = abandoned[i];
-    out.Set(static_cast<uint32_t>(i), EventToJs(env, a.id, a.tag, a.name_id, a.session_id, a.handler_id, &a.payload));
+    out.Set(static_cast<uint32_t>(i), EventToJs(env, a.id, a.tag, a.name_id, a.session_id));
   }
   return out;
 }
@@ -312,6 +317,7 @@ void TagQueueBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<RenameParked>(env, exports, "renameParked");
   Export<TimeoutParked>(env, exports, "timeoutParked");
   Export<ParkedOf>(env, exports, "parkedOf");
+  Export<SetAnsweredMessages>(env, exports, "setAnsweredMessages");
   Export<Layout>(env, exports, "layout");
   Export<Waiting>(env, exports, "waiting");
   Export<Ready>(env, exports, "ready");

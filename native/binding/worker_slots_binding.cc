@@ -30,7 +30,7 @@ Napi::Value SlotReleaseThread(const Napi::CallbackInfo& info) {
   Napi::Object o = Napi::Object::New(info.Env());
   o.Set("requeued", static_cast<double>(requeued));
   o.Set("abandoned", AbandonedToJs(info.Env(), abandoned));
-  o.Set("lost", lost.id == 0 ? info.Env().Null() : Napi::Value(DroppedEventToJs(info.Env(), lost, true)));
+  o.Set("lost", lost.id == 0 ? info.Env().Null() : Napi::Value(DroppedEventToJs(info.Env(), lost)));
   return o;
 }
 
@@ -73,8 +73,8 @@ Napi::Value TimeoutSlot(const Napi::CallbackInfo& info) {
   }
   ProcessNativeTimers().RunsCancelled(dropped);
   Napi::Object o = Napi::Object::New(info.Env());
-  o.Set("event", DroppedEventToJs(info.Env(), event, true));
-  o.Set("dropped", DroppedToJs(info.Env(), dropped, true));
+  o.Set("event", DroppedEventToJs(info.Env(), event));
+  o.Set("dropped", DroppedToJs(info.Env(), dropped));
   o.Set("abandoned", AbandonedToJs(info.Env(), abandoned));
   o.Set("nameId", static_cast<double>(name_id));
   return o;

@@ -247,6 +247,53 @@ void TagQueue::DropQueuedLocked(RunQueue& q, TagState& st, std::vector<DroppedEv
   st.count = 0;
 }
 
+void TagQueue::SetAnsweredMessages(uint32_t handler_id, uint32_t answer_name_id, uint32_t keep_name_id, bool on_timeout) {
+  answer_name_.store(answer_name_id);
+  keep_name_.store(keep_name_id);
+  answer_timeouts_.store(on_timeout);
+  answer_handler_.store(handler_id);
+}
+
+bool TagQueue::AnswerInPlace(Node& nd, uint8_t why) {
+  const uint32_t handler = answer_handler_.load(std::memory_order_relaxed);
+  if (handler == 0 || nd.handler_id != handler) return false;
+  if ((why == kAnswerTimedOut || why == kAnswerCancelled) && !answer_timeouts_.load(std::memory_order_relaxed)) return false;
+  const uint32_t answer = answer_name_.load(std::memory_order_relaxed);
+  if (nd.name_id != answer && nd.name_id != keep_name_.load(std::memory_order_relaxed)) {
+    nd.name_id = answer;
+    nd.payload.insert(nd.payload.begin(), static_cast<char>(why));
+  }
+  nd.id = next_id_.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+void TagQueue::AnswerOrDropQueuedLocked(RunQueue& q, TagState& st, std::vector<DroppedEvent>* out) {
+  uint32_t head = kNil, tail = kNil, kept = 0;
+  for (uint32_t idx = st.head; idx != kNil;) {
+    Node& nd = q.At(idx);
+    const uint32_t next = nd.next;
+    if (out) out->push_back(DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id, nd.handler_id, nd.payload});
+    if (AnswerInPlace(nd, kAnswerCancelled)) {
+      nd.next = kNil;
+      if (tail == kNil) {
+        head = idx;
+      } else {
+        q.At(tail).next = idx;
+      }
+      tail = idx;
+      ++kept;
+    } else {
+      q.FreeNode(idx);
+    }
+    idx = next;
+  }
+  q.waiting -= st.count - kept;
+  q.cancelled_total += st.count - kept;
+  st.head = head;
+  st.tail = tail;
+  st.count = kept;
+}
+
 size_t TagQueue::DropAllQueued() {
   size_t dropped = 0;
   for (RunQueue& q : queues_) {

@@ -112,6 +112,19 @@ class TagQueue {
    * clears it with this.
    */
   static bool TakeOwnReadyPushes();
+  /** Why a client's message is answered in its place: the first byte of its answer's payload. */
+  enum AnswerWhy : uint8_t { kAnswerTimedOut = 0, kAnswerCancelled = 1, kAnswerAbandoned = 2, kAnswerLost = 3 };
+  /**
+   * Client messages whose events never finish are answered where they stood: an event of
+   * `handler_id` (a client's message; 0: none) that times out, is cancelled with its timed-out
+   * tag, or is abandoned or lost with its thread is queued again at once, first on its tag (before
+   * the events behind it, and whatever is pushed later), with a new id, named `answer_name_id`
+   * and its payload after an AnswerWhy byte. One named `answer_name_id` or `keep_name_id` (an
+   * error frame queued as an event) is queued again as it is. `on_timeout`: whether timed-out
+   * and cancelled ones are (not when a timeout closes the session). Reported as before all the
+   * same (dropped, abandoned, lost), under their old ids.
+   */
+  void SetAnsweredMessages(uint32_t handler_id, uint32_t answer_name_id, uint32_t keep_name_id, bool on_timeout);
   /** An id for an event pushed later (an event whose parent holds it until it finishes). */
   uint64_t ReserveId() { return next_id_.fetch_add(1); }
   /** `n` consecutive ids for events pushed later; returns the first. */
@@ -366,9 +379,12 @@ class TagQueue {
   // unclaims its tags; with `drop_tag`, that tag's events (claimed or queued)
   // are dropped instead. Returns how many events were requeued. Holds the claim's
   // run queues (`queues`) and s.mu. `running` is the index of the last begun event
-  // (its progress cell), or kProgressNone; `lost` gets that event when it is given.
+  // (its progress cell), or kProgressNone; `lost` gets that event when it is given. A client's
+  // message among the events that never finish is answered in place (`running_why` for the
+  // running one, kAnswerCancelled for the dropped tag's), first on its tag.
   size_t UnwindClaimLocked(uint32_t queues, Slot& s, int32_t running, bool drop_tag, uint64_t tag_to_drop,
-                           std::vector<DroppedEvent>* dropped, bool* made_ready, DroppedEvent* lost = nullptr);
+                           std::vector<DroppedEvent>* dropped, bool* made_ready, DroppedEvent* lost,
+                           uint8_t running_why);
   // Abandons every parked event of the slot (its worker is gone), in every run queue.
   void AbandonParked(int slot, std::vector<AbandonedEvent>* abandoned, bool* made_ready);
   // Frees a tag held by a parked event that ended; makes it ready if it has queued events.
@@ -389,6 +405,11 @@ class TagQueue {
   int64_t StartNs(const Slot& s, size_t i, int32_t running, const double* timings, int64_t now) const;
   void RecordSamples(const double* timings, const int64_t* start_ns, const int64_t* enqueue_ns, size_t n);
   void DropQueuedLocked(RunQueue& q, TagState& st, std::vector<DroppedEvent>* out);
+  // As DropQueuedLocked, but the tag's client messages are answered in place (SetAnsweredMessages).
+  void AnswerOrDropQueuedLocked(RunQueue& q, TagState& st, std::vector<DroppedEvent>* out);
+  // Whether `nd` is answered in place for `why`; if so it is renamed, its payload marked and
+  // given a new id (SetAnsweredMessages). Report it before.
+  bool AnswerInPlace(Node& nd, uint8_t why);
 
   Profiler* profiler_;
   WakeSignal* wake_;
@@ -403,6 +424,9 @@ class TagQueue {
   alignas(64) std::atomic<int32_t> progress_[kMaxSlots * kProgressStride] = {};
   alignas(64) ParkHints hints_;
   alignas(64) std::atomic<uint64_t> next_id_{1};
+  // SetAnsweredMessages.
+  std::atomic<uint32_t> answer_handler_{0}, answer_name_{0}, keep_name_{0};
+  std::atomic<bool> answer_timeouts_{false};
 };
 
 }  // namespace gsf

@@ -114,6 +114,7 @@ void TagQueue::RenameParked(uint64_t event_id, uint32_t name_id) {
 bool TagQueue::TimeoutParked(uint64_t event_id, std::vector<DroppedEvent>* dropped, uint32_t* name_id,
                              DroppedEvent* timed_out) {
   uint32_t name;
+  bool made_ready = false;
   {
     const size_t qi = ParkedQueue(event_id);
     if (qi == kRunQueues) return false;
@@ -126,16 +127,26 @@ bool TagQueue::TimeoutParked(uint64_t event_id, std::vector<DroppedEvent>* dropp
     q.parked.erase(it);
     ForgetParked(event_id);
     name = p.name_id;
-    const uint64_t tag = q.At(p.node).tag;
+    Node& parked = q.At(p.node);
+    const uint64_t tag = parked.tag;
     if (timed_out) {
-      const Node& nd = q.At(p.node);
-      *timed_out = DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id, nd.handler_id, nd.payload};
+      *timed_out = DroppedEvent{parked.id, parked.tag, parked.name_id, parked.session_id, parked.handler_id, parked.payload};
     }
-    q.FreeNode(p.node);
-    --q.outstanding;
-    ++q.cancelled_total;
     TagState& st = q.tags[tag];
     st.parked = false;
+    // Its tag's queued events are cancelled; client messages among them, and the event itself if
+    // it is one, are answered in place, first on the tag (the event, then the claim's skipped
+    // events of the tag, then those queued).
+    std::vector<DroppedEvent> queued;
+    AnswerOrDropQueuedLocked(q, st, dropped ? &queued : nullptr);
+    std::vector<uint32_t> front;
+    --q.outstanding;
+    if (AnswerInPlace(parked, kAnswerTimedOut)) {
+      front.push_back(p.node);
+    } else {
+      q.FreeNode(p.node);
+      ++q.cancelled_total;
+    }
     if (p.in_claim) {
       // The claim is still open: its skipped events of the tag are cancelled with the tag.
       Slot& s = slots_[static_cast<size_t>(p.slot)];
@@ -144,21 +155,35 @@ bool TagQueue::TimeoutParked(uint64_t event_id, std::vector<DroppedEvent>* dropp
       for (size_t i = p.index + 1; i < s.claim.size(); ++i) {
         Claimed& c = s.claim[i];
         if (c.tag != tag || c.state != ClaimState::kSkipped) continue;
-        const Node& nd = q.At(c.node);
+        Node& nd = q.At(c.node);
         if (dropped) dropped->push_back(DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id, nd.handler_id, nd.payload});
-        q.FreeNode(c.node);
         c.state = ClaimState::kGone;
         --q.outstanding;
+        if (AnswerInPlace(nd, kAnswerCancelled)) {
+          front.push_back(c.node);
+          continue;
+        }
+        q.FreeNode(c.node);
         ++q.cancelled_total;
       }
-      DropQueuedLocked(q, st, dropped);
-    } else {
-      DropQueuedLocked(q, st, dropped);
-      q.tags.erase(tag);
+    }
+    if (dropped) dropped->insert(dropped->end(), queued.begin(), queued.end());
+    RequeueFrontLocked(q, front);
+    q.waiting += front.size();
+    // In an open claim, its Complete frees the tag; else it is free now.
+    if (!p.in_claim) {
+      st.claimed_by = -1;
+      if (st.count > 0) {
+        q.PushReadyFront(tag);
+        made_ready = true;
+      } else {
+        q.tags.erase(tag);
+      }
     }
   }
   if (name_id) *name_id = name;
   if (profiler_) profiler_->RecordTimeout(name);
+  if (made_ready && wake_) wake_->Notify();
   return true;
 }
 
@@ -187,13 +212,20 @@ void TagQueue::AbandonParked(int slot, std::vector<AbandonedEvent>* abandoned, b
         ++it;
         continue;
       }
-      const Node& nd = q.At(p.node);
+      Node& nd = q.At(p.node);
       if (abandoned) abandoned->push_back(AbandonedEvent{nd.id, nd.tag, p.name_id, nd.session_id, nd.handler_id, nd.payload});
       const uint64_t tag = nd.tag;
+      const uint32_t node = p.node;
       ForgetParked(nd.id);
-      q.FreeNode(p.node);
       --q.outstanding;
-      ++q.cancelled_total;
+      // A client's message is answered in place, first on its tag.
+      if (AnswerInPlace(nd, kAnswerAbandoned)) {
+        RequeueFrontLocked(q, {node});
+        ++q.waiting;
+      } else {
+        q.FreeNode(node);
+        ++q.cancelled_total;
+      }
       it = q.parked.erase(it);
       ReleaseParkedTagLocked(q, tag, made_ready);
     }

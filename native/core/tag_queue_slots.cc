@@ -38,11 +38,21 @@ void TagQueue::SlotAttachTask(int slot, double task_id) {
 }
 
 size_t TagQueue::UnwindClaimLocked(uint32_t queues, Slot& s, int32_t running, bool drop_tag, uint64_t tag_to_drop,
-                                   std::vector<DroppedEvent>* dropped, bool* made_ready, DroppedEvent* lost) {
+                                   std::vector<DroppedEvent>* dropped, bool* made_ready, DroppedEvent* lost,
+                                   uint8_t running_why) {
   const size_t n = s.claim.size();
   std::array<size_t, kRunQueues> gone{};
   thread_local std::array<std::vector<uint32_t>, kRunQueues> requeue;
   for (uint32_t m = queues; m != 0; m &= m - 1) requeue[static_cast<size_t>(__builtin_ctz(m))].clear();
+  // The dropped tag's queued events first: client messages answered in place stay behind the
+  // claimed ones that go back to the front.
+  thread_local std::vector<DroppedEvent> queued_dropped;
+  queued_dropped.clear();
+  if (drop_tag) {
+    RunQueue& q = QueueOf(tag_to_drop);
+    auto it = q.tags.find(tag_to_drop);
+    if (it != q.tags.end()) AnswerOrDropQueuedLocked(q, it->second, dropped ? &queued_dropped : nullptr);
+  }
   for (size_t i = 0; i < n; ++i) {
     Claimed& c = s.claim[i];
     RunQueue& q = queues_[c.queue];
@@ -58,11 +68,15 @@ size_t TagQueue::UnwindClaimLocked(uint32_t queues, Slot& s, int32_t running, bo
         if (running >= 0 && i <= static_cast<size_t>(running)) {
           // Events before the current one have run to their end; the current one never will.
           if (static_cast<int32_t>(i) == running) {
-            ++q.cancelled_total;
-            if (lost) {
-              const Node& nd = q.At(c.node);
-              *lost = DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id, nd.handler_id, nd.payload};
+            Node& nd = q.At(c.node);
+            if (lost) *lost = DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id, nd.handler_id, nd.payload};
+            // A client's message is answered in place: first on its tag.
+            if (AnswerInPlace(nd, running_why)) {
+              c.state = ClaimState::kGone;
+              requeue[c.queue].push_back(c.node);
+              continue;
             }
+            ++q.cancelled_total;
           } else {
             ++q.completed_total;
           }
@@ -74,8 +88,13 @@ size_t TagQueue::UnwindClaimLocked(uint32_t queues, Slot& s, int32_t running, bo
         break;
     }
     if (drop_tag && c.tag == tag_to_drop) {
-      const Node& nd = q.At(c.node);
+      Node& nd = q.At(c.node);
       if (dropped) dropped->push_back(DroppedEvent{nd.id, nd.tag, nd.name_id, nd.session_id, nd.handler_id, nd.payload});
+      if (AnswerInPlace(nd, kAnswerCancelled)) {
+        c.state = ClaimState::kGone;
+        requeue[c.queue].push_back(c.node);
+        continue;
+      }
       ++q.cancelled_total;
       q.FreeNode(c.node);
       c.state = ClaimState::kGone;
@@ -84,6 +103,8 @@ size_t TagQueue::UnwindClaimLocked(uint32_t queues, Slot& s, int32_t running, bo
     }
     requeue[c.queue].push_back(c.node);
   }
+  // Reported in queue order: the claimed events, then those queued behind them.
+  if (dropped) dropped->insert(dropped->end(), queued_dropped.begin(), queued_dropped.end());
   size_t requeued = 0;
   for (uint32_t m = queues; m != 0; m &= m - 1) {
     const auto qi = static_cast<size_t>(__builtin_ctz(m));
@@ -105,10 +126,7 @@ size_t TagQueue::UnwindClaimLocked(uint32_t queues, Slot& s, int32_t running, bo
       continue;
     }
     st.claimed_by = -1;
-    if (drop_tag && tag == tag_to_drop) {
-      DropQueuedLocked(q, st, dropped);
-      q.tags.erase(it);
-    } else if (st.count > 0) {
+    if (st.count > 0) {
       q.PushReadyFront(tag);
       *made_ready = true;
     } else {
@@ -143,7 +161,7 @@ int64_t TagQueue::SlotReleaseThread(double thread_id, std::vector<AbandonedEvent
         QueueLocks locks(*this);
         std::unique_lock<SpinMutex> slot_lock;
         const uint32_t mask = LockClaim(s, &locks, &slot_lock);
-        if (mask != 0) requeued += UnwindClaimLocked(mask, s, running, false, 0, nullptr, &made_ready, lost);
+        if (mask != 0) requeued += UnwindClaimLocked(mask, s, running, false, 0, nullptr, &made_ready, lost, kAnswerLost);
       }
       AbandonParked(static_cast<int>(SlotIndex(s)), abandoned, &made_ready);
       std::lock_guard<SpinMutex> slot_lock(s.mu);
@@ -233,7 +251,7 @@ bool TagQueue::TimeoutSlot(int slot, uint64_t event_id, std::vector<DroppedEvent
     // Revoked until the worker's thread is released: whatever the stuck
     // handler does later must not touch the queue again.
     s.revoked = true;
-    UnwindClaimLocked(mask, s, running, true, tag, dropped, &made_ready);
+    UnwindClaimLocked(mask, s, running, true, tag, dropped, &made_ready, nullptr, kAnswerTimedOut);
   }
   // The worker is ended: its parked events never finish.
   AbandonParked(slot, abandoned, &made_ready);

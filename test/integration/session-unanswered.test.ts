@@ -5,9 +5,11 @@
  * in the order the session sent them; the session goes on.
  */
 import test from 'ava';
+import WebSocket from 'ws';
 import { GsfClient, GsfRequestError } from '../../src/sdk/index.ts';
 import type { CodecName } from '../../src/session/protocol.ts';
 import { startSessionServer } from './_session.ts';
+import { waitFor } from './_server.ts';
 
 /** Settles `p` to its value or its error's code, message and type, and notes the order it settled in. */
 function settled(p: Promise<unknown>, order: string[], name: string): Promise<unknown> {
@@ -77,6 +79,26 @@ test.serial('an event thread that exits on its own: the request it ran and the o
     t.is(s.server.dispatcher.totals.abandoned, 1);
     await a.close();
     await b.close();
+  } finally {
+    await s.stop();
+  }
+});
+
+test.serial('a request lost with its event thread is answered before the replies to the requests sent behind it', async (t) => {
+  const s = await startSessionServer({ EventDispatcher: { event_timeout_in_ms: 60000, event_threads_size: 2 } });
+  try {
+    const ws = new WebSocket(`${s.url}/?version=1.0.0&codec=json`);
+    const got: Array<{ type: string; body?: { code?: string }; id?: number }> = [];
+    ws.on('message', (data: Buffer) => got.push(JSON.parse(data.toString()) as typeof got[number]));
+    await new Promise((res, rej) => { ws.once('open', res); ws.once('error', rej); });
+    ws.send(JSON.stringify({ type: 'end-thread', id: 1 }));
+    for (let id = 2; id <= 5; id++) ws.send(JSON.stringify({ type: 'echo', body: id, id }));
+    await waitFor(() => got.length >= 5, 10000, 'five answers');
+    t.deepEqual(got.map((g) => [g.id, g.type === '_error' ? g.body!.code : g.type]), [
+      [1, 'GSF_ERR_MESSAGE_DROPPED'], [2, 'echo'], [3, 'echo'], [4, 'echo'], [5, 'echo'],
+    ]);
+    t.is(s.server.dispatcher.totals.lost, 1);
+    ws.close();
   } finally {
     await s.stop();
   }

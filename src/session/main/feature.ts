@@ -15,7 +15,7 @@ import { manifestMaintenanceRecord, Maintenance, type MaintenanceState } from '.
 import { noAccounts, setMainSessionTarget } from './ops.ts';
 import { OutboundReader } from './outbound-reader.ts';
 import { requeueCancelledClosed } from '../push-stage.ts';
-import { answerUnanswered } from './unanswered.ts';
+import { answerUnansweredMessages, stopAnsweringMessages } from './unanswered.ts';
 import { setOutboundListening } from '../worker/outbound-writer.ts';
 import { CloseCode, EngineType, type CodecName, type MaintenanceNotice } from '../protocol.ts';
 import { SessionListener } from '../listener.ts';
@@ -147,9 +147,8 @@ export const sessionFeature: Feature = {
     // (unanswered.ts). A closed event cancelled with its tag's queued events (an event of the
     // session timed out) is queued again: the session's closed hooks run once, as when it
     // closes after the timeout.
+    answerUnansweredMessages(closeOnTimeout);
     const unlistenGone = dispatcher.onEventsGone((events, why) => {
-      const answered = answerUnanswered(events, why, closeOnTimeout);
-      if (answered > 0) thread.log.vlog(1, `answered ${answered} client message(s) whose event ${why}`);
       if (why !== 'was cancelled') return;
       const again = requeueCancelledClosed(events.map((e) => e.id));
       if (again > 0) thread.log.vlog(1, `queued again the closed event of ${again} session(s), cancelled with a timed-out event of their tag`);
@@ -163,6 +162,7 @@ export const sessionFeature: Feature = {
       // uWebSockets.js must end by itself before the process exits).
       unhookReload();
       unlistenGone();
+      stopAnsweringMessages();
       await listener.shutdown();
       throw err;
     }
@@ -174,6 +174,7 @@ export const sessionFeature: Feature = {
       async stop() {
         unhookReload();
         unlistenGone();
+        stopAnsweringMessages();
         setOutboundListening(false);
         maintenance.stop();
         await listener.shutdown();

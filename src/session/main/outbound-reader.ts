@@ -176,6 +176,11 @@ export class OutboundReader implements WorkerEndHooks {
       this.receive({ seq, ring: null, end: 0 });
       return;
     }
+    this.deliverEnded(threadId, ring, seq);
+  }
+
+  /** What an ended worker's ring holds: the flush it numbered but may not have posted, then its committed records at `seq`. */
+  private deliverEnded(threadId: number, ring: Ring, seq: number): void {
     ring.ended = true;
     this.rings.delete(threadId);
     // A flush it numbered but may not have posted: delivered in its place (a copy that did arrive
@@ -194,6 +199,13 @@ export class OutboundReader implements WorkerEndHooks {
     this.endedThreads.delete(threadId);
     const ring = this.rings.get(threadId);
     if (ring === undefined) return;
+    // A thread that exited on its own mid-claim (process.exit, a fatal error) never flushed what
+    // its finished events committed, and was not ended here (`recover`): delivered now, after
+    // what it posted (the claim's later events wait in the queue until its slot is released).
+    if ((Atomics.load(ring.control, Control.committed) >>> 0) !== ring.applied) {
+      this.deliverEnded(threadId, ring, nextFlushSeq());
+      return;
+    }
     ring.ended = true;
     this.rings.delete(threadId);
   }

@@ -33,7 +33,7 @@ export const MESSAGE_EVENT = '_session.message';
 export const REFUSED_EVENT = '_session.refused';
 export const UNANSWERED_EVENT = '_session.unanswered';
 
-/** Why a message went unanswered: the first byte of an `_session.unanswered` event's payload. */
+/** Why a message went unanswered: the first byte of an `_session.unanswered` event's payload (TagQueue::AnswerWhy). */
 export const Unanswered = { timedOut: 0, cancelled: 1, abandoned: 2, lost: 3 } as const;
 const DROPPED_BECAUSE = ['', 'an earlier message of this session timed out', 'its event thread was ended while its handler awaited',
   'its event thread exited while its handler ran'];
