@@ -24,12 +24,16 @@ test('sum, max, min and mean of the values; none gives null', (t) => {
   t.is(combine([], 'sum'), null);
 });
 
-test('a counter path splits at the longest category that has the counter; a callable without a value reads null', (t) => {
+test('a counter path splits at the longest category that has the counter, empty segments kept; a callable without a value reads null', (t) => {
   const registry = new CounterRegistry();
   native.counterUpdate('cluster_test', 'a/b', 7, false, 'test');
   native.counterUpdate('cluster_test/a', 'b', 9, false, 'test');
   registry.registerCallable('cluster_test_callable', 'empty', 'no value', () => undefined);
   t.deepEqual(readCounterPath(registry, 'cluster_test/a/b'), { category: 'cluster_test/a', counter: 'b', value: 9 });
-  t.deepEqual(readCounterPath(registry, '/cluster_test_callable/empty/'), { category: 'cluster_test_callable', counter: 'empty', value: null });
+  t.deepEqual(readCounterPath(registry, 'cluster_test_callable/empty'), { category: 'cluster_test_callable', counter: 'empty', value: null });
   t.is(readCounterPath(registry, 'cluster_test/nope'), null);
+  // Empty segments are a name's own ('%2F' in the URL; the router drops the URL's): kept, as by /v1/counters/.
+  native.counterUpdate('cluster_test', 'trail/', 3, false, 'test');
+  t.deepEqual(readCounterPath(registry, 'cluster_test/trail/'), { category: 'cluster_test', counter: 'trail/', value: 3 });
+  t.is(readCounterPath(registry, 'cluster_test/trail'), null);
 });
