@@ -131,6 +131,8 @@ export interface NativeCore extends NativePluginHost {
    * events are abandoned (their tags freed). `requeued` is -1 if the thread had no slot.
    */
   slotReleaseThread(threadId: number): { requeued: number; abandoned: CancelledEvent[]; lost: CancelledEvent | null };
+  /** Whether worker thread `threadId` holds a slot (it serves; false once it has been released). */
+  threadHasSlot(threadId: number): boolean;
   /**
    * Retires the slots of a worker whose pool was replaced: `take` hands them nothing more,
    * while their open claims and parked events finish. Returns the slots retired.

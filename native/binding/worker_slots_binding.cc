@@ -34,6 +34,10 @@ Napi::Value SlotReleaseThread(const Napi::CallbackInfo& info) {
   return o;
 }
 
+Napi::Value ThreadHasSlot(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), ProcessRuntime().queue.ThreadHasSlot(NumberArg(info, 0, "threadId")));
+}
+
 Napi::Value SlotRetireThread(const Napi::CallbackInfo& info) {
   double thread_id = NumberArg(info, 0, "threadId");
   return Napi::Number::New(info.Env(), static_cast<double>(ProcessRuntime().queue.SlotRetireThread(thread_id)));
@@ -96,6 +100,7 @@ void WorkerSlotsBinding::Init(Napi::Env env, Napi::Object exports) {
   Export<SlotReleaseThread>(env, exports, "slotReleaseThread");
   Export<SlotRetireThread>(env, exports, "slotRetireThread");
   Export<SlotsRunning>(env, exports, "slotsRunning");
+  Export<ThreadHasSlot>(env, exports, "threadHasSlot");
   Export<TimeoutSlot>(env, exports, "timeoutSlot");
   Export<ExitNow>(env, exports, "exitNow");
 }

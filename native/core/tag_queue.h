@@ -212,6 +212,8 @@ class TagQueue {
    * retired; a slot registered again is no longer retired.
    */
   size_t SlotRetireThread(double thread_id);
+  /** Whether a worker thread holds a slot (it serves, or has not been released since it did). */
+  bool ThreadHasSlot(double thread_id) const;
   /** Running events on slots, then parked events. */
   std::vector<RunningSlot> SlotsRunning() const;
   /**

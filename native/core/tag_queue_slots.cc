@@ -174,6 +174,14 @@ int64_t TagQueue::SlotReleaseThread(double thread_id, std::vector<AbandonedEvent
   return found ? static_cast<int64_t>(requeued) : -1;
 }
 
+bool TagQueue::ThreadHasSlot(double thread_id) const {
+  for (const Slot& s : slots_) {
+    std::lock_guard<SpinMutex> slot_lock(s.mu);
+    if (s.used && s.thread_id == thread_id) return true;
+  }
+  return false;
+}
+
 size_t TagQueue::SlotRetireThread(double thread_id) {
   std::lock_guard<std::mutex> reg(slots_mu_);
   size_t retired = 0;

@@ -11,7 +11,7 @@ import { storedKeyValue, type FieldInfo, type TypeInfo } from './model.ts';
 import type { StoreConfig } from './config.ts';
 import type { ObjectSchema, TypeDef } from './schema.ts';
 import {
-  changed, conflict, duplicateKeyError, keyMoveOrder, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
+  changed, conflict, duplicateKeyError, keyMoveOrder, LEFT_OUT, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
   type CommitOp, type CommitRequest, type GroupWriter, type Outcome, type Reader, type Row,
 } from './storage.ts';
 
@@ -166,7 +166,9 @@ export class SqliteWriter implements GroupWriter {
         version: this.db.prepare(`SELECT version FROM ${tableOf(t)} WHERE id = ?`).pluck(true),
       };
     }
-    this.begin = this.db.prepare('BEGIN');
+    // IMMEDIATE: a group always writes, so its wait for another connection's write lock (up to
+    // sqlite_busy_timeout_in_ms) is here, before any request is applied (see `skip`).
+    this.begin = this.db.prepare('BEGIN IMMEDIATE');
     this.commit = this.db.prepare('COMMIT');
     this.rollback = this.db.prepare('ROLLBACK');
     this.savepoint = this.db.prepare('SAVEPOINT gsf_event');
@@ -174,11 +176,16 @@ export class SqliteWriter implements GroupWriter {
     this.release = this.db.prepare('RELEASE gsf_event');
   }
 
-  applyGroup(requests: readonly CommitRequest[], types: readonly TypeInfo[]): Outcome[] {
+  applyGroup(requests: readonly CommitRequest[], types: readonly TypeInfo[], skip?: (i: number) => boolean): Outcome[] {
     const outcomes: Outcome[] = [];
     this.begin.run();
     try {
-      for (const req of requests) {
+      for (const [i, req] of requests.entries()) {
+        // Asked now: BEGIN IMMEDIATE may have waited long for another connection's write lock.
+        if (skip?.(i) === true) {
+          outcomes.push(LEFT_OUT);
+          continue;
+        }
         const guarded = req.ops.length > 1;
         if (guarded) this.savepoint.run();
         let outcome = OK;

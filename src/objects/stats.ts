@@ -15,6 +15,7 @@ export const ObjectCounter = {
   outstandingUpdate: 'outstanding_update_query',
   reruns: 'event_reruns',
   failedAfterReruns: 'events_failed_after_reruns',
+  committedAfterThreadEnd: 'commits_after_thread_end',
   /** Counted by the addon (binding/in_call_answers.cc). */
   nativeCachedReads: 'native_cached_reads',
   nativeCachedWrites: 'native_cached_writes',
@@ -42,6 +43,7 @@ export function defineStoredCounters(db: string): void {
     [OBJECT, ObjectCounter.outstandingUpdate, 'Object commits waiting for the writer (monitored)'],
     [OBJECT, ObjectCounter.reruns, 'Events run again because objects they used changed meanwhile'],
     [OBJECT, ObjectCounter.failedAfterReruns, 'Events that still conflicted after max_event_reruns and failed'],
+    [OBJECT, ObjectCounter.committedAfterThreadEnd, 'Commits that went through while their event thread ended (what the events held besides was lost)'],
     [OBJECT, ObjectCounter.nativeCachedReads, 'Object reads of native handlers the cache answered inside the native call'],
     [OBJECT, ObjectCounter.nativeCachedWrites, 'Object fetches for write of native handlers the cache answered inside the native call'],
     [DB_STAT, `${db}/${DbCounter.groups}`, 'Database transactions the writer committed'],

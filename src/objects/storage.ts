@@ -85,9 +85,19 @@ export interface Reader {
   close(): void | Promise<void>;
 }
 
+/**
+ * The outcome of a request left out of its group once the database was ready for it (`skip` of
+ * `applyGroup`): nothing of it is written.
+ */
+export const LEFT_OUT: Outcome = { status: Status.error, reason: 'left out: its event thread ended while it waited' };
+
 /** Applies groups of commit requests; resolves once the group is durable. */
 export interface GroupWriter {
-  applyGroup(requests: readonly CommitRequest[], types: readonly TypeInfo[]): Outcome[] | Promise<Outcome[]>;
+  /**
+   * `skip(i)`, asked once the transaction holds the database (SQLite waits for its write lock
+   * there), leaves request `i` out (`LEFT_OUT`): its event is gone meanwhile.
+   */
+  applyGroup(requests: readonly CommitRequest[], types: readonly TypeInfo[], skip?: (i: number) => boolean): Outcome[] | Promise<Outcome[]>;
   close(): void | Promise<void>;
 }
 
