@@ -160,7 +160,10 @@ TEST(release_thread_frees_every_slot_of_the_thread) {
   f.Push(200);
   f.Take(s1, 1);
   f.Take(s2, 1);
+  CHECK(f.queue.ThreadHasSlot(5));
+  CHECK(!f.queue.ThreadHasSlot(6));
   CHECK_EQ(f.queue.SlotReleaseThread(5), 2);
+  CHECK(!f.queue.ThreadHasSlot(5));
   CHECK_EQ(f.queue.SlotRegister(6), 0);
   CHECK_EQ(f.queue.SlotRegister(6), 1);
 }
