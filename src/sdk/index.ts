@@ -65,9 +65,11 @@ const lenient = new Unpackr({ useRecords: false, mapsAsObjects: false });
 async function defaultWebSocket(): Promise<WebSocketConstructor> {
   const global = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
   if (global) return global;
-  const { createRequire } = await import('node:module');
-  const ws = createRequire(import.meta.url)('ws') as { WebSocket: WebSocketConstructor };
-  return ws.WebSocket;
+  // Only where there is no global WebSocket (Node 20). A plain import of the package, which a
+  // bundler for the browser resolves to ws's browser stub (never called there), and no Node-only
+  // module: the SDK bundles for the browser as it is.
+  const ws = await import('ws') as unknown as { WebSocket?: WebSocketConstructor; default?: WebSocketConstructor };
+  return (ws.WebSocket ?? ws.default)!;
 }
 
 /** Builds the client URL: `ws://HOST:PORT/?version=<v>&codec=json|msgpack`. */
@@ -170,8 +172,12 @@ export class GsfClient {
    */
   send(type: string, body?: unknown): void {
     if (this.closeInfo) throw new GsfRequestError('closed', `'${type}' not sent: connection closed: ${this.closeInfo.code} ${this.closeInfo.reason}`, type);
+    if (this.closing !== null) throw new GsfRequestError('closed', `'${type}' not sent: the connection is closing (close(${this.closing}) was called)`, type);
     this.write({ type, body });
   }
+
+  /** The code `close` was called with, until the connection has ended (nothing more is sent meanwhile). */
+  private closing: number | null = null;
 
   /**
    * Sends a message with a request id and resolves with the reply's body (rejects on an `_error`
@@ -184,6 +190,10 @@ export class GsfClient {
     return new Promise<T>((resolve, reject) => {
       if (this.closeInfo) {
         reject(new GsfRequestError('closed', `connection closed: ${this.closeInfo.code} ${this.closeInfo.reason}`, type));
+        return;
+      }
+      if (this.closing !== null) {
+        reject(new GsfRequestError('closed', `'${type}' not sent: the connection is closing (close(${this.closing}) was called)`, type));
         return;
       }
       // The server ignores every message while under maintenance: no reply would come.
@@ -296,6 +306,7 @@ export class GsfClient {
       } catch (err) {
         return Promise.reject(err as Error);
       }
+      this.closing ??= code;
     }
     return this.closed;
   }
