@@ -147,7 +147,7 @@ export class GsfServer {
       if (apiListed) await api.listen();
       for (const c of thread.declarations.counters) {
         if (native.counterGet(c.category, c.name) === null) {
-          native.counterUpdate(c.category, c.name, c.initial, !Number.isInteger(c.initial), c.description);
+          native.counterUpdate(c.category, c.name, c.initial, !Number.isSafeInteger(c.initial), c.description);
         }
       }
       const listening: Record<string, string> = { api: apiListed ? `${apiArgs.api_service_address as string}:${api.port}` : 'none', websocket: 'none' };

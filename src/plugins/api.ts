@@ -11,6 +11,7 @@ import type { EventRuntime } from '../events/runtime.ts';
 import type { TimeoutHandler } from '../events/types.ts';
 import { namedTag, randomTag, TIMER_TAG } from '../events/tags.ts';
 import { checkTimerArgs, checkTimerId, shown } from '../events/timer-args.ts';
+import { decodePayload, encodePayload } from '../events/codec.ts';
 import type { FlagSpec, PluginApi, TimerOptions } from './types.ts';
 import { counterRegistry, type CounterCallback } from '../counters/registry.ts';
 import { activeMonitor } from '../counters/monitor.ts';
@@ -94,7 +95,11 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
       checkName('timer event', event);
       // Checked at the call, as a timer started at run time is: a bad one fails its plugin's register.
       checkTimerArgs(event, delayMs, intervalMs, options?.name);
-      reg.declarations.timers.push({ plugin, delayMs, intervalMs, event, payload, name: options?.name });
+      // Encoded at the call too (a payload that cannot be encoded fails this register), and kept
+      // as the copy a handler gets: what the plugin changes in it afterwards is not the timer's.
+      const bytes = encodePayload(payload);
+      const copy = bytes === null ? undefined : decodePayload(bytes, 0, bytes.byteLength);
+      reg.declarations.timers.push({ plugin, delayMs, intervalMs, event, payload: copy, name: options?.name });
       return 0;
     }
     return rt.addTimer(delayMs, intervalMs, event, payload, options?.name);
@@ -174,7 +179,7 @@ export function createPluginApi(plugin: string, reg: RegistrationContext): Plugi
         checkAmount(initial);
         if (reg.registering) reg.declarations.counters.push({ plugin, category, name, description, initial });
         // Made at once, also inside an event: it creates the counter, it changes no value.
-        else if (native.counterGet(category, name) === null) native.counterUpdate(category, name, checkAmount(initial), !Number.isInteger(initial), description);
+        else if (native.counterGet(category, name) === null) native.counterUpdate(category, name, checkAmount(initial), !Number.isSafeInteger(initial), description);
       },
     },
     flags: {

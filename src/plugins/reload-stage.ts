@@ -228,7 +228,7 @@ export function commitStaged(thread: ThreadContext, staged: StagedPlugin, order:
   for (const c of staged.declarations.callables) counterRegistry.registerCallable(c.category, c.name, c.description, c.fn);
   // Counters are the process's and survive: only ones the new version defines and nobody made yet are created.
   for (const c of staged.declarations.counters) {
-    if (native.counterGet(c.category, c.name) === null) native.counterUpdate(c.category, c.name, c.initial, !Number.isInteger(c.initial), c.description);
+    if (native.counterGet(c.category, c.name) === null) native.counterUpdate(c.category, c.name, c.initial, !Number.isSafeInteger(c.initial), c.description);
   }
   staged.commit();
 }
