@@ -73,12 +73,14 @@ export async function openAccount(id) {
       return;
     }
     const reopen = () => openAccount(id);
+    // After a change the account is shown again, unless another was opened meanwhile: only what
+    // was asked for last is shown.
     const post = (what, question, done) => async () => {
-      if (await change(question, () => call('POST', path('account', id, what)), done)) await reopen();
+      if (await change(question, () => call('POST', path('account', id, what)), done) && mine()) await reopen();
     };
     const save = async (field, value) => {
       if (!valueGiven(field, value)) return;
-      if (await change(words`Set ${field} of account ${id} to '${value}'?`, () => call('PUT', path('account', id, field, value)), words`Saved ${field} of account ${id}.`)) {
+      if (await change(words`Set ${field} of account ${id} to '${value}'?`, () => call('PUT', path('account', id, field, value)), words`Saved ${field} of account ${id}.`) && mine()) {
         await reopen();
       }
     };
@@ -97,6 +99,6 @@ export async function openAccount(id) {
       fieldList('Account', user, choices.editable.account ?? [], save),
       characters));
     heading.focus();
-    await renderCharacters(characters, id);
+    await renderCharacters(characters, id, mine);
   }, mine);
 }

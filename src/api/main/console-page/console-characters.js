@@ -9,25 +9,31 @@ import { attempt, change, el, fieldList, paged, show, table, valueGiven, words }
 const today = () => new Date().toISOString().slice(0, 10);
 const option = (v, text = v) => el('option', { value: v, text });
 
-/** Shows the characters of account `accountId` in `box`. */
-export async function renderCharacters(box, accountId) {
+/**
+ * Shows the characters of account `accountId` in `box`. `still()` says whether that account is
+ * still the one shown: the answers of its loads that come after another was opened are dropped,
+ * their failures included (not shown over the newer account).
+ */
+export async function renderCharacters(box, accountId, still = () => true) {
   const list = await get(path('account', accountId, 'character'));
+  if (!still()) return;
   box.replaceChildren(...(list.length === 0 ? [el('p', { class: 'muted', text: 'No characters.' })] : []));
   for (const c of list) {
     const cid = show(c.character_id ?? c.id ?? '');
     const section = el('section', { class: 'character', 'aria-label': `Character ${cid}` });
     box.append(section);
-    await renderCharacter(section, cid);
+    await renderCharacter(section, cid, still);
   }
 }
 
-async function renderCharacter(section, cid) {
+async function renderCharacter(section, cid, still) {
   const character = await get(path('character', cid));
+  if (!still()) return;
   const name = show(character.nickname ?? character.name ?? cid);
   const save = async (field, value) => {
     if (!valueGiven(field, value)) return;
     if (await change(words`Set ${field} of character ${name} to '${value}'?`, () => call('PUT', path('character', cid, field, value)), words`Saved ${field} of ${name}.`)) {
-      await attempt(() => renderCharacter(section, cid));
+      if (still()) await attempt(() => renderCharacter(section, cid, still), still);
     }
   };
   const inventories = el('div');
@@ -35,12 +41,13 @@ async function renderCharacter(section, cid) {
     el('h4', { text: words`Character ${name}` }),
     fieldList(words`Character ${name}`, character, choices.editable.character ?? [], save),
     el('h5', { text: 'Inventory' }), inventories,
-    el('h5', { text: 'Missions' }), missions(cid, name));
-  await attempt(() => renderInventories(inventories, cid));
+    el('h5', { text: 'Missions' }), missions(cid, name, still));
+  await attempt(() => renderInventories(inventories, cid, still), still);
 }
 
-async function renderInventories(box, cid) {
+async function renderInventories(box, cid, still) {
   const infos = await get(path('character', cid, 'inventory'));
+  if (!still()) return;
   const ready = [];
   for (const { type, slots } of infos) {
     for (const slot of slots ?? []) {
@@ -52,7 +59,7 @@ async function renderInventories(box, cid) {
         return get(`${V1}/characer/${encodeURIComponent(type)}/${encodeURIComponent(slot)}/?${q}`);
       }, (items) => (items.length === 0
         ? el('p', { class: 'muted', text: words`The ${type} ${slot} is empty.` })
-        : table(items, { caption: words`${type} ${slot}`, action: (item) => deleteControls(type, slot, item, () => view.reload()) })));
+        : table(items, { caption: words`${type} ${slot}`, action: (item) => deleteControls(type, slot, item, () => view.reload()) })), 20, still);
       ready.push(view.ready);
     }
   }
@@ -77,12 +84,12 @@ function deleteControls(type, slot, item, reload) {
 }
 
 /** The two mission forms of a character, and where their answers are shown. */
-function missions(cid, name) {
+function missions(cid, name, still) {
   const out = el('div', { class: 'missions' });
   const pagedMissions = (url, params, label) => paged(out, label, (pageNo, pageSize) => {
     const q = new URLSearchParams({ ...params, page_no: String(pageNo), page_size: String(pageSize) });
     return get(`${url}?${q}`);
-  }, (rows) => (rows.length === 0 ? el('p', { class: 'muted', text: `No ${label}.` }) : table(rows, { caption: label }))).ready;
+  }, (rows) => (rows.length === 0 ? el('p', { class: 'muted', text: `No ${label}.` }) : table(rows, { caption: label })), 20, still).ready;
 
   const period = el('select', { 'aria-label': `Period of ${name}'s missions` }, option('daily'), option('weekly'), option('monthly'));
   const start = el('input', { type: 'date', value: today(), 'aria-label': `Start date (UTC) of ${name}'s missions` });

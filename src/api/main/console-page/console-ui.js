@@ -134,7 +134,8 @@ export async function change(question, fn, done) {
   }
   clearError();
   const ok = await attempt(fn);
-  if (ok) say(done);
+  // A refused change leaves no earlier success on the status line beside its error.
+  say(ok ? done : '');
   return ok;
 }
 
@@ -184,14 +185,16 @@ export function fieldList(what, obj, editable, save) {
  * latest load of a box is shown: an answer that comes after a newer one (another page, another
  * search in the same box) is dropped. `ready` resolves once the first page is shown (true) or
  * failed to load (false: the box is emptied and the error shown); `reload()` shows the current
- * page again.
+ * page again. `still()` says whether what the box belongs to is still shown (an account's bag:
+ * its account is still the one asked for last): an answer that comes after is dropped too.
  */
-export function paged(box, label, load, render, pageSize = 20) {
+export function paged(box, label, load, render, pageSize = 20, still = () => true) {
   let pageNo = 0;
   let shown = false;
   // `target` becomes the page shown once it loaded: a page that failed leaves the pager where it was.
   const show1 = async (target = pageNo) => {
-    const mine = latest(box);
+    const latestOfBox = latest(box);
+    const mine = () => latestOfBox() && still();
     let answer;
     const ok = await attempt(async () => { answer = await load(target, pageSize); }, mine);
     if (!mine()) {
