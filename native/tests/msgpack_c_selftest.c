@@ -54,6 +54,20 @@ int gsf_msgpack_c_selftest(char* error, size_t error_len) {
   /* Truncated input sets the error and stops. */
   gsf_mp_reader_init(&r, w.data, w.len - 1);
   EXPECT(!gsf_mp_skip(&r) && r.error);
+
+  /* A repeated key reads its last value, as JavaScript reads the map. */
+  gsf_mp_writer_free(&w);
+  gsf_mp_writer_init(&w);
+  gsf_mp_write_map(&w, 3);
+  gsf_mp_write_cstr(&w, "name");
+  gsf_mp_write_cstr(&w, "bob");
+  gsf_mp_write_cstr(&w, "x");
+  gsf_mp_write_int(&w, 1);
+  gsf_mp_write_cstr(&w, "name");
+  gsf_mp_write_cstr(&w, "cat");
+  EXPECT(gsf_mp_writer_ok(&w));
+  gsf_mp_reader_init(&r, w.data, w.len);
+  EXPECT(gsf_mp_map_find(&r, "name", &v) && gsf_mp_read_str(&v, &s) && s.len == 3 && memcmp(s.ptr, "cat", 3) == 0);
 done:
   gsf_mp_writer_free(&w);
   return failed;

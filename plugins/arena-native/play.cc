@@ -15,29 +15,39 @@ struct Leader {
 
 /**
  * String.prototype.localeCompare for the names players pick, as ICU's root collation orders
- * ASCII: by rank over the whole name first (a shorter prefix first), then lower case before upper.
+ * ASCII: by rank over the whole name first (a shorter prefix first), then lower case before
+ * upper. Control characters other than the white-space ones weigh nothing there: skipped.
  */
 bool NameBefore(const std::string& a, const std::string& b) {
-  // ICU's root order of printable ASCII: white space, punctuation, symbols, digits, letters
-  // (a letter and its capital share a rank). Other bytes come after, in byte order.
+  // ICU's root order of ASCII: the white-space controls (tab, line feed, vertical tab, form
+  // feed, carriage return), space, punctuation, symbols, digits, letters (a letter and its
+  // capital share a rank); other controls are ignored (-1). Other bytes come after, in byte order.
   static const std::array<int, 256> rank = [] {
     std::array<int, 256> r{};
-    std::string_view order = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789";
-    for (int c = 0; c < 256; c++) r[c] = 1000 + c;
+    std::string_view order = "\t\n\v\f\r _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789";
+    for (int c = 0; c < 256; c++) r[c] = c < 0x20 || c == 0x7f ? -1 : 1000 + c;
     int next = 0;
     for (char c : order) r[static_cast<unsigned char>(c)] = next++;
     for (int c = 'a'; c <= 'z'; c++) r[c] = r[c - 'a' + 'A'] = next++;
     return r;
   }();
-  auto at = [](const std::string& s, size_t i) { return rank[static_cast<unsigned char>(s[i])]; };
-  size_t n = std::min(a.size(), b.size());
-  for (size_t i = 0; i < n; i++) {
-    if (at(a, i) != at(b, i)) return at(a, i) < at(b, i);
+  auto weighs = [](const std::string& s, size_t& i) {
+    while (i < s.size() && rank[static_cast<unsigned char>(s[i])] < 0) i++;
+    return i < s.size();
+  };
+  size_t i = 0, j = 0;
+  for (;; i++, j++) {
+    bool more_a = weighs(a, i), more_b = weighs(b, j);
+    if (!more_a || !more_b) {
+      if (more_a != more_b) return more_b;  // a prefix first
+      break;
+    }
+    int x = rank[static_cast<unsigned char>(a[i])], y = rank[static_cast<unsigned char>(b[j])];
+    if (x != y) return x < y;
   }
-  if (a.size() != b.size()) return a.size() < b.size();
   // Equal but for case: lower case first, at the first difference.
-  for (size_t i = 0; i < n; i++) {
-    if (a[i] != b[i]) return std::islower(static_cast<unsigned char>(a[i])) != 0;
+  for (i = 0, j = 0; weighs(a, i) && weighs(b, j); i++, j++) {
+    if (a[i] != b[j]) return std::islower(static_cast<unsigned char>(a[i])) != 0;
   }
   return false;
 }
