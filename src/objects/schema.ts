@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { gsfError } from '../errors.ts';
 import { hasLoneSurrogate, storableText } from '../text.ts';
-import { parseJsonText } from '../config/json-text.ts';
+import { parseJsonText, repeatedKey } from '../config/json-text.ts';
 
 export const SCALAR_TYPES = ['string', 'integer', 'double', 'bool', 'datetime'] as const;
 export type ScalarType = (typeof SCALAR_TYPES)[number];
@@ -104,10 +104,20 @@ export function loadSchema(files: readonly string[]): ObjectSchema {
   for (const file of files) {
     const label = shown(file);
     let json: unknown;
+    let text: string;
     try {
-      json = parseJsonText(fs.readFileSync(file, 'utf8'));
+      text = fs.readFileSync(file, 'utf8');
+      json = parseJsonText(text);
     } catch (err) {
       throw bad(label, '', `is not valid JSON (${(err as Error).message})`);
+    }
+    // A type or field given twice in one file (a merge gone wrong): JSON keeps the last silently.
+    const repeated = repeatedKey(text);
+    if (repeated !== null) {
+      const { key, path: at } = repeated;
+      if (at.length === 0) throw bad(label, `type ${key}: `, 'is declared twice in this file');
+      if (at.length === 2 && at[1] === 'fields') throw bad(label, `type ${at[0]}: field ${key}: `, 'is declared twice');
+      throw bad(label, `type ${at[0]}: `, `gives ${JSON.stringify(key)} twice in ${at.slice(1).map((k) => JSON.stringify(k)).join('.')}`);
     }
     if (!isPlainObject(json)) throw bad(label, '', 'must be a JSON object of type declarations');
     for (const [name, decl] of Object.entries(json)) {

@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
-import { describeError } from '../errors.ts';
-import { storedKeyValue, type FieldInfo, type TypeInfo } from './model.ts';
+import { describeError, gsfError } from '../errors.ts';
+import { storedKeyValue, TypeInfo, type FieldInfo } from './model.ts';
 import type { StoreConfig } from './config.ts';
 import type { ObjectSchema, TypeDef } from './schema.ts';
 import {
@@ -43,9 +43,17 @@ export function syncSqliteSchema(config: StoreConfig): void {
     checkWritable(db);
     db.exec('CREATE TABLE IF NOT EXISTS gsf_object_types (name TEXT PRIMARY KEY, definition TEXT NOT NULL)');
     const storedOf = db.prepare<[string], { definition: string }>('SELECT definition FROM gsf_object_types WHERE name = ?');
+    // SQLite compares table and index names without case: a type renamed only in case would take
+    // over the old one's table, rows never checked against its declaration.
+    const caseTwin = db.prepare<[string, string], { name: string }>('SELECT name FROM gsf_object_types WHERE name = ? COLLATE NOCASE AND name <> ?');
     const save = db.prepare('INSERT INTO gsf_object_types (name, definition) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET definition = excluded.definition');
     db.transaction((schema: ObjectSchema) => {
       for (const type of schema.types) {
+        const twin = caseTwin.get(type.name, type.name);
+        if (twin !== undefined) {
+          throw gsfError('GSF_ERR_OBJECT_SCHEMA', `${type.file}: type ${type.name}: the database holds the type '${twin.name}', whose table `
+            + `it would share (SQLite compares names without case); declare it as '${twin.name}', or give it another name`);
+        }
         const row = storedOf.get(type.name);
         const stored = row ? JSON.parse(row.definition) as TypeDef : undefined;
         const hasRows = stored !== undefined && db.prepare(`SELECT 1 FROM ${tableOf(type)} LIMIT 1`).get() !== undefined;
@@ -75,19 +83,41 @@ function checkWritable(db: Db): void {
 }
 
 function addUnique(db: Db, type: TypeDef, field: string): void {
+  // Column and index names compare without case in SQLite (a key renamed only in case keeps its column).
+  const column = `u_${field}`.toLowerCase();
   const columns = db.prepare(`PRAGMA table_info(${tableOf(type)})`).all() as Array<{ name: string }>;
-  if (!columns.some((c) => c.name === `u_${field}`)) db.exec(`ALTER TABLE ${tableOf(type)} ADD COLUMN ${uniqueColumn(field)}`);
+  if (!columns.some((c) => c.name.toLowerCase() === column)) db.exec(`ALTER TABLE ${tableOf(type)} ADD COLUMN ${uniqueColumn(field)}`);
+  // An index of this name on another table (a removed type's) would make CREATE … IF NOT EXISTS
+  // keep it, and this key would go unenforced.
+  const index = uniqueIndexName(type.name, field);
+  const owner = db.prepare(`SELECT tbl_name FROM sqlite_master WHERE type = 'index' AND name = ? COLLATE NOCASE`)
+    .pluck().get(index.slice(1, -1)) as string | undefined;
+  if (owner !== undefined && owner.toLowerCase() !== tableOf(type).slice(1, -1).toLowerCase()) {
+    throw gsfError('GSF_ERR_OBJECT_SCHEMA', `${type.file}: type ${type.name}: unique key '${field}': its index ${index} is the name of an index `
+      + `of the stored table "${owner}" (a type no longer declared); rename the key or the type`);
+  }
   // Backfill from the stored fields, so objects written before the key existed are found by it.
   const rows = db.prepare(`SELECT id, data FROM ${tableOf(type)}`).all() as Array<{ id: string; data: Buffer }>;
   const set = db.prepare(`UPDATE ${tableOf(type)} SET ${uniqueColumn(field)} = ? WHERE id = ?`);
+  const info = new TypeInfo(type);
+  const key = info.field(field);
   const seen = new Set<unknown>();
   for (const r of rows) {
     const value = storedKeyValue(type, field, r.data);
+    if (value !== null) {
+      // A value the key cannot hold (a NUL, too long) would be in the key where no lookup finds it.
+      try {
+        info.check(key, value);
+      } catch (err) {
+        throw gsfError('GSF_ERR_OBJECT_SCHEMA', `${type.file}: type ${type.name}: unique key '${field}': stored object '${r.id}' holds a value `
+          + `the key cannot hold (${(err as Error).message}); change it, then start again`);
+      }
+    }
     if (value !== null && seen.has(value)) throw duplicateKeyError(type, field, value);
     seen.add(value);
     set.run(value as string | number | null, r.id);
   }
-  db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${uniqueIndexName(type.name, field)} ON ${tableOf(type)} (${uniqueColumn(field)})`);
+  db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${index} ON ${tableOf(type)} (${uniqueColumn(field)})`);
 }
 
 function asRow(id: string, r: unknown[] | undefined): Row | null {

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadSchema, type ElementKind, type FieldDef, type TypeDef } from './schema.ts';
+import { parseJsonText } from '../config/json-text.ts';
 
 export const GENERATED_FILE = 'gsf-objects.d.ts';
 /** How every generated file begins. */
@@ -106,7 +107,7 @@ export function generateDeclarations(jsonFiles: readonly string[], out?: string)
   const result: GeneratedFile[] = [];
   for (const [dir, files] of byDir) {
     const target = out === undefined ? path.join(dir, GENERATED_FILE) : path.resolve(out);
-    const types = files.flatMap((f) => Object.keys(JSON.parse(fs.readFileSync(f, 'utf8')) as object))
+    const types = files.flatMap((f) => Object.keys(parseJsonText(fs.readFileSync(f, 'utf8')) as object))
       .map((name) => schema.types.find((t) => t.name === name)!);
     const sources = files.map((f) => path.relative(path.dirname(target), f) || path.basename(f));
     result.push({ file: target, text: declarationsFor(types, sources) });

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pluginFolder } from '../objects/schema.ts';
 import { ENTRY_FILES } from './loader.ts';
+import { parseJsonText } from '../config/json-text.ts';
 
 /** Where a plugin's files are: a folder (a managed plugin's entry file is its index) or one file. */
 export interface PluginSource {
@@ -95,7 +96,7 @@ export interface SourceHash {
 /** A declarations file's JSON without its layout (white space), or its bytes when it is not JSON. */
 function declarationText(bytes: Buffer): Buffer | string {
   try {
-    return JSON.stringify(JSON.parse(bytes.toString('utf8')));
+    return JSON.stringify(parseJsonText(bytes.toString('utf8')));
   } catch {
     return bytes;
   }
