@@ -5,12 +5,13 @@
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import { describeError, OUTCOME_UNKNOWN } from '../errors.ts';
-import { storedKeyValue, type FieldInfo, type TypeInfo } from './model.ts';
+import { storedKeyValue, TypeInfo, type FieldInfo } from './model.ts';
 import type { StoreConfig } from './config.ts';
 import { applyBatch, batchable } from './postgres-batch.ts';
 import type { TypeDef } from './schema.ts';
 import {
-  changed, conflict, duplicateKeyError, keyMoveOrder, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
+  changed, checkStoredKeyValue, conflict, duplicateKeyError, indexClashError, keyMoveOrder, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn,
+  uniqueIndexName,
   type CommitOp, type CommitRequest, type GroupWriter, type Outcome, type Reader, type Row,
 } from './storage.ts';
 
@@ -86,11 +87,19 @@ async function addUnique(client: pg.Client, type: TypeDef, field: string): Promi
     await client.query(`ALTER TABLE ${tableOf(type)} DROP COLUMN ${uniqueColumn(field)}`);
   }
   await client.query(`ALTER TABLE ${tableOf(type)} ADD COLUMN IF NOT EXISTS ${uniqueColumn(field)} ${sqlTypeOf(type, field)}`);
+  // An index of this name on another table (a removed type's) would make CREATE … IF NOT EXISTS
+  // keep it, and this key would go unenforced.
+  const owner = await client.query<{ tablename: string }>(
+    'SELECT tablename FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1', [`obj_${type.name}_u_${field}`]);
+  const ownerTable = owner.rows[0]?.tablename;
+  if (ownerTable !== undefined && ownerTable !== `obj_${type.name}`) throw indexClashError(type, field, ownerTable);
   // Backfill from the stored fields, so objects written before the key existed are found by it.
   const rows = await client.query<{ id: string; data: Buffer }>(`SELECT id, data FROM ${tableOf(type)}`);
+  const info = new TypeInfo(type);
   const seen = new Set<unknown>();
   for (const r of rows.rows) {
     const value = storedKeyValue(type, field, r.data);
+    checkStoredKeyValue(info, field, r.id, value);
     if (value !== null && seen.has(value)) throw duplicateKeyError(type, field, value);
     seen.add(value);
     await client.query(`UPDATE ${tableOf(type)} SET ${uniqueColumn(field)} = $1 WHERE id = $2`, [value, r.id]);

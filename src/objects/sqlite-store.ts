@@ -11,7 +11,7 @@ import { storedKeyValue, TypeInfo, type FieldInfo } from './model.ts';
 import type { StoreConfig } from './config.ts';
 import type { ObjectSchema, TypeDef } from './schema.ts';
 import {
-  changed, conflict, duplicateKeyError, keyMoveOrder, LEFT_OUT, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
+  changed, checkStoredKeyValue, conflict, duplicateKeyError, indexClashError, keyMoveOrder, LEFT_OUT, OK, OpKind, planType, Status, tableOf, takenReason, uniqueColumn, uniqueIndexName,
   type CommitOp, type CommitRequest, type GroupWriter, type Outcome, type Reader, type Row,
 } from './storage.ts';
 
@@ -92,27 +92,15 @@ function addUnique(db: Db, type: TypeDef, field: string): void {
   const index = uniqueIndexName(type.name, field);
   const owner = db.prepare(`SELECT tbl_name FROM sqlite_master WHERE type = 'index' AND name = ? COLLATE NOCASE`)
     .pluck().get(index.slice(1, -1)) as string | undefined;
-  if (owner !== undefined && owner.toLowerCase() !== tableOf(type).slice(1, -1).toLowerCase()) {
-    throw gsfError('GSF_ERR_OBJECT_SCHEMA', `${type.file}: type ${type.name}: unique key '${field}': its index ${index} is the name of an index `
-      + `of the stored table "${owner}" (a type no longer declared); rename the key or the type`);
-  }
+  if (owner !== undefined && owner.toLowerCase() !== tableOf(type).slice(1, -1).toLowerCase()) throw indexClashError(type, field, owner);
   // Backfill from the stored fields, so objects written before the key existed are found by it.
   const rows = db.prepare(`SELECT id, data FROM ${tableOf(type)}`).all() as Array<{ id: string; data: Buffer }>;
   const set = db.prepare(`UPDATE ${tableOf(type)} SET ${uniqueColumn(field)} = ? WHERE id = ?`);
   const info = new TypeInfo(type);
-  const key = info.field(field);
   const seen = new Set<unknown>();
   for (const r of rows) {
     const value = storedKeyValue(type, field, r.data);
-    if (value !== null) {
-      // A value the key cannot hold (a NUL, too long) would be in the key where no lookup finds it.
-      try {
-        info.check(key, value);
-      } catch (err) {
-        throw gsfError('GSF_ERR_OBJECT_SCHEMA', `${type.file}: type ${type.name}: unique key '${field}': stored object '${r.id}' holds a value `
-          + `the key cannot hold (${(err as Error).message}); change it, then start again`);
-      }
-    }
+    checkStoredKeyValue(info, field, r.id, value);
     if (value !== null && seen.has(value)) throw duplicateKeyError(type, field, value);
     seen.add(value);
     set.run(value as string | number | null, r.id);

@@ -187,6 +187,26 @@ export function planType(declared: TypeDef, stored: TypeDef | undefined, hasRows
   };
 }
 
+/** The refusal of a unique key whose index name is that of an index of another table (a type no longer declared). */
+export function indexClashError(type: TypeDef, field: string, ownerTable: string): Error {
+  return gsfError('GSF_ERR_OBJECT_SCHEMA', `${type.file}: type ${type.name}: unique key '${field}': its index ${uniqueIndexName(type.name, field)} `
+    + `is the name of an index of the stored table "${ownerTable}" (a type no longer declared); rename the key or the type`);
+}
+
+/**
+ * Checks a stored value a new unique key is filled with: one the key cannot hold (a NUL, too
+ * long) would sit in the key where no lookup finds it. Throws the refusal, naming the object.
+ */
+export function checkStoredKeyValue(info: TypeInfo, field: string, id: string, value: unknown): void {
+  if (value === null) return;
+  try {
+    info.check(info.field(field), value);
+  } catch (err) {
+    throw gsfError('GSF_ERR_OBJECT_SCHEMA', `${info.file}: type ${info.name}: unique key '${field}': stored object '${id}' holds a value `
+      + `the key cannot hold (${(err as Error).message}); change it, then start again`);
+  }
+}
+
 /** The refusal of a unique key that stored objects already break. */
 export function duplicateKeyError(type: TypeDef, field: string, value: unknown): Error {
   return gsfError('GSF_ERR_OBJECT_SCHEMA', `${type.file}: type ${type.name}: unique key '${field}': stored objects share the value ${JSON.stringify(value)}`);

@@ -12,7 +12,8 @@ import { native } from '../../src/native.ts';
 import { transact } from '../../src/objects/plugin-api.ts';
 import { runObjectsCommand } from '../../src/objects-command.ts';
 import { describeError } from '../../src/errors.ts';
-import { startObjectServer } from './_objects.ts';
+import { startObjectServer, storeArgs } from './_objects.ts';
+import { testWithPostgres } from './_redis-test.ts';
 import type { TestServer } from './_server.ts';
 
 type Decl = Record<string, { fields: Record<string, unknown>; unique?: string[] }>;
@@ -35,8 +36,8 @@ function declare(dir: string, decl: Decl | string): string {
   return file;
 }
 
-async function withServer<T>(dir: string, fn: (s: TestServer) => Promise<T>): Promise<T> {
-  const s = await startObjectServer({}, {}, [], dir);
+async function withServer<T>(dir: string, fn: (s: TestServer) => Promise<T>, store: Record<string, unknown> = {}): Promise<T> {
+  const s = await startObjectServer(store, {}, [], dir);
   try {
     native.objCacheClear();
     return await fn(s);
@@ -46,9 +47,9 @@ async function withServer<T>(dir: string, fn: (s: TestServer) => Promise<T>): Pr
 }
 
 /** The start's refusal message, or 'started'. */
-async function refusal(dir: string): Promise<string> {
+async function refusal(dir: string, store: Record<string, unknown> = {}): Promise<string> {
   try {
-    const s = await startObjectServer({}, {}, [], dir);
+    const s = await startObjectServer(store, {}, [], dir);
     await s.stop();
     return 'started';
   } catch (err) {
@@ -146,5 +147,20 @@ test.serial('a unique key added over a stored value it cannot hold (NUL) stops t
   });
   const file = declare(dir, { Hero: { fields: { name: 'string' } , unique: ['name'] } });
   t.is(await refusal(dir), `${file}: type Hero: unique key 'name': stored object 'h1' holds a value the key cannot hold `
+    + '(Hero.name is a unique key: it must be text without NUL or unpaired surrogates, got "a\\u0000b"); change it, then start again');
+});
+
+testWithPostgres.serial('postgres: a unique key whose index name a removed type\'s table holds, or a stored value it cannot hold, stops the start', async (t) => {
+  const store = await storeArgs('postgresql');
+  const dir = tmp();
+  declare(dir, { A_u_b: { fields: { c: 'string' }, unique: ['c'] }, Hero: { fields: { name: 'string' } } });
+  await withServer(dir, async () => {
+    t.is(await attempt((tx) => { tx.create('Hero' as never, { name: 'a\0b' } as never, { id: 'h1' }); }), 'ok');
+  }, store);
+  let file = declare(dir, { A: { fields: { b_u_c: 'string' }, unique: ['b_u_c'] }, Hero: { fields: { name: 'string' } } });
+  t.is(await refusal(dir, store), `${file}: type A: unique key 'b_u_c': its index "obj_A_u_b_u_c" is the name of an index of the stored table `
+    + '"obj_A_u_b" (a type no longer declared); rename the key or the type');
+  file = declare(dir, { Hero: { fields: { name: 'string' }, unique: ['name'] } });
+  t.is(await refusal(dir, store), `${file}: type Hero: unique key 'name': stored object 'h1' holds a value the key cannot hold `
     + '(Hero.name is a unique key: it must be text without NUL or unpaired surrogates, got "a\\u0000b"); change it, then start again');
 });
