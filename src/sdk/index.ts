@@ -13,18 +13,8 @@ import {
 
 export { CloseCode, EngineType, ProtocolError, type CodecName, type Envelope, type MaintenanceNotice, type ProtocolErrorBody };
 
-/** The part of the WebSocket API the SDK uses (browsers, Node 22+, the `ws` package). */
-export interface WebSocketLike {
-  binaryType: string;
-  readonly readyState: number;
-  onopen: ((ev: unknown) => void) | null;
-  onmessage: ((ev: { data: unknown }) => void) | null;
-  onclose: ((ev: { code: number; reason: string }) => void) | null;
-  onerror: ((ev: unknown) => void) | null;
-  send(data: string | Uint8Array): void;
-  close(code?: number, reason?: string): void;
-}
-export type WebSocketConstructor = new (url: string) => WebSocketLike;
+export type { WebSocketConstructor, WebSocketLike } from './websocket.ts';
+import { defaultWebSocket, type WebSocketConstructor, type WebSocketLike } from './websocket.ts';
 
 export interface ConnectOptions {
   /** `ws://host:port` (a path and query are kept; `version` and `codec` are added). */
@@ -62,15 +52,6 @@ const unpackr = new Unpackr({ useRecords: false });
 /** Reads any msgpack map (keys of any kind) into a Map: a frame `unpackr` refuses still gives its id. */
 const lenient = new Unpackr({ useRecords: false, mapsAsObjects: false });
 
-async function defaultWebSocket(): Promise<WebSocketConstructor> {
-  const global = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
-  if (global) return global;
-  // Only where there is no global WebSocket (Node 20). A plain import of the package, which a
-  // bundler for the browser resolves to ws's browser stub (never called there), and no Node-only
-  // module: the SDK bundles for the browser as it is.
-  const ws = await import('ws') as unknown as { WebSocket?: WebSocketConstructor; default?: WebSocketConstructor };
-  return (ws.WebSocket ?? ws.default)!;
-}
 
 /** Builds the client URL: `ws://HOST:PORT/?version=<v>&codec=json|msgpack`. */
 export function clientUrl(url: string, version: string, codec: CodecName): string {

@@ -1,4 +1,5 @@
 /** Helpers for session tests: a server with a SessionService on port 0 and SDK clients. */
+import WebSocket from 'ws';
 import { GsfClient, type CodecName } from '../../src/sdk/index.ts';
 import { activeSessions } from '../../src/session/main/feature.ts';
 import { startTestServer, type Components, type TestServer } from './_server.ts';
@@ -24,4 +25,16 @@ export async function startSessionServer(components: Components = {}, plugins = 
 /** The API-service base URL of a running test server. */
 export function apiUrl(s: TestServer): string {
   return `http://127.0.0.1:${s.server.api.port}`;
+}
+
+/** A frame a raw JSON client got: an envelope, its body as the server sent it. */
+export interface RawEnvelope { type: string; body?: unknown; id?: number }
+
+/** A raw `ws` JSON client of `url` (no SDK), with every frame it gets parsed, in order, in `got`. */
+export async function openRawJson(url: string): Promise<{ ws: WebSocket; got: RawEnvelope[] }> {
+  const ws = new WebSocket(`${url}/?version=1.0.0&codec=json`);
+  const got: RawEnvelope[] = [];
+  ws.on('message', (data: Buffer) => got.push(JSON.parse(data.toString()) as RawEnvelope));
+  await new Promise((res, rej) => { ws.once('open', res); ws.once('error', rej); });
+  return { ws, got };
 }

@@ -6,19 +6,10 @@
  * messages stood, first on the tag, in the same step as the timeout).
  */
 import test from 'ava';
-import WebSocket from 'ws';
 import { waitFor } from './_server.ts';
-import { startSessionServer } from './_session.ts';
+import { openRawJson, startSessionServer } from './_session.ts';
 
-type Env = { type: string; body?: unknown; id?: number };
-
-async function open(url: string): Promise<{ ws: WebSocket; got: Env[] }> {
-  const ws = new WebSocket(`${url}/?version=1.0.0&codec=json`);
-  const got: Env[] = [];
-  ws.on('message', (data: Buffer) => got.push(JSON.parse(data.toString()) as Env));
-  await new Promise((res, rej) => { ws.once('open', res); ws.once('error', rej); });
-  return { ws, got };
-}
+const open = openRawJson;
 
 for (const first of ['slow', 'hang'] as const) {
   test.serial(`io_threads_size 2, ${first}: messages streamed across the timeout are answered in the order sent`, async (t) => {

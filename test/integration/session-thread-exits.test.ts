@@ -6,18 +6,10 @@
  * are answered GSF_ERR_MESSAGE_DROPPED and counted (engine/events_lost, engine/events_abandoned).
  */
 import test from 'ava';
-import WebSocket from 'ws';
 import { waitFor } from './_server.ts';
-import { startSessionServer } from './_session.ts';
+import { openRawJson, startSessionServer } from './_session.ts';
 
-type Env = { type: string; body?: { code?: string }; id?: number };
-async function open(url: string): Promise<{ ws: WebSocket; got: Env[] }> {
-  const ws = new WebSocket(`${url}/?version=1.0.0&codec=json`);
-  const got: Env[] = [];
-  ws.on('message', (data: Buffer) => got.push(JSON.parse(data.toString()) as Env));
-  await new Promise((res, rej) => { ws.once('open', res); ws.once('error', rej); });
-  return { ws, got };
-}
+const open = openRawJson;
 
 test.serial('every request is answered while event threads keep exiting', async (t) => {
   const s = await startSessionServer({ EventDispatcher: { event_timeout_in_ms: 60000, event_threads_size: 2 } }, ['thread-exits']);

@@ -15,7 +15,8 @@ import { channelNamePrefix, helloChannelName, type HelloMessage } from '../chann
 import { LEFT_OUT, Status, type CommitOp, type CommitReply, type CommitRequest, type GroupWriter, type Outcome } from '../storage.ts';
 import { SqliteWriter } from '../sqlite-store.ts';
 import { PostgresWriter } from '../postgres-store.ts';
-import { GroupStats, ObjectCounter } from '../stats.ts';
+import { GroupStats } from '../stats.ts';
+import { noteChannelThread, noteOrphanedCommits, threadGone } from './orphans.ts';
 import { ObjectTurns, type Waiting } from './turns.ts';
 import { stampCreates } from './versions.ts';
 import { publishGroup } from './publish.ts';
@@ -56,20 +57,6 @@ let backend: GroupWriter;
 const channels = new Map<string, BroadcastChannel>();
 /** Channels closed because their event thread ended: replies for them go nowhere. */
 const letGo = new WeakSet<BroadcastChannel>();
-/** Channels of event threads, with their thread ids. */
-const eventThreads = new WeakMap<BroadcastChannel, number>();
-
-/**
- * Whether the event thread of `channel` is gone (it exited, or was ended for a timeout): its
- * events that wait for a commit were abandoned (their clients told so), and what they hold
- * (counter changes, invokes, replies) went with the thread. The writer hears of the thread's
- * end only when its loop runs; the queue's slots tell at once.
- */
-function threadGone(channel: BroadcastChannel): boolean {
-  const thread = eventThreads.get(channel);
-  return thread !== undefined && !native.threadHasSlot(thread);
-}
-
 function attach(name: string): void {
   // A thread repeats its hello until it hears back: answer again, never open a second channel
   // (two of the writer's own channels of one name would hear each other and every request twice).
@@ -79,8 +66,7 @@ function attach(name: string): void {
     const thread = Number(name.slice(channelNamePrefix(config.instance).length).split(':')[0]);
     opened.onmessage = (event) => {
       if (!Array.isArray(event.data)) return;
-      // Whether it comes from an event thread (one that holds a queue slot): see threadGone.
-      if (!eventThreads.has(opened) && thread > 0 && native.threadHasSlot(thread)) eventThreads.set(opened, thread);
+      noteChannelThread(opened, thread);
       for (const request of event.data as CommitRequest[]) pending.push({ request, channel: opened });
       stats.queued(pending.length);
       schedule();
@@ -104,23 +90,6 @@ function schedule(): void {
 function publish(group: readonly Pending[], outcomes: readonly Outcome[]): void {
   const committed = publishGroup(group.map((p) => p.request), outcomes, types, config.announceCommits);
   if (committed !== null && committed.length > 0) port.postMessage({ committed } satisfies WriterEvent);
-}
-
-/**
- * Commits that went through while their event thread ended (it exited, or was ended for a
- * timeout, during the database's work): the changes stand, but the counter changes, invokes and
- * replies the events held went with the thread, and their clients were told they were dropped.
- * Logged and counted (`object/commits_after_thread_end`).
- */
-function noteOrphanedCommits(group: readonly Pending[], outcomes: readonly Outcome[]): void {
-  const left = outcomes.filter((o) => o === LEFT_OUT).length;
-  if (left > 0) log.vlog(1, `object writer: ${left} commit(s) left out of their group: their event thread ended while they waited`);
-  group.forEach((p, i) => {
-    if (p.request.ops.length === 0 || outcomes[i]!.status !== Status.ok || !threadGone(p.channel)) return;
-    native.counterIncrease('object', ObjectCounter.committedAfterThreadEnd, 1);
-    log.warn(`object writer: the commit of event ${p.request.owner} went through after its event thread ended: ` +
-      'its object changes stand; the counter changes, invokes and replies it held were lost with the thread');
-  });
 }
 
 function reply(answers: ReadonlyArray<Waiting<Pending>>): void {
@@ -335,7 +304,7 @@ async function runGroups(): Promise<void> {
       if (counted.length > 0) stats.group(counted.length, seconds, counted, pending.length + blocked.length + turns.waiting, slow);
       else stats.queued(pending.length + blocked.length + turns.waiting);
       reply(answers);
-      noteOrphanedCommits(admitted, outcomes);
+      noteOrphanedCommits(log, admitted, outcomes);
       if (slow) {
         log.warn(`Slow query: database=${databaseLabel(config)}, query=commit of ${admitted.length} event(s), time=${seconds.toFixed(3)}s`);
       }
