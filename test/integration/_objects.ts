@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { native } from '../../src/native.ts';
+import { transact } from '../../src/objects/plugin-api.ts';
 import { fixtures, startTestServer, waitFor, type Components, type TestServer } from './_server.ts';
 import test from 'ava';
 import { postgresInstalled, startPostgres, type TestPostgres } from './_postgres.ts';
@@ -67,4 +68,25 @@ export function readNotes<T>(file: string): T[] {
 /** A stored counter's value (0 when absent). */
 export function counter(category: string, name: string): number {
   return native.counterValue(category, name) ?? 0;
+}
+
+/** Runs `fn` with a server of the object declarations in folder `dir` (ObjectStore arguments `store`), the cache cleared, then stops it. */
+export async function withObjectServerIn<T>(store: Record<string, unknown>, dir: string, fn: (s: TestServer) => Promise<T>): Promise<T> {
+  const s = await startObjectServer(store, {}, [], dir);
+  try {
+    native.objCacheClear();
+    return await fn(s);
+  } finally {
+    await s.stop();
+  }
+}
+
+/** The outcome of a transaction: 'ok' or the error's message. */
+export async function attempt(fn: Parameters<typeof transact>[0]): Promise<string> {
+  try {
+    await transact(fn);
+    return 'ok';
+  } catch (err) {
+    return (err as Error).message;
+  }
 }

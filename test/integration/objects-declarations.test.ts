@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { native } from '../../src/native.ts';
 import { transact } from '../../src/objects/plugin-api.ts';
-import { BACKENDS, startObjectServer, stopPostgres, storeArgs } from './_objects.ts';
+import { attempt, BACKENDS, startObjectServer, stopPostgres, storeArgs, withObjectServerIn as withServer } from './_objects.ts';
 import { post } from './_reload.ts';
 import { startTestServer, type TestServer } from './_server.ts';
 
@@ -26,26 +26,6 @@ function declare(dir: string, decl: Decl): string {
 
 function tmp(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'gsf-decl-'));
-}
-
-async function withServer<T>(store: Record<string, unknown>, dir: string, fn: (s: TestServer) => Promise<T>): Promise<T> {
-  const s = await startObjectServer(store, {}, [], dir);
-  try {
-    native.objCacheClear();
-    return await fn(s);
-  } finally {
-    await s.stop();
-  }
-}
-
-/** The outcome of a transaction: 'ok' or the error's message. */
-async function attempt(fn: Parameters<typeof transact>[0]): Promise<string> {
-  try {
-    await transact(fn);
-    return 'ok';
-  } catch (err) {
-    return (err as Error).message;
-  }
 }
 
 /** The start's refusal message (the test fails if the server starts). */

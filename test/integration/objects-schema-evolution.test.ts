@@ -8,11 +8,10 @@ import test from 'ava';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { native } from '../../src/native.ts';
 import { transact } from '../../src/objects/plugin-api.ts';
 import { runObjectsCommand } from '../../src/objects-command.ts';
 import { describeError } from '../../src/errors.ts';
-import { startObjectServer, storeArgs } from './_objects.ts';
+import { attempt, startObjectServer, storeArgs, withObjectServerIn } from './_objects.ts';
 import { testWithPostgres } from './_redis-test.ts';
 import type { TestServer } from './_server.ts';
 
@@ -36,14 +35,8 @@ function declare(dir: string, decl: Decl | string): string {
   return file;
 }
 
-async function withServer<T>(dir: string, fn: (s: TestServer) => Promise<T>, store: Record<string, unknown> = {}): Promise<T> {
-  const s = await startObjectServer(store, {}, [], dir);
-  try {
-    native.objCacheClear();
-    return await fn(s);
-  } finally {
-    await s.stop();
-  }
+function withServer<T>(dir: string, fn: (s: TestServer) => Promise<T>, store: Record<string, unknown> = {}): Promise<T> {
+  return withObjectServerIn(store, dir, fn);
 }
 
 /** The start's refusal message, or 'started'. */
@@ -57,14 +50,6 @@ async function refusal(dir: string, store: Record<string, unknown> = {}): Promis
   }
 }
 
-async function attempt(fn: Parameters<typeof transact>[0]): Promise<string> {
-  try {
-    await transact(fn);
-    return 'ok';
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
 
 test.serial('a type renamed only in case between starts (player -> Player) does not take over the old type\'s stored objects unchecked', async (t) => {
   const dir = tmp();
