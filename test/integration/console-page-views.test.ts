@@ -109,9 +109,12 @@ test.serial('after a refused save the status line no longer claims the previous 
     await accountShown(page, 'ada');
     const score = page.getByRole('textbox', { name: 'Account score' });
     await score.fill('5');
+    const before = await score.elementHandle();
     await page.getByRole('button', { name: 'Save score' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
     await page.getByRole('status').getByText(`Saved ${iso('score')} of account ${iso('ada')}.`).waitFor();
+    // The account is shown again after the save: the next value goes into the new view's field.
+    await page.waitForFunction((el) => !el!.isConnected, before);
     await accountShown(page, 'ada');
     await score.fill('-1');
     await page.getByRole('button', { name: 'Save score' }).click();
